@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* json.c - streaming JSON writer (see json.h). */
+#include "json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+void json_init(struct json_writer *w, FILE *fp, bool pretty)
+{
+	w->fp = fp;
+	w->pretty = pretty;
+	w->depth = 0;
+	w->has_items[0] = false;
+	w->err = 0;
+}
+
+static void indent(struct json_writer *w)
+{
+	if (!w->pretty)
+		return;
+	fputc('\n', w->fp);
+	for (int i = 0; i < w->depth; i++)
+		fputs("  ", w->fp);
+}
+
+void json_write_escaped(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		case '\t': fputs("\\t", fp); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(fp, "\\u%04x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+/* Separator, indentation and "key": before a value at the current depth. */
+static void member(struct json_writer *w, const char *key)
+{
+	if (w->depth > 0) {
+		if (w->has_items[w->depth])
+			fputc(',', w->fp);
+		indent(w);
+	}
+	w->has_items[w->depth] = true;
+	if (key) {
+		json_write_escaped(w->fp, key);
+		fputs(w->pretty ? ": " : ":", w->fp);
+	}
+}
+
+static void open_scope(struct json_writer *w, const char *key, char c)
+{
+	member(w, key);
+	fputc(c, w->fp);
+	if (w->depth + 1 >= JSON_MAX_DEPTH) {
+		if (!w->err)
+			w->err = -E2BIG;
+		return;
+	}
+	w->depth++;
+	w->has_items[w->depth] = false;
+}
+
+static void close_scope(struct json_writer *w, char c)
+{
+	bool had = w->has_items[w->depth];
+
+	if (w->depth > 0)
+		w->depth--;
+	if (had)
+		indent(w);
+	fputc(c, w->fp);
+}
+
+void json_obj_begin(struct json_writer *w, const char *key) { open_scope(w, key, '{'); }
+void json_obj_end(struct json_writer *w) { close_scope(w, '}'); }
+void json_arr_begin(struct json_writer *w, const char *key) { open_scope(w, key, '['); }
+void json_arr_end(struct json_writer *w) { close_scope(w, ']'); }
+
+void json_str(struct json_writer *w, const char *key, const char *val)
+{
+	member(w, key);
+	if (val)
+		json_write_escaped(w->fp, val);
+	else
+		fputs("null", w->fp);
+}
+
+void json_num(struct json_writer *w, const char *key, double val)
+{
+	member(w, key);
+	if (!isfinite(val))
+		fputs("null", w->fp);
+	else if (val == (double)(int64_t)val && fabs(val) < 9.007199254740992e15)
+		fprintf(w->fp, "%" PRId64, (int64_t)val);
+	else {
+		/* Shortest of %.15g/%.17g that reads back as the same double. */
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%.15g", val);
+		if (strtod(buf, NULL) != val)
+			snprintf(buf, sizeof(buf), "%.17g", val);
+		fputs(buf, w->fp);
+	}
+}
+
+void json_int(struct json_writer *w, const char *key, int64_t val)
+{
+	member(w, key);
+	fprintf(w->fp, "%" PRId64, val);
+}
+
+void json_uint(struct json_writer *w, const char *key, uint64_t val)
+{
+	member(w, key);
+	fprintf(w->fp, "%" PRIu64, val);
+}
+
+void json_bool(struct json_writer *w, const char *key, bool val)
+{
+	member(w, key);
+	fputs(val ? "true" : "false", w->fp);
+}
+
+void json_null(struct json_writer *w, const char *key)
+{
+	member(w, key);
+	fputs("null", w->fp);
+}
+
+int json_finish(struct json_writer *w)
+{
+	if (w->pretty)
+		fputc('\n', w->fp);
+	if (ferror(w->fp) && !w->err)
+		w->err = -EIO;
+	return w->err;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool.h - what the `iosig` subcommands share: the command descriptor,
+ * error reporting that tells the user what to do, option value parsing with
+ * units, and table output.
+ */
+#ifndef IOSIG_TOOL_H
+#define IOSIG_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iosig.h"
+
+/* Exit codes of every subcommand. */
+#define TOOL_EXIT_OK 0
+#define TOOL_EXIT_FAIL 1   /* the operation failed */
+#define TOOL_EXIT_USAGE 2  /* bad command line */
+
+/* One subcommand of `iosig`, defined in cmd_<name>.c as cmd_<name>. */
+struct tool_cmd {
+	const char *name;     /* as typed: "devices" */
+	const char *summary;  /* one line for `iosig --help` */
+	/* argv[0] is the subcommand name; returns a TOOL_EXIT_* code. */
+	int (*run)(int argc, char **argv);
+};
+
+/* Program name for messages ("iosig"). */
+extern const char *tool_progname;
+
+/* "iosig devices: <message>" on stderr. */
+void tool_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Usage error: message plus "Try 'iosig CMD --help'."; returns TOOL_EXIT_USAGE. */
+int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints an iosig_error as "file:line:col: msg" (parts that are known). */
+void tool_print_error(const char *cmd, const struct iosig_error *err);
+
+/* Sizes and times with units: use iosig_parse_value() (one unit parser).
+ * Parse a plain number (strtod, whole string). */
+bool tool_parse_double(const char *s, double *ret);
+
+/* A simple text table: add rows of cells, then print with aligned columns. */
+struct tool_table;
+struct tool_table *tool_table_new(unsigned ncols, const char *const *headers);
+/* Appends one row; cells are copied.  Numeric columns are right-aligned when
+ * tool_table_align_right() was called for them. */
+void tool_table_row(struct tool_table *t, const char *const *cells);
+void tool_table_align_right(struct tool_table *t, unsigned col);
+void tool_table_print(const struct tool_table *t, FILE *fp);
+void tool_table_free(struct tool_table *t);
+
+#endif /* IOSIG_TOOL_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for the shared JSON writer and the human-readable formatters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "fmt.h"
+#include "json.h"
+
+/* Runs fn on a memstream writer and returns the text (caller frees). */
+static char *render(void (*fn)(struct json_writer *), bool pretty)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct json_writer w;
+
+	assert_non_null(fp);
+	json_init(&w, fp, pretty);
+	fn(&w);
+	assert_int_equal(json_finish(&w), 0);
+	fclose(fp);
+	return buf;
+}
+
+static void doc(struct json_writer *w)
+{
+	json_obj_begin(w, NULL);
+	json_str(w, "s", "a\"b\\c\n\x01");
+	json_num(w, "pi", 3.25);
+	json_num(w, "tenth", 0.1);
+	json_num(w, "big", 1e20);
+	json_num(w, "nan", NAN);
+	json_int(w, "neg", -5);
+	json_uint(w, "u", 18446744073709551615ull);
+	json_bool(w, "t", true);
+	json_null(w, "n");
+	json_arr_begin(w, "a");
+	json_int(w, NULL, 1);
+	json_obj_begin(w, NULL);
+	json_obj_end(w);
+	json_arr_begin(w, NULL);
+	json_arr_end(w);
+	json_arr_end(w);
+	json_obj_end(w);
+}
+
+static void test_compact(void **state)
+{
+	char *s = render(doc, false);
+
+	assert_string_equal(s, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"pi\":3.25,\"tenth\":0.1,"
+			       "\"big\":1e+20,\"nan\":null,\"neg\":-5,\"u\":18446744073709551615,"
+			       "\"t\":true,\"n\":null,\"a\":[1,{},[]]}");
+	free(s);
+}
+
+static void test_pretty(void **state)
+{
+	char *s = render(doc, true);
+
+	assert_non_null(strstr(s, "{\n  \"s\": "));
+	assert_non_null(strstr(s, "\n  \"a\": [\n    1,\n    {},\n    []\n  ]\n}\n"));
+	free(s);
+}
+
+static void deep(struct json_writer *w)
+{
+	for (int i = 0; i < JSON_MAX_DEPTH + 4; i++)
+		json_arr_begin(w, NULL);
+}
+
+static void test_too_deep(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct json_writer w;
+
+	json_init(&w, fp, false);
+	deep(&w);
+	assert_int_not_equal(json_finish(&w), 0);
+	fclose(fp);
+	free(buf);
+}
+
+static void test_fmt(void **state)
+{
+	char b[32];
+
+	assert_string_equal(fmt_bytes(512, b, sizeof(b)), "512 B");
+	assert_string_equal(fmt_bytes(64.0 * 1048576, b, sizeof(b)), "64 MiB");
+	assert_string_equal(fmt_bytes(1.5 * 1073741824, b, sizeof(b)), "1.50 GiB");
+	assert_string_equal(fmt_rate(430.0 * 1048576, b, sizeof(b)), "430 MiB/s");
+	assert_string_equal(fmt_duration(0.15, b, sizeof(b)), "150 ms");
+	assert_string_equal(fmt_duration(12.5 * 365 * 86400, b, sizeof(b)), "12.5 y");
+	assert_string_equal(fmt_duration(15 * 30 * 86400.0, b, sizeof(b)), "1.23 y");
+	assert_string_equal(fmt_duration(INFINITY, b, sizeof(b)), "inf");
+	assert_string_equal(fmt_duration(0, b, sizeof(b)), "0 s");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_compact),
+		cmocka_unit_test(test_pretty),
+		cmocka_unit_test(test_too_deep),
+		cmocka_unit_test(test_fmt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
