@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pol_builtin.h - the ops tables of the built-in policies (one file each),
+ * listed by the registry in policy.c.  Private to iosigd/policy.
+ */
+#ifndef IOSIG_POL_BUILTIN_H
+#define IOSIG_POL_BUILTIN_H
+
+#include "policy.h"
+
+extern const struct iosig_policy_ops pol_noop_ops;
+
+#endif /* IOSIG_POL_BUILTIN_H */

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pol_util.c - treap, indexed heap, stream map, internal-request pool.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pol_util.h"
+
+void pol_err(struct iosig_policy *pol, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pol->err, sizeof(pol->err), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- treap ---- */
+
+/* Deterministic priority from the node's keys (splitmix64 finaliser), so a
+ * run is reproducible and adversarial orders still balance. */
+static uint32_t tprio(const struct iosig_tnode *n)
+{
+	uint64_t z = n->key * 0x9e3779b97f4a7c15ull ^ n->key2;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)(z ^ (z >> 31));
+}
+
+static int tcmp(uint64_t ak, uint64_t ak2, const struct iosig_tnode *b)
+{
+	if (ak != b->key)
+		return ak < b->key ? -1 : 1;
+	if (ak2 != b->key2)
+		return ak2 < b->key2 ? -1 : 1;
+	return 0;
+}
+
+static struct iosig_tnode *rot_right(struct iosig_tnode *t)
+{
+	struct iosig_tnode *l = t->left;
+
+	t->left = l->right;
+	l->right = t;
+	return l;
+}
+
+static struct iosig_tnode *rot_left(struct iosig_tnode *t)
+{
+	struct iosig_tnode *r = t->right;
+
+	t->right = r->left;
+	r->left = t;
+	return r;
+}
+
+static struct iosig_tnode *tinsert(struct iosig_tnode *t, struct iosig_tnode *n)
+{
+	if (!t)
+		return n;
+	if (tcmp(n->key, n->key2, t) < 0) {
+		t->left = tinsert(t->left, n);
+		if (t->left->prio > t->prio)
+			t = rot_right(t);
+	} else {
+		t->right = tinsert(t->right, n);
+		if (t->right->prio > t->prio)
+			t = rot_left(t);
+	}
+	return t;
+}
+
+void pol_tree_insert(struct iosig_tnode **root, struct iosig_tnode *n)
+{
+	n->left = n->right = NULL;
+	n->prio = tprio(n);
+	*root = tinsert(*root, n);
+}
+
+/* Joins two treaps where every key of a is below every key of b. */
+static struct iosig_tnode *tjoin(struct iosig_tnode *a, struct iosig_tnode *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (a->prio > b->prio) {
+		a->right = tjoin(a->right, b);
+		return a;
+	}
+	b->left = tjoin(a, b->left);
+	return b;
+}
+
+void pol_tree_remove(struct iosig_tnode **root, struct iosig_tnode *n)
+{
+	struct iosig_tnode **pp = root;
+
+	while (*pp && *pp != n)
+		pp = tcmp(n->key, n->key2, *pp) < 0 ? &(*pp)->left : &(*pp)->right;
+	if (!*pp)
+		return;
+	*pp = tjoin(n->left, n->right);
+	n->left = n->right = NULL;
+}
+
+struct iosig_tnode *pol_tree_first(struct iosig_tnode *t)
+{
+	while (t && t->left)
+		t = t->left;
+	return t;
+}
+
+struct iosig_tnode *pol_tree_last(struct iosig_tnode *t)
+{
+	while (t && t->right)
+		t = t->right;
+	return t;
+}
+
+struct iosig_tnode *pol_tree_lower_bound(struct iosig_tnode *t, uint64_t key, uint64_t key2)
+{
+	struct iosig_tnode *best = NULL;
+
+	while (t) {
+		if (tcmp(key, key2, t) <= 0) {
+			best = t;
+			t = t->left;
+		} else {
+			t = t->right;
+		}
+	}
+	return best;
+}
+
+struct iosig_tnode *pol_tree_floor(struct iosig_tnode *t, uint64_t key, uint64_t key2)
+{
+	struct iosig_tnode *best = NULL;
+
+	while (t) {
+		if (tcmp(key, key2, t) >= 0) {
+			best = t;
+			t = t->right;
+		} else {
+			t = t->left;
+		}
+	}
+	return best;
+}
+
+struct iosig_tnode *pol_tree_next(struct iosig_tnode *t, const struct iosig_tnode *n)
+{
+	struct iosig_tnode *best = NULL;
+
+	if (n->right)
+		return pol_tree_first(n->right);
+	while (t) {
+		if (tcmp(n->key, n->key2, t) < 0) {
+			best = t;
+			t = t->left;
+		} else {
+			t = t->right;
+		}
+	}
+	return best;
+}
+
+/* ---- indexed heap ---- */
+
+void pol_heap_init(struct pol_heap *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void pol_heap_free(struct pol_heap *h)
+{
+	free(h->v);
+	memset(h, 0, sizeof(*h));
+}
+
+static void hswap(struct pol_heap *h, size_t a, size_t b)
+{
+	struct pol_hnode *t = h->v[a];
+
+	h->v[a] = h->v[b];
+	h->v[b] = t;
+	h->v[a]->idx = a;
+	h->v[b]->idx = b;
+}
+
+static void hup(struct pol_heap *h, size_t i)
+{
+	while (i && h->v[(i - 1) / 2]->key > h->v[i]->key) {
+		hswap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void hdown(struct pol_heap *h, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && h->v[l]->key < h->v[m]->key)
+			m = l;
+		if (r < h->n && h->v[r]->key < h->v[m]->key)
+			m = r;
+		if (m == i)
+			return;
+		hswap(h, i, m);
+		i = m;
+	}
+}
+
+int pol_heap_set(struct pol_heap *h, struct pol_hnode *x, uint64_t key)
+{
+	if (pol_hnode_queued(x)) {
+		uint64_t old = x->key;
+
+		x->key = key;
+		if (key < old)
+			hup(h, x->idx);
+		else
+			hdown(h, x->idx);
+		return 0;
+	}
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		struct pol_hnode **v = realloc(h->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	x->key = key;
+	x->idx = h->n;
+	h->v[h->n++] = x;
+	hup(h, x->idx);
+	return 0;
+}
+
+void pol_heap_remove(struct pol_heap *h, struct pol_hnode *x)
+{
+	size_t i = x->idx;
+
+	if (!pol_hnode_queued(x))
+		return;
+	if (i != h->n - 1) {
+		hswap(h, i, h->n - 1);
+		h->n--;
+		hup(h, i);
+		hdown(h, i);
+	} else {
+		h->n--;
+	}
+	x->idx = SIZE_MAX;
+}
+
+/* ---- stream map ---- */
+
+static size_t mhash(uint32_t k, size_t cap)
+{
+	return (size_t)((k * 2654435761u) & (cap - 1));
+}
+
+void pol_map_init(struct pol_map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void pol_map_free(struct pol_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+void *pol_map_get(const struct pol_map *m, uint32_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = mhash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->vals[i])
+			return NULL;
+		if (m->keys[i] == key)
+			return m->vals[i];
+	}
+}
+
+static int mgrow(struct pol_map *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 16;
+	uint32_t *keys = calloc(cap, sizeof(*keys));
+	void **vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < m->cap; j++) {
+		size_t i;
+
+		if (!m->vals[j])
+			continue;
+		for (i = mhash(m->keys[j], cap); vals[i]; i = (i + 1) & (cap - 1))
+			;
+		keys[i] = m->keys[j];
+		vals[i] = m->vals[j];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return 0;
+}
+
+int pol_map_put(struct pol_map *m, uint32_t key, void *val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && mgrow(m) < 0)
+		return -ENOMEM;
+	for (i = mhash(key, m->cap); m->vals[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return 0;
+		}
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+	return 0;
+}
+
+void pol_map_del(struct pol_map *m, uint32_t key)
+{
+	size_t i, j;
+
+	if (!m->cap)
+		return;
+	for (i = mhash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->vals[i])
+			return;
+		if (m->keys[i] == key)
+			break;
+	}
+	m->vals[i] = NULL;
+	m->n--;
+	/* Backward-shift deletion keeps probe chains intact without tombstones. */
+	for (j = (i + 1) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1)) {
+		size_t h = mhash(m->keys[j], m->cap);
+
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			m->vals[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+/* ---- pool ---- */
+
+int pol_pool_init(struct pol_pool *p, size_t cap)
+{
+	memset(p, 0, sizeof(*p));
+	pol_list_init(&p->free);
+	p->next_id = 1ull << 63;
+	if (!cap)
+		return 0;
+	p->items = calloc(cap, sizeof(*p->items));
+	if (!p->items)
+		return -ENOMEM;
+	p->cap = cap;
+	for (size_t i = 0; i < cap; i++)
+		pol_list_add_tail(&p->free, &p->items[i].link);
+	return 0;
+}
+
+void pol_pool_free(struct pol_pool *p)
+{
+	free(p->items);
+	memset(p, 0, sizeof(*p));
+}
+
+struct iosig_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uint64_t offset,
+			       uint64_t len, uint8_t extra_flags, uint64_t now)
+{
+	struct iosig_req *r;
+
+	if (pol_list_empty(&p->free))
+		return NULL;
+	r = pol_container_of(p->free.next, struct iosig_req, link);
+	pol_list_del(&r->link);
+	memset(r, 0, sizeof(*r));
+	pol_list_init(&r->link);
+	pol_list_init(&r->link2);
+	r->id = p->next_id++;
+	r->op = op;
+	r->dev = dev;
+	r->offset = offset;
+	r->len = len;
+	r->flags = (uint8_t)(IOSIG_REQ_INTERNAL | extra_flags);
+	r->arrival_ns = now;
+	p->used++;
+	return r;
+}
+
+void pol_pool_put(struct pol_pool *p, struct iosig_req *r)
+{
+	pol_list_add_tail(&p->free, &r->link);
+	p->used--;
+}
+
+int pol_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset)
+{
+	int r = env->issue(env, req, dev, offset);
+
+	if (r < 0) {
+		for (struct iosig_req *m = req, *next; m; m = next) {
+			next = m->merge_next;
+			m->merge_next = NULL;
+			if (!(m->flags & IOSIG_REQ_INTERNAL))
+				env->finish(env, m, r);
+		}
+	}
+	return r;
+}
+
+uint64_t pol_weighted_mean(const uint64_t *ring, unsigned cap, unsigned head, unsigned n)
+{
+	double num = 0, den = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		/* i = 0 is the oldest of the n newest samples */
+		unsigned pos = (head + cap - n + i) % cap;
+		double w = (double)(i + 1);
+
+		num += w * (double)ring[pos];
+		den += w;
+	}
+	return den > 0 ? (uint64_t)(num / den + 0.5) : 0;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pol_util.h - building blocks shared by the policies: intrusive lists, an
+ * ordered set (treap), an indexed min-heap for timers, a stream map, a
+ * bounded pool of internal requests, and request merging.  All O(1) or
+ * O(log n); nothing allocates per request.  Private to iosigd/policy.
+ */
+#ifndef IOSIG_POL_UTIL_H
+#define IOSIG_POL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define pol_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Writes a message into pol->err (for init failures). */
+void pol_err(struct iosig_policy *pol, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- lists (circular, head is a node) ---- */
+
+static inline void pol_list_init(struct iosig_list *h)
+{
+	h->next = h->prev = h;
+}
+
+static inline bool pol_list_empty(const struct iosig_list *h)
+{
+	return h->next == h;
+}
+
+static inline void pol_list_add_tail(struct iosig_list *h, struct iosig_list *n)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void pol_list_add_head(struct iosig_list *h, struct iosig_list *n)
+{
+	n->next = h->next;
+	n->prev = h;
+	h->next->prev = n;
+	h->next = n;
+}
+
+static inline void pol_list_del(struct iosig_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n->prev = n;
+}
+
+/* ---- ordered set: a treap keyed by (key, key2), key2 breaks ties ---- */
+
+/* Inserts n with the key and key2 already set in n (pairs must be unique). */
+void pol_tree_insert(struct iosig_tnode **root, struct iosig_tnode *n);
+/* Removes n, which must be in the tree. */
+void pol_tree_remove(struct iosig_tnode **root, struct iosig_tnode *n);
+/* Smallest node, or NULL. */
+struct iosig_tnode *pol_tree_first(struct iosig_tnode *root);
+/* Largest node, or NULL. */
+struct iosig_tnode *pol_tree_last(struct iosig_tnode *root);
+/* Smallest node with (key, key2) >= the pair, or NULL. */
+struct iosig_tnode *pol_tree_lower_bound(struct iosig_tnode *root, uint64_t key, uint64_t key2);
+/* Largest node with (key, key2) <= the pair, or NULL. */
+struct iosig_tnode *pol_tree_floor(struct iosig_tnode *root, uint64_t key, uint64_t key2);
+/* In-order successor of n (n in the tree), or NULL. */
+struct iosig_tnode *pol_tree_next(struct iosig_tnode *root, const struct iosig_tnode *n);
+
+static inline struct iosig_req *pol_req_of_tnode(struct iosig_tnode *n)
+{
+	return n ? pol_container_of(n, struct iosig_req, tnode) : NULL;
+}
+
+/* ---- indexed min-heap (timers) ---- */
+
+struct pol_hnode {
+	uint64_t key;    /* expiry time */
+	size_t idx;      /* position in the heap; SIZE_MAX when not in it */
+};
+
+struct pol_heap {
+	struct pol_hnode **v;
+	size_t n, cap;
+};
+
+void pol_heap_init(struct pol_heap *h);
+void pol_heap_free(struct pol_heap *h);
+static inline bool pol_hnode_queued(const struct pol_hnode *x)
+{
+	return x->idx != SIZE_MAX;
+}
+/* Inserts x or, if it is in already, moves it to its new key.  0 or -ENOMEM. */
+int pol_heap_set(struct pol_heap *h, struct pol_hnode *x, uint64_t key);
+void pol_heap_remove(struct pol_heap *h, struct pol_hnode *x);
+static inline struct pol_hnode *pol_heap_min(const struct pol_heap *h)
+{
+	return h->n ? h->v[0] : NULL;
+}
+
+/* ---- stream map: uint32 id -> pointer (linear probing, grows) ---- */
+
+struct pol_map {
+	uint32_t *keys;
+	void **vals;
+	size_t n, cap;   /* cap is a power of two; 0 = empty */
+};
+
+void pol_map_init(struct pol_map *m);
+void pol_map_free(struct pol_map *m);
+void *pol_map_get(const struct pol_map *m, uint32_t key);
+/* Inserts or replaces.  0 or -ENOMEM. */
+int pol_map_put(struct pol_map *m, uint32_t key, void *val);
+void pol_map_del(struct pol_map *m, uint32_t key);
+
+/* ---- internal requests: a bounded pool ---- */
+
+struct pol_pool {
+	struct iosig_req *items;
+	struct iosig_list free;
+	size_t cap, used;
+	uint64_t next_id;
+};
+
+/* cap requests; ids start at 2^63 so they never collide with workload ids. */
+int pol_pool_init(struct pol_pool *p, size_t cap);
+void pol_pool_free(struct pol_pool *p);
+/* A zeroed INTERNAL request (op, dev, offset, len set), or NULL if all are in use. */
+struct iosig_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uint64_t offset,
+			       uint64_t len, uint8_t extra_flags, uint64_t now);
+void pol_pool_put(struct pol_pool *p, struct iosig_req *r);
+static inline bool pol_pool_owns(const struct pol_pool *p, const struct iosig_req *r)
+{
+	return r >= p->items && r < p->items + p->cap;
+}
+
+/* ---- merging ---- */
+
+/* Whether b can follow a (already `total` bytes in its chain) in one
+ * command: same op and home device, contiguous, total + b->len <= max. */
+static inline bool pol_can_merge(const struct iosig_req *a, const struct iosig_req *b,
+				 uint64_t total, uint64_t max)
+{
+	return a->op == b->op && a->op != IOSIG_OP_FLUSH && a->dev == b->dev &&
+	       a->offset + a->len == b->offset && total + b->len <= max;
+}
+
+/* Sum of the lengths of req's chain. */
+static inline uint64_t pol_chain_len(const struct iosig_req *req)
+{
+	uint64_t n = 0;
+
+	for (; req; req = req->merge_next)
+		n += req->len;
+	return n;
+}
+
+/* Device has room for one more command. */
+static inline bool pol_dev_room(struct iosig_env *env, unsigned dev)
+{
+	return env->inflight(env, dev) < env->dev[dev].queue_depth;
+}
+
+/*
+ * Issues req's chain to dev at offset.  Callers check pol_dev_room() first,
+ * so a refusal means the request itself is bad (range, device): every
+ * workload member of the chain is then finished with that status so nothing
+ * hangs.  Returns the result of env->issue().
+ */
+int pol_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset);
+
+/* Weighted mean of the last n samples of a ring, weight i+1 for the i-th
+ * oldest (the newest counts most).  ring[] has cap entries, head = next
+ * write position, n <= cap. */
+uint64_t pol_weighted_mean(const uint64_t *ring, unsigned cap, unsigned head, unsigned n);
+
+#endif /* IOSIG_POL_UTIL_H */

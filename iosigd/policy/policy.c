@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy.c - the policy registry (built-ins plus run-time registrations),
+ * ops-table validation, and instance creation from "name:opt=val,..." specs.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "pol_builtin.h"
+
+#define POLICY_MAX_EXTRA 32
+
+static const struct iosig_policy_ops *const builtin[] = {
+	&pol_noop_ops,
+};
+#define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+
+/* Policies registered at run time (daemon plugins, tests). */
+static const struct iosig_policy_ops *extra[POLICY_MAX_EXTRA];
+static size_t nextra;
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool valid_name(const char *s)
+{
+	if (!s || !*s || strlen(s) > 32)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+			return false;
+	return true;
+}
+
+int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errlen)
+{
+	static const struct {
+		size_t off;
+		const char *name;
+	} hooks[] = {
+		{ offsetof(struct iosig_policy_ops, init), "init" },
+		{ offsetof(struct iosig_policy_ops, submit), "submit" },
+		{ offsetof(struct iosig_policy_ops, dispatch), "dispatch" },
+		{ offsetof(struct iosig_policy_ops, complete), "complete" },
+		{ offsetof(struct iosig_policy_ops, tick), "tick" },
+		{ offsetof(struct iosig_policy_ops, fini), "fini" },
+	};
+	const char *name;
+	void *scratch;
+	int r;
+
+	if (!ops) {
+		set_err(err, errlen, "no ops table");
+		return -EINVAL;
+	}
+	name = ops->name ? ops->name : "(unnamed)";
+	if (ops->version != IOSIG_POLICY_OPS_VERSION) {
+		set_err(err, errlen, "policy '%s' has ops version %u, this build needs %u: rebuild it against this policy.h",
+			name, ops->version, IOSIG_POLICY_OPS_VERSION);
+		return -EINVAL;
+	}
+	if (!valid_name(ops->name)) {
+		set_err(err, errlen, "policy name '%s' is not 1-32 characters of [a-z0-9_-]", name);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		void (*fn)(void);
+
+		memcpy(&fn, (const char *)ops + hooks[i].off, sizeof(fn));
+		if (!fn) {
+			set_err(err, errlen, "policy '%s' lacks the required hook %s()", name,
+				hooks[i].name);
+			return -EINVAL;
+		}
+	}
+	if (ops->opts && ops->opts->name && !ops->opts_size) {
+		set_err(err, errlen, "policy '%s' has options but opts_size 0", name);
+		return -EINVAL;
+	}
+	for (const struct iosig_opt *o = ops->opts; o && o->name; o++) {
+		size_t w = o->type == IOSIG_OPT_BOOL ? sizeof(bool) :
+			   o->type == IOSIG_OPT_ENUM ? sizeof(unsigned) :
+			   o->type == IOSIG_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
+
+		if (o->off + w > ops->opts_size) {
+			set_err(err, errlen, "policy '%s': option '%s' lies outside the options struct",
+				name, o->name);
+			return -EINVAL;
+		}
+		for (const struct iosig_opt *p = ops->opts; p < o; p++)
+			if (!strcmp(p->name, o->name)) {
+				set_err(err, errlen, "policy '%s': option '%s' is listed twice", name,
+					o->name);
+				return -EINVAL;
+			}
+	}
+	if (!ops->opts_size)
+		return 0;
+	scratch = calloc(1, ops->opts_size);
+	if (!scratch) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = policy_opts_defaults(ops->opts, scratch, err, errlen);
+	free(scratch);
+	return r;
+}
+
+const struct iosig_policy_ops *policy_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < policy_count(); i++)
+		if (!strcmp(policy_at(i)->name, name))
+			return policy_at(i);
+	return NULL;
+}
+
+size_t policy_count(void)
+{
+	return NBUILTIN + nextra;
+}
+
+const struct iosig_policy_ops *policy_at(size_t i)
+{
+	if (i < NBUILTIN)
+		return builtin[i];
+	if (i - NBUILTIN < nextra)
+		return extra[i - NBUILTIN];
+	return NULL;
+}
+
+int policy_register(const struct iosig_policy_ops *ops, char *err, size_t errlen)
+{
+	int r = policy_ops_check(ops, err, errlen);
+
+	if (r < 0)
+		return r;
+	if (policy_find(ops->name)) {
+		set_err(err, errlen, "a policy called '%s' is already registered", ops->name);
+		return -EEXIST;
+	}
+	if (nextra == POLICY_MAX_EXTRA) {
+		set_err(err, errlen, "too many registered policies (max %d)", POLICY_MAX_EXTRA);
+		return -ENOSPC;
+	}
+	extra[nextra++] = ops;
+	return 0;
+}
+
+int policy_create_ops(const struct iosig_policy_ops *ops, const char *optstr,
+		      struct iosig_env *env, struct iosig_policy **ret_pol, char *err, size_t errlen)
+{
+	struct iosig_policy *pol;
+	char msg[IOSIG_POLICY_ERR_MAX];
+	int r;
+
+	r = policy_ops_check(ops, err, errlen);
+	if (r < 0)
+		return r;
+	if (!env || env->version != IOSIG_POLICY_ENV_VERSION) {
+		set_err(err, errlen, "%s: engine environment version %u, policies need %u", ops->name,
+			env ? env->version : 0, IOSIG_POLICY_ENV_VERSION);
+		return -EINVAL;
+	}
+	if (!env->now || !env->inflight || !env->issue || !env->finish || !env->wake_at ||
+	    (env->ndev && !env->dev)) {
+		set_err(err, errlen, "%s: engine environment lacks a callback or its devices",
+			ops->name);
+		return -EINVAL;
+	}
+	for (unsigned d = 0; d < env->ndev; d++)
+		if (!env->dev[d].queue_depth) {
+			set_err(err, errlen, "%s: device %u (%s) has queue depth 0", ops->name, d,
+				env->dev[d].name ? env->dev[d].name : "?");
+			return -EINVAL;
+		}
+	pol = calloc(1, sizeof(*pol));
+	if (!pol) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	pol->ops = ops;
+	pol->env = env;
+	if (ops->opts_size) {
+		pol->opts = calloc(1, ops->opts_size);
+		if (!pol->opts) {
+			set_err(err, errlen, "out of memory");
+			r = -ENOMEM;
+			goto out_free_pol;
+		}
+		r = policy_opts_defaults(ops->opts, pol->opts, err, errlen);
+		if (r < 0)
+			goto out_free_opts;
+	}
+	r = policy_opts_parse(ops->opts, pol->opts, optstr, msg, sizeof(msg));
+	if (r < 0) {
+		set_err(err, errlen, "%s: %s", ops->name, msg);
+		r = -EINVAL;
+		goto out_free_opts;
+	}
+	r = ops->init(pol);
+	if (r < 0) {
+		set_err(err, errlen, "%s: %s", ops->name, pol->err[0] ? pol->err : strerror(-r));
+		goto out_free_opts;
+	}
+	*ret_pol = pol;
+	return 0;
+
+out_free_opts:
+	free(pol->opts);
+out_free_pol:
+	free(pol);
+	return r;
+}
+
+int policy_create(const char *spec, struct iosig_env *env, struct iosig_policy **ret_pol,
+		  char *err, size_t errlen)
+{
+	const struct iosig_policy_ops *ops;
+	const char *colon;
+	char name[40];
+	size_t n;
+
+	if (!spec || !*spec) {
+		set_err(err, errlen, "empty policy name (try one of the names `iosig-sim --list-policies` shows)");
+		return -EINVAL;
+	}
+	colon = strchr(spec, ':');
+	n = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (n >= sizeof(name)) {
+		set_err(err, errlen, "policy name '%.*s...' is too long", 32, spec);
+		return -ENOENT;
+	}
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	ops = policy_find(name);
+	if (!ops) {
+		char list[256] = "";
+		size_t used = 0;
+
+		for (size_t i = 0; i < policy_count() && used < sizeof(list); i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 i ? ", " : "", policy_at(i)->name);
+		set_err(err, errlen, "unknown policy '%s' (known: %s)", name, list);
+		return -ENOENT;
+	}
+	return policy_create_ops(ops, colon ? colon + 1 : NULL, env, ret_pol, err, errlen);
+}
+
+void policy_destroy(struct iosig_policy *pol)
+{
+	if (!pol)
+		return;
+	pol->ops->fini(pol);
+	free(pol->opts);
+	free(pol);
+}

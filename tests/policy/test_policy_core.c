@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy contract: registry and ops validation, option tables (parsing,
+ * units, bounds, precise errors, help), instance creation, the shared
+ * building blocks (treap, heap, map, pool), and the noop policy.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "pol_util.h"
+#include "policy.h"
+
+#define MS IOSIG_NS_PER_MS
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+/* ---- registry ---- */
+
+static int dummy_init(struct iosig_policy *pol) { return 0; }
+static int dummy_submit(struct iosig_policy *pol, struct iosig_req *r) { return 0; }
+static void dummy_void(struct iosig_policy *pol) { }
+static void dummy_complete(struct iosig_policy *pol, struct iosig_req *r) { }
+
+struct dummy_opts {
+	uint64_t n;
+};
+
+static const struct iosig_opt dummy_opts[] = {
+	{ .name = "n", .type = IOSIG_OPT_UINT, .off = offsetof(struct dummy_opts, n), .def = "3",
+	  .min = 1, .max = 10, .help = "a number" },
+	{ .name = NULL },
+};
+
+static struct iosig_policy_ops dummy_ops(const char *name)
+{
+	return (struct iosig_policy_ops){
+		.version = IOSIG_POLICY_OPS_VERSION, .name = name, .summary = "test",
+		.opts = dummy_opts, .opts_size = sizeof(struct dummy_opts),
+		.init = dummy_init, .submit = dummy_submit, .dispatch = dummy_void,
+		.complete = dummy_complete, .tick = dummy_void, .fini = dummy_void,
+	};
+}
+
+static void test_builtins_valid(void **state)
+{
+	char err[256];
+
+	assert_true(policy_count() >= 1);
+	assert_non_null(policy_find("noop"));
+	assert_null(policy_find("no-such-policy"));
+	assert_null(policy_find(NULL));
+	assert_null(policy_at(policy_count()));
+	for (size_t i = 0; i < policy_count(); i++) {
+		const struct iosig_policy_ops *ops = policy_at(i);
+
+		err[0] = '\0';
+		if (policy_ops_check(ops, err, sizeof(err)) != 0)
+			fail_msg("built-in policy %s: %s", ops->name, err);
+		assert_ptr_equal(policy_find(ops->name), ops);
+	}
+}
+
+static void test_register_rejects(void **state)
+{
+	static struct iosig_policy_ops ops[8];
+	static const struct iosig_opt bad_default[] = {
+		{ .name = "n", .type = IOSIG_OPT_UINT, .off = 0, .def = "11", .min = 1, .max = 10 },
+		{ .name = NULL },
+	};
+	static const struct iosig_opt outside[] = {
+		{ .name = "n", .type = IOSIG_OPT_UINT, .off = 8, .def = "1", .min = 1, .max = 10 },
+		{ .name = NULL },
+	};
+	char err[256];
+
+	ops[0] = dummy_ops("t-version");
+	ops[0].version = IOSIG_POLICY_OPS_VERSION + 1;
+	assert_int_equal(policy_register(&ops[0], err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ops version 2, this build needs 1"));
+
+	ops[1] = dummy_ops("t-hook");
+	ops[1].tick = NULL;
+	assert_int_equal(policy_register(&ops[1], err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "policy 't-hook' lacks the required hook tick()");
+	ops[1] = dummy_ops("t-hook");
+	ops[1].submit = NULL;
+	assert_int_equal(policy_register(&ops[1], err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "submit()"));
+
+	ops[2] = dummy_ops("Bad Name");
+	assert_int_equal(policy_register(&ops[2], err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is not 1-32 characters"));
+
+	ops[3] = dummy_ops("noop");
+	assert_int_equal(policy_register(&ops[3], err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "already registered"));
+
+	ops[4] = dummy_ops("t-default");
+	ops[4].opts = bad_default;
+	assert_int_equal(policy_register(&ops[4], err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "default of option 'n': 11 is out of range [1, 10]");
+
+	ops[5] = dummy_ops("t-outside");
+	ops[5].opts = outside;
+	assert_int_equal(policy_register(&ops[5], err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "outside the options struct"));
+
+	assert_int_equal(policy_register(NULL, err, sizeof(err)), -EINVAL);
+	assert_null(policy_find("t-version"));
+	assert_null(policy_find("t-hook"));
+
+	ops[6] = dummy_ops("t-good");
+	assert_int_equal(policy_register(&ops[6], err, sizeof(err)), 0);
+	assert_ptr_equal(policy_find("t-good"), &ops[6]);
+	assert_int_equal(policy_register(&ops[6], err, sizeof(err)), -EEXIST);
+}
+
+/* ---- options ---- */
+
+struct all_opts {
+	bool b;
+	uint64_t u, size, time, rate;
+	double d;
+	unsigned e;
+};
+
+static const char *const colours[] = { "red", "green", "blue", NULL };
+
+static const struct iosig_opt all_tab[] = {
+	{ .name = "b", .type = IOSIG_OPT_BOOL, .off = offsetof(struct all_opts, b), .def = "off" },
+	{ .name = "u", .type = IOSIG_OPT_UINT, .off = offsetof(struct all_opts, u), .def = "8",
+	  .min = 1, .max = 64, .help = "count" },
+	{ .name = "size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct all_opts, size),
+	  .def = "64KiB", .min = 512, .max = 1ull << 30 },
+	{ .name = "time", .type = IOSIG_OPT_TIME, .off = offsetof(struct all_opts, time),
+	  .def = "500ms", .min = 0, .max = 3600 * IOSIG_NS_PER_S },
+	{ .name = "rate", .type = IOSIG_OPT_RATE, .off = offsetof(struct all_opts, rate),
+	  .def = "2MB/s", .min = 1, .max = UINT64_MAX },
+	{ .name = "d", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct all_opts, d), .def = "0.7",
+	  .fmin = 0, .fmax = 1 },
+	{ .name = "e", .type = IOSIG_OPT_ENUM, .off = offsetof(struct all_opts, e), .def = "green",
+	  .choices = colours },
+	{ .name = NULL },
+};
+
+static void test_opts_defaults(void **state)
+{
+	struct all_opts o;
+	char err[256];
+
+	memset(&o, 0xff, sizeof(o));
+	assert_int_equal(policy_opts_defaults(all_tab, &o, err, sizeof(err)), 0);
+	assert_false(o.b);
+	assert_int_equal(o.u, 8);
+	assert_int_equal(o.size, 64 * KiB);
+	assert_int_equal(o.time, 500 * MS);
+	assert_int_equal(o.rate, 2 * MiB);
+	assert_true(o.d > 0.69 && o.d < 0.71);
+	assert_int_equal(o.e, 1);
+}
+
+static void test_opts_parse_units(void **state)
+{
+	struct all_opts o;
+	char err[256];
+
+	policy_opts_defaults(all_tab, &o, err, sizeof(err));
+	assert_int_equal(policy_opts_parse(all_tab, &o,
+					   "b=yes,u=64,size=4k,time=5s,rate=512KiB/s,d=0.25,e=BLUE",
+					   err, sizeof(err)), 0);
+	assert_true(o.b);
+	assert_int_equal(o.u, 64);
+	assert_int_equal(o.size, 4096);
+	assert_int_equal(o.time, 5 * IOSIG_NS_PER_S);
+	assert_int_equal(o.rate, 512 * KiB);
+	assert_true(o.d == 0.25);
+	assert_int_equal(o.e, 2);
+
+	assert_int_equal(policy_opts_set(all_tab, &o, "size", "1.5KiB", err, sizeof(err)), 0);
+	assert_int_equal(o.size, 1536);
+	assert_int_equal(policy_opts_set(all_tab, &o, "size", "2 MB", err, sizeof(err)), 0);
+	assert_int_equal(o.size, 2 * MiB);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "100us", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 100 * IOSIG_NS_PER_US);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "0", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 0);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "2min", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 120 * IOSIG_NS_PER_S);
+	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "2MB", err, sizeof(err)), 0);
+	assert_int_equal(o.rate, 2 * MiB);
+	assert_int_equal(policy_opts_parse(all_tab, &o, NULL, err, sizeof(err)), 0);
+	assert_int_equal(policy_opts_parse(all_tab, &o, "", err, sizeof(err)), 0);
+}
+
+/* Each bad input gets a precise message; the value stays unchanged. */
+static void test_opts_errors(void **state)
+{
+	static const struct {
+		const char *str;
+		int ret;
+		const char *msg;
+	} cases[] = {
+		{ "u=65", -EINVAL, "option 'u': 65 is out of range [1, 64]" },
+		{ "u=0", -EINVAL, "option 'u': 0 is out of range [1, 64]" },
+		{ "u=abc", -EINVAL, "option 'u': 'abc' is not a valid int (expected a non-negative integer, e.g. 16)" },
+		{ "u=-1", -EINVAL, "option 'u': '-1' is not a valid int" },
+		{ "u=99999999999999999999999", -EINVAL, "option 'u': '99999999999999999999999' is too large" },
+		{ "size=1.5B", -EINVAL, "option 'size': '1.5B' is not a valid size" },
+		{ "size=4parsecs", -EINVAL, "option 'size': '4parsecs' is not a valid size" },
+		{ "size=256", -EINVAL, "option 'size': 256 is out of range [512B, 1GiB]" },
+		{ "time=5", -EINVAL, "option 'time': '5' needs a time unit (ns, us, ms, s, min, h), e.g. 5ms" },
+		{ "time=2h", -EINVAL, "option 'time': 2h is out of range [0ns, 1h]" },
+		{ "time=fast", -EINVAL, "option 'time': 'fast' is not a valid time" },
+		{ "rate=0MB/s", -EINVAL, "option 'rate': 0MB/s is out of range [1B/s, unlimited]" },
+		{ "d=1.5", -EINVAL, "option 'd': 1.5 is out of range [0, 1]" },
+		{ "d=nan", -EINVAL, "option 'd': 'nan' is not a valid float" },
+		{ "b=maybe", -EINVAL, "option 'b': 'maybe' is not a valid bool (expected 0/1, true/false, yes/no or on/off)" },
+		{ "e=pink", -EINVAL, "option 'e': 'pink' is not one of: red, green, blue" },
+		{ "zzz=1", -ENOENT, "unknown option 'zzz' (valid: b, u, size, time, rate, d, e)" },
+		{ "u", -EINVAL, "'u' is not opt=value (in 'u')" },
+		{ "u=", -EINVAL, "option 'u': missing value (expected a non-negative integer, e.g. 16)" },
+		{ "u=2,,u=3", -EINVAL, "empty option in 'u=2,,u=3'" },
+		{ "=3", -EINVAL, "'=3' is not opt=value" },
+	};
+	struct all_opts o, before;
+	char err[256];
+
+	policy_opts_defaults(all_tab, &o, err, sizeof(err));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r;
+
+		policy_opts_defaults(all_tab, &o, err, sizeof(err));
+		before = o;
+		err[0] = '\0';
+		r = policy_opts_parse(all_tab, &o, cases[i].str, err, sizeof(err));
+		if (r != cases[i].ret || !strstr(err, cases[i].msg))
+			fail_msg("'%s': got %d '%s', want %d '%s'", cases[i].str, r, err, cases[i].ret,
+				 cases[i].msg);
+		if (strncmp(cases[i].str, "u=2", 3) != 0)
+			assert_memory_equal(&o, &before, sizeof(o));
+	}
+	assert_int_equal(policy_opts_set(all_tab, &o, "nope", "1", err, sizeof(err)), -ENOENT);
+	assert_int_equal(policy_opts_set(NULL, &o, "x", "1", err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "unknown option 'x': this policy takes no options");
+}
+
+static void test_opts_format_and_help(void **state)
+{
+	struct all_opts o;
+	struct iosig_policy_ops ops = dummy_ops("t-help");
+	char err[256], buf[64];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	policy_opts_defaults(all_tab, &o, err, sizeof(err));
+	policy_opts_format(&all_tab[2], &o, buf, sizeof(buf));
+	assert_string_equal(buf, "64KiB");
+	policy_opts_format(&all_tab[3], &o, buf, sizeof(buf));
+	assert_string_equal(buf, "500ms");
+	policy_opts_format(&all_tab[4], &o, buf, sizeof(buf));
+	assert_string_equal(buf, "2MiB/s");
+	policy_opts_format(&all_tab[6], &o, buf, sizeof(buf));
+	assert_string_equal(buf, "green");
+
+	ops.opts = all_tab;
+	ops.opts_size = sizeof(struct all_opts);
+	fp = open_memstream(&text, &len);
+	assert_int_equal(policy_help(&ops, fp), 0);
+	fclose(fp);
+	assert_non_null(strstr(text, "t-help - test\n"));
+	assert_non_null(strstr(text, "count (default 8; range 1..64)"));
+	assert_non_null(strstr(text, "(default 500ms; range 0ns..1h)"));
+	assert_non_null(strstr(text, "one of red green blue"));
+	free(text);
+
+	/* Every built-in has help text for every option. */
+	for (size_t i = 0; i < policy_count(); i++) {
+		const struct iosig_policy_ops *p = policy_at(i);
+
+		for (const struct iosig_opt *op = p->opts; op && op->name; op++)
+			if (!op->help || !op->help[0])
+				fail_msg("%s: option %s has no help", p->name, op->name);
+		assert_non_null(p->summary);
+	}
+}
+
+/* ---- creation ---- */
+
+static const struct iosig_dev_info hdd = {
+	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
+	.block_size = 512,
+};
+static const struct hx_model hdd_model = { .overhead_ns = 100000, .seek_ns_per_gib = 1000000,
+					   .bytes_per_s = 100 * MiB };
+
+static void test_create(void **state)
+{
+	struct hx *h = hx_new(1, &hdd, &hdd_model);
+	char err[256];
+
+	assert_int_equal(hx_policy(h, "nosuch", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "unknown policy 'nosuch' (known: noop"));
+	assert_int_equal(hx_policy(h, "noop:bogus=1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "noop: unknown option 'bogus' (valid: max_merge)"));
+	assert_int_equal(hx_policy(h, "noop:max_merge=2GiB", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "noop: option 'max_merge': 2GiB is out of range [0B, 1GiB]"));
+	assert_int_equal(hx_policy(h, "", err, sizeof(err)), -EINVAL);
+	assert_null(hx_pol(h));
+	assert_int_equal(hx_policy(h, "noop:max_merge=0", err, sizeof(err)), 0);
+	assert_non_null(hx_pol(h));
+	hx_free(h);
+}
+
+static void test_create_env_checks(void **state)
+{
+	struct hx *h = hx_new(1, &hdd, &hdd_model);
+	struct iosig_policy *pol = NULL;
+	struct iosig_env env;
+	struct iosig_dev_info bad = hdd;
+	char err[256];
+
+	/* Borrow a valid env from the harness and break it. */
+	assert_int_equal(hx_policy(h, "noop", err, sizeof(err)), 0);
+	env = *hx_pol(h)->env;
+	env.version = 99;
+	assert_int_equal(policy_create("noop", &env, &pol, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "environment version 99"));
+	env = *hx_pol(h)->env;
+	env.wake_at = NULL;
+	assert_int_equal(policy_create("noop", &env, &pol, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "lacks a callback"));
+	env = *hx_pol(h)->env;
+	bad.queue_depth = 0;
+	env.dev = &bad;
+	assert_int_equal(policy_create("noop", &env, &pol, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "queue depth 0"));
+	assert_null(pol);
+	policy_destroy(NULL);
+	hx_free(h);
+}
+
+/* ---- building blocks ---- */
+
+static void test_treap(void **state)
+{
+	enum { N = 2000 };
+	struct iosig_tnode *nodes = calloc(N, sizeof(*nodes));
+	struct iosig_tnode *root = NULL, *n;
+	uint64_t x = 12345, prev;
+	unsigned count;
+
+	for (unsigned i = 0; i < N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		nodes[i].key = (x >> 33) % 500;   /* many duplicate keys */
+		nodes[i].key2 = i;
+		pol_tree_insert(&root, &nodes[i]);
+	}
+	/* Remove every third node. */
+	for (unsigned i = 0; i < N; i += 3)
+		pol_tree_remove(&root, &nodes[i]);
+	count = 0;
+	prev = 0;
+	for (n = pol_tree_first(root); n; n = pol_tree_next(root, n)) {
+		uint64_t k = n->key * 4096 + n->key2;
+
+		assert_true(count == 0 || k > prev);
+		assert_true(n->key2 % 3 != 0);
+		prev = k;
+		count++;
+	}
+	assert_int_equal(count, N - (N + 2) / 3);
+	n = pol_tree_lower_bound(root, 250, 0);
+	assert_non_null(n);
+	assert_true(n->key >= 250);
+	assert_true(pol_tree_floor(root, 250, 0) == NULL || pol_tree_floor(root, 250, 0)->key < 250 ||
+		    pol_tree_floor(root, 250, 0)->key2 == 0);
+	assert_true(pol_tree_last(root)->key <= 499);
+	assert_null(pol_tree_lower_bound(root, 500, 0));
+	free(nodes);
+}
+
+static void test_heap_map_pool(void **state)
+{
+	struct pol_heap hp;
+	struct pol_hnode a = { .idx = SIZE_MAX }, b = { .idx = SIZE_MAX }, c = { .idx = SIZE_MAX };
+	struct pol_map m;
+	struct pol_pool p;
+	struct iosig_req *r1, *r2;
+	int vals[300];
+
+	pol_heap_init(&hp);
+	assert_int_equal(pol_heap_set(&hp, &a, 30), 0);
+	assert_int_equal(pol_heap_set(&hp, &b, 10), 0);
+	assert_int_equal(pol_heap_set(&hp, &c, 20), 0);
+	assert_ptr_equal(pol_heap_min(&hp), &b);
+	pol_heap_set(&hp, &a, 5);
+	assert_ptr_equal(pol_heap_min(&hp), &a);
+	pol_heap_remove(&hp, &a);
+	assert_false(pol_hnode_queued(&a));
+	assert_ptr_equal(pol_heap_min(&hp), &b);
+	pol_heap_set(&hp, &b, 50);
+	assert_ptr_equal(pol_heap_min(&hp), &c);
+	pol_heap_free(&hp);
+
+	pol_map_init(&m);
+	for (int i = 0; i < 300; i++)
+		assert_int_equal(pol_map_put(&m, (uint32_t)i * 7, &vals[i]), 0);
+	for (int i = 0; i < 300; i += 2)
+		pol_map_del(&m, (uint32_t)i * 7);
+	for (int i = 0; i < 300; i++)
+		assert_ptr_equal(pol_map_get(&m, (uint32_t)i * 7), i % 2 ? &vals[i] : NULL);
+	assert_int_equal(m.n, 150);
+	pol_map_free(&m);
+
+	assert_int_equal(pol_pool_init(&p, 2), 0);
+	r1 = pol_pool_get(&p, IOSIG_OP_WRITE, 1, 4096, 512, IOSIG_REQ_PAD, 7);
+	r2 = pol_pool_get(&p, IOSIG_OP_READ, 0, 0, 512, 0, 7);
+	assert_non_null(r1);
+	assert_non_null(r2);
+	assert_null(pol_pool_get(&p, IOSIG_OP_READ, 0, 0, 512, 0, 7));
+	assert_int_equal(r1->flags, IOSIG_REQ_INTERNAL | IOSIG_REQ_PAD);
+	assert_true(r1->id >= (1ull << 63) && r2->id == r1->id + 1);
+	assert_true(pol_pool_owns(&p, r2));
+	pol_pool_put(&p, r1);
+	assert_non_null(pol_pool_get(&p, IOSIG_OP_READ, 0, 0, 512, 0, 7));
+	pol_pool_free(&p);
+
+	{
+		uint64_t ring[4] = { 10, 20, 30, 40 };
+
+		/* head 0 after writing 4 samples: oldest 10 ... newest 40 */
+		assert_int_equal(pol_weighted_mean(ring, 4, 0, 4), 30);   /* (10+40+90+160)/10 */
+		assert_int_equal(pol_weighted_mean(ring, 4, 0, 1), 40);
+		assert_int_equal(pol_weighted_mean(ring, 4, 0, 0), 0);
+	}
+}
+
+/* ---- noop ---- */
+
+static void test_noop_fifo_merge(void **state)
+{
+	struct iosig_dev_info d = hdd;
+	struct hx *h;
+	char err[256];
+
+	d.queue_depth = 1;
+	h = hx_new(1, &d, &hdd_model);
+	assert_int_equal(hx_policy(h, "noop", err, sizeof(err)), 0);
+	/* t=0: A0 occupies the disk; while it runs B0, A1, A2 (contiguous with
+	 * each other), B1 queue up in that order. */
+	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 0, 4 * KiB, IOSIG_REQ_SYNC);              /* 0 */
+	hx_add(h, 10, 2, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, IOSIG_REQ_SYNC);     /* 1 */
+	hx_add(h, 20, 1, 0, IOSIG_OP_READ, 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);       /* 2 */
+	hx_add(h, 30, 1, 0, IOSIG_OP_READ, 8 * KiB, 4 * KiB, IOSIG_REQ_SYNC);       /* 3 */
+	hx_add(h, 40, 2, 0, IOSIG_OP_READ, 100 * MiB + 4 * KiB, 4 * KiB, 0);        /* 4 */
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	/* FIFO: A0, B0, then A1+A2 merged, then B1. */
+	assert_int_equal(hx_ncmd(h), 4);
+	assert_int_equal(hx_cmd(h, 0)->first_id, 1);
+	assert_int_equal(hx_cmd(h, 1)->first_id, 2);
+	assert_int_equal(hx_cmd(h, 2)->first_id, 3);
+	assert_int_equal(hx_cmd(h, 2)->nreq, 2);
+	assert_int_equal(hx_cmd(h, 2)->len, 8 * KiB);
+	assert_int_equal(hx_cmd(h, 3)->first_id, 5);
+	assert_true(hx_r(h, 3)->done_t == hx_r(h, 2)->done_t);
+	assert_true(hx_r(h, 1)->done_t < hx_r(h, 2)->done_t);
+	hx_free(h);
+
+	/* max_merge=0: no merging; an out-of-range request fails, others pass. */
+	h = hx_new(1, &d, &hdd_model);
+	assert_int_equal(hx_policy(h, "noop:max_merge=0", err, sizeof(err)), 0);
+	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 1, 1, 0, IOSIG_OP_WRITE, 4 * KiB, 4 * KiB, 0);
+	hx_add(h, 2, 1, 0, IOSIG_OP_WRITE, 8 * KiB, 4 * KiB, 0);
+	hx_add(h, 3, 1, 0, IOSIG_OP_WRITE, (1ull << 40) - 512, 4 * KiB, 0);
+	hx_add(h, 4, 1, 3, IOSIG_OP_WRITE, 0, 4 * KiB, 0);   /* no device 3 */
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(hx_cmd(h, i)->nreq, 1);
+	assert_int_equal(hx_r(h, 3)->status, -EINVAL);
+	assert_int_equal(hx_r(h, 4)->status, -EINVAL);
+	assert_int_equal(hx_r(h, 4)->submit_ret, -EINVAL);
+	assert_int_equal(hx_outstanding(h), 0);
+	hx_free(h);
+}
+
+static void test_noop_queue_depth(void **state)
+{
+	struct iosig_dev_info d = hdd;
+	struct hx *h;
+	char err[256];
+
+	d.queue_depth = 4;
+	h = hx_new(1, &d, &hdd_model);
+	assert_int_equal(hx_policy(h, "noop", err, sizeof(err)), 0);
+	for (unsigned i = 0; i < 10; i++)
+		hx_add(h, 0, i, 0, IOSIG_OP_READ, i * 10 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, 0);
+	/* Only queue_depth commands issued at t=0. */
+	assert_int_equal(hx_ncmd(h), 4);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 10);
+	assert_int_equal(hx_outstanding(h), 0);
+	hx_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtins_valid),
+		cmocka_unit_test(test_register_rejects),
+		cmocka_unit_test(test_opts_defaults),
+		cmocka_unit_test(test_opts_parse_units),
+		cmocka_unit_test(test_opts_errors),
+		cmocka_unit_test(test_opts_format_and_help),
+		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_create_env_checks),
+		cmocka_unit_test(test_treap),
+		cmocka_unit_test(test_heap_map_pool),
+		cmocka_unit_test(test_noop_fifo_merge),
+		cmocka_unit_test(test_noop_queue_depth),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
