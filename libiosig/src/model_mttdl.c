@@ -222,8 +222,14 @@ double iosig_mttdl(const struct iosig_layout *layout, double mttf, double mttr, 
 			return r;
 	}
 	logr = log(mttf) + s.tolerated * log(rho) - log(s.groups) - log1p(h_g * rho);
-	for (unsigned j = 0; j <= s.tolerated; j++)
-		logr -= log((double)(s.disks - j));
+	/* log(d (d-1) ... (d-m)) one logarithm per 16 factors (< 2^256). */
+	for (unsigned j = 0; j <= s.tolerated;) {
+		double p = 1;
+
+		for (unsigned n = 0; n < 16 && j <= s.tolerated; n++, j++)
+			p *= s.disks - j;
+		logr -= log(p);
+	}
 	return exp(logr);
 }
 
