@@ -9,5 +9,8 @@
 #include "policy.h"
 
 extern const struct iosig_policy_ops pol_noop_ops;
+extern const struct iosig_policy_ops pol_deadline_ops;
+extern const struct iosig_policy_ops pol_cfq_ops;
+extern const struct iosig_policy_ops pol_bid_hdd_ops;
 
 #endif /* IOSIG_POL_BUILTIN_H */

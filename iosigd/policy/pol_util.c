@@ -169,6 +169,49 @@ struct iosig_tnode *pol_tree_next(struct iosig_tnode *t, const struct iosig_tnod
 	return best;
 }
 
+struct iosig_tnode *pol_tree_prev(struct iosig_tnode *t, const struct iosig_tnode *n)
+{
+	struct iosig_tnode *best = NULL;
+
+	if (n->left)
+		return pol_tree_last(n->left);
+	while (t) {
+		if (tcmp(n->key, n->key2, t) > 0) {
+			best = t;
+			t = t->right;
+		} else {
+			t = t->left;
+		}
+	}
+	return best;
+}
+
+struct iosig_req *pol_tree_chain(struct iosig_tnode *root, struct iosig_req *rq, uint64_t max,
+				 struct iosig_req **ret_next)
+{
+	struct iosig_req *head = rq, *tail = rq, *p, *n;
+	uint64_t total = rq->len;
+
+	/* Front: predecessors ending where the chain starts. */
+	while ((p = pol_req_of_tnode(pol_tree_prev(root, &head->tnode))) &&
+	       pol_can_merge(p, head, 0, UINT64_MAX) && total + p->len <= max) {
+		p->merge_next = head;
+		head = p;
+		total += p->len;
+	}
+	tail->merge_next = NULL;
+	n = pol_req_of_tnode(pol_tree_next(root, &tail->tnode));
+	while (n && pol_can_merge(tail, n, total, max)) {
+		tail->merge_next = n;
+		tail = n;
+		total += n->len;
+		n = pol_req_of_tnode(pol_tree_next(root, &n->tnode));
+	}
+	tail->merge_next = NULL;
+	*ret_next = n;
+	return head;
+}
+
 /* ---- indexed heap ---- */
 
 void pol_heap_init(struct pol_heap *h)

@@ -70,8 +70,9 @@ struct iosig_tnode *pol_tree_last(struct iosig_tnode *root);
 struct iosig_tnode *pol_tree_lower_bound(struct iosig_tnode *root, uint64_t key, uint64_t key2);
 /* Largest node with (key, key2) <= the pair, or NULL. */
 struct iosig_tnode *pol_tree_floor(struct iosig_tnode *root, uint64_t key, uint64_t key2);
-/* In-order successor of n (n in the tree), or NULL. */
+/* In-order successor / predecessor of n (n in the tree), or NULL. */
 struct iosig_tnode *pol_tree_next(struct iosig_tnode *root, const struct iosig_tnode *n);
+struct iosig_tnode *pol_tree_prev(struct iosig_tnode *root, const struct iosig_tnode *n);
 
 static inline struct iosig_req *pol_req_of_tnode(struct iosig_tnode *n)
 {
@@ -150,6 +151,16 @@ static inline bool pol_can_merge(const struct iosig_req *a, const struct iosig_r
 	return a->op == b->op && a->op != IOSIG_OP_FLUSH && a->dev == b->dev &&
 	       a->offset + a->len == b->offset && total + b->len <= max;
 }
+
+/*
+ * In a tree of requests sorted by offset: links into one merge_next chain
+ * the requests contiguous with rq before it (as a front merge would) and
+ * after it (back merge), at most max bytes in all, and returns the chain
+ * head.  Nothing is removed from the tree.  *ret_next is the request
+ * after the chain in sorted order (NULL if none).
+ */
+struct iosig_req *pol_tree_chain(struct iosig_tnode *root, struct iosig_req *rq, uint64_t max,
+				 struct iosig_req **ret_next);
 
 /* Sum of the lengths of req's chain. */
 static inline uint64_t pol_chain_len(const struct iosig_req *req)

@@ -15,6 +15,9 @@
 
 static const struct iosig_policy_ops *const builtin[] = {
 	&pol_noop_ops,
+	&pol_deadline_ops,
+	&pol_cfq_ops,
+	&pol_bid_hdd_ops,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 

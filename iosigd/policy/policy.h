@@ -225,7 +225,8 @@ struct iosig_policy_ops {
 	 * batch of submit/complete/tick events of one instant.  Required. */
 	void (*dispatch)(struct iosig_policy *pol);
 	/* A request the policy issued has been served (req->status set).  For
-	 * a merged chain, called once per member in chain order.  Required. */
+	 * a merged chain, called once per member in chain order, with the
+	 * merge_next links still as issued.  Required. */
 	void (*complete)(struct iosig_policy *pol, struct iosig_req *req);
 	/* A wake-up requested through env->wake_at() is due.  Required. */
 	void (*tick)(struct iosig_policy *pol);

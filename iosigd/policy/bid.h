@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bid.h - the staging machinery of BID (Mishra & Somani, "Host managed
+ * contention avoidance storage solutions for Big Data", J Big Data 2017),
+ * shared by bid_hdd.c and bid_hybrid.c.  Private to iosigd/policy.
+ *
+ * Per home device and process p, requests wait in a staging queue SQ_p.
+ * Each SQ_p has a wait timer (weighted mean of the last k inter-arrival
+ * gaps of p's requests; a default until gaps are known) and a deadline
+ * (5000 ms while it holds only writes, cut to 500 ms when a read joins).
+ * When either expires SQ_p is marked; marked queues are flushed to the
+ * device whole, one after another in marking order, each in ascending
+ * offset order with contiguous requests merged.  Requests of p that arrive
+ * after SQ_p was marked start a new SQ_p.
+ */
+#ifndef IOSIG_POL_BID_H
+#define IOSIG_POL_BID_H
+
+#include "pol_util.h"
+
+#define BID_K_MAX 64
+
+/* Options common to both BID policies (first member of their opts). */
+struct bid_core_opts {
+	uint64_t wait_k;          /* gaps remembered */
+	uint64_t wait_default;    /* ns, before any gap is known */
+	uint64_t wait_min, wait_max;
+	double wait_mult;         /* wait = wait_mult * weighted mean */
+	uint64_t deadline_write, deadline_read;
+	bool keep_history;        /* gaps survive the staging queue */
+	uint64_t max_merge;
+};
+
+/* One staging queue SQ_p. */
+struct bid_sq {
+	uint32_t stream;
+	uint16_t dev;
+	bool marked;
+	struct iosig_tnode *reqs;     /* by (offset, id) */
+	unsigned nreq, nwrite;
+	uint64_t bytes, write_bytes;
+	uint64_t ts_old, ts_new;      /* oldest / newest arrival */
+	uint64_t wait, deadline;      /* wait length, absolute deadline */
+	struct pol_hnode timer;       /* key = min(ts_new + wait, deadline) */
+	struct iosig_list link;       /* marked: in bid_dev.marked; free: in free list */
+	struct bid_hist *hist;        /* the stream's gap history */
+	uint64_t mark_ns;
+	bool by_deadline;             /* marked because the deadline expired */
+};
+
+/* Gap history of a stream (per staging queue, or per stream with keep_history). */
+struct bid_hist {
+	uint64_t gap[BID_K_MAX];
+	unsigned head, n;
+};
+
+struct bid_dev {
+	struct pol_map open;          /* stream -> its unmarked SQ */
+	struct iosig_list marked;     /* marked SQs, marking order */
+	struct bid_sq *flushing;      /* head of marked being flushed */
+};
+
+struct bid;
+/* Called when a queue is marked, before it joins the flush order (hybrid
+ * tiering takes its writes out here).  May leave the queue empty. */
+typedef void (*bid_mark_fn)(struct bid *b, struct bid_sq *sq);
+
+struct bid {
+	struct bid_core_opts o;
+	struct iosig_env *env;
+	unsigned ndev;
+	struct bid_dev *dev;
+	struct pol_heap timers;       /* unmarked SQs by expiry */
+	struct iosig_list free_sqs;
+	struct pol_map hist;          /* stream -> bid_hist (keep_history) */
+	bid_mark_fn on_mark;
+	void *ctx;                    /* for on_mark */
+	/* counters */
+	uint64_t marked_wait, marked_deadline, flushed_queues, commands, merged;
+	uint64_t staged_ns_total, staged_reqs;
+};
+
+/* Option-table entries of struct bid_core_opts, for a policy whose options
+ * struct starts with it (offsets are relative to that struct). */
+#define BID_CORE_OPTS \
+	{ .name = "wait_k", .type = IOSIG_OPT_UINT, .off = offsetof(struct bid_core_opts, wait_k), \
+	  .def = "8", .min = 1, .max = BID_K_MAX, \
+	  .help = "inter-arrival gaps k whose weighted mean is the wait timer (BID wait(SQ_p))" }, \
+	{ .name = "wait_default", .type = IOSIG_OPT_TIME, .off = offsetof(struct bid_core_opts, wait_default), \
+	  .def = "2ms", .min = 0, .max = 60 * IOSIG_NS_PER_S, \
+	  .help = "wait timer of a new staging queue, before gaps are known (BID default wait)" }, \
+	{ .name = "wait_min", .type = IOSIG_OPT_TIME, .off = offsetof(struct bid_core_opts, wait_min), \
+	  .def = "0", .min = 0, .max = 60 * IOSIG_NS_PER_S, \
+	  .help = "lower clamp of the adaptive wait timer" }, \
+	{ .name = "wait_max", .type = IOSIG_OPT_TIME, .off = offsetof(struct bid_core_opts, wait_max), \
+	  .def = "500ms", .min = 0, .max = 60 * IOSIG_NS_PER_S, \
+	  .help = "upper clamp of the adaptive wait timer" }, \
+	{ .name = "wait_mult", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct bid_core_opts, wait_mult), \
+	  .def = "1", .fmin = 0, .fmax = 1000, \
+	  .help = "wait timer = wait_mult x weighted mean of the gaps (the paper uses the mean: 1)" }, \
+	{ .name = "deadline_write", .type = IOSIG_OPT_TIME, .off = offsetof(struct bid_core_opts, deadline_write), \
+	  .def = "5000ms", .min = 1, .max = 3600 * IOSIG_NS_PER_S, \
+	  .help = "deadline(SQ_p) of a staging queue holding only writes (BID: 5000 ms)" }, \
+	{ .name = "deadline_read", .type = IOSIG_OPT_TIME, .off = offsetof(struct bid_core_opts, deadline_read), \
+	  .def = "500ms", .min = 1, .max = 3600 * IOSIG_NS_PER_S, \
+	  .help = "deadline(SQ_p) once a read joins the queue (BID: 500 ms)" }, \
+	{ .name = "keep_history", .type = IOSIG_OPT_BOOL, .off = offsetof(struct bid_core_opts, keep_history), \
+	  .def = "0", \
+	  .help = "keep a process's gap history across its staging queues (the paper drops it with SQ_p)" }, \
+	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct bid_core_opts, max_merge), \
+	  .def = "512KiB", .min = 0, .max = 1ull << 30, \
+	  .help = "largest command built by merging contiguous staged requests (0 = no merging)" }
+
+int bid_core_init(struct bid *b, struct iosig_env *env, const struct bid_core_opts *o);
+void bid_core_fini(struct bid *b);
+/* Stages a request of (req->dev, req->stream).  0 or -ENOMEM. */
+int bid_core_stage(struct bid *b, struct iosig_req *req);
+/* Marks every queue whose timer expired by now and re-arms the wake-up. */
+void bid_core_expire(struct bid *b);
+/* Flushes marked queues to their devices while they have room. */
+void bid_core_dispatch(struct bid *b);
+/* Removes req from sq (hybrid tiering); the caller owns it afterwards. */
+void bid_sq_take(struct bid_sq *sq, struct iosig_req *req);
+static inline struct iosig_req *bid_sq_first(struct bid_sq *sq)
+{
+	return pol_req_of_tnode(pol_tree_first(sq->reqs));
+}
+static inline struct iosig_req *bid_sq_next(struct bid_sq *sq, struct iosig_req *r)
+{
+	return pol_req_of_tnode(pol_tree_next(sq->reqs, &r->tnode));
+}
+/* Emits the core counters. */
+void bid_core_report(struct bid *b, iosig_report_fn emit, void *ctx);
+
+#endif /* IOSIG_POL_BID_H */

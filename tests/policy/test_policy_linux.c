@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux baselines in isolation: deadline (sorted batches, FIFO expiry,
+ * fifo_batch, writes_starved) and CFQ (time slices, idling, the shared
+ * async queue, quantum).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "policy.h"
+
+#define US IOSIG_NS_PER_US
+#define MS IOSIG_NS_PER_MS
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+
+static const struct iosig_dev_info disk = {
+	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
+	.block_size = 512,
+};
+/* Every command takes exactly 5 ms: order effects only. */
+static const struct hx_model flat5 = { .overhead_ns = 5 * MS };
+static const struct hx_model flat1 = { .overhead_ns = 1 * MS };
+static const struct hx_model flat05 = { .overhead_ns = 500 * US };
+
+static struct hx *mk(const char *spec, const struct hx_model *m)
+{
+	struct hx *h = hx_new(1, &disk, m);
+	char err[256];
+
+	if (hx_policy(h, spec, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", spec, err);
+	return h;
+}
+
+/* Offsets (in MiB) of the commands, in issue order. */
+static void expect_order(struct hx *h, const unsigned *mib, unsigned n)
+{
+	assert_int_equal(hx_ncmd(h), n);
+	for (unsigned i = 0; i < n; i++)
+		if (hx_cmd(h, i)->off != mib[i] * MiB)
+			fail_msg("command %u at %llu MiB, want %u MiB", i,
+				 (unsigned long long)(hx_cmd(h, i)->off / MiB), mib[i]);
+}
+
+/* ---- deadline ---- */
+
+static void test_deadline_sorted_batches(void **state)
+{
+	struct hx *h = mk("deadline", &flat5);
+	static const unsigned want[] = { 0, 50, 10, 20, 30, 40 };
+	static const unsigned offs[] = { 50, 10, 30, 20, 40 };
+
+	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 0, 4 * KiB, IOSIG_REQ_SYNC);
+	for (unsigned i = 0; i < 5; i++)
+		hx_add(h, 1 + i, 2 + i, 0, IOSIG_OP_READ, offs[i] * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	/* A new batch starts at the FIFO head (50), then the batch continues
+	 * along the sorted order, which has nothing after 50; the next batch
+	 * starts at the new FIFO head (10) and sweeps up. */
+	expect_order(h, want, 6);
+	hx_free(h);
+}
+
+static void test_deadline_expiry(void **state)
+{
+	static const unsigned expired[] = { 150, 100, 200 };
+	static const unsigned sorted[] = { 150, 200, 100 };
+	struct hx *h;
+
+	/* FIFO: 150, 100, 200; sorted: 100, 150, 200.  With fifo_batch=1 each
+	 * pick starts a batch: an expired FIFO head (100) beats the sorted
+	 * continuation (200). */
+	h = mk("deadline:fifo_batch=1,read_expire=1ms", &flat5);
+	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 150 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 2, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 3, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	expect_order(h, expired, 3);
+	assert_true(hx_report(h, "expired_batches") >= 1);
+	hx_free(h);
+
+	h = mk("deadline:fifo_batch=1", &flat5);
+	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 150 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 2, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 3, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	expect_order(h, sorted, 3);
+	assert_true(hx_report(h, "expired_batches") == 0);
+	hx_free(h);
+}
+
+static void test_deadline_writes_starved(void **state)
+{
+	struct hx *h = mk("deadline:fifo_batch=1", &flat1);
+	char ops[16] = "";
+
+	for (unsigned i = 0; i < 3; i++)
+		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (500 + 10 * i) * MiB, 4 * KiB, 0);
+	for (unsigned i = 0; i < 6; i++)
+		hx_add(h, 0, 2, 0, IOSIG_OP_READ, (10 * i) * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 9);
+	for (unsigned i = 0; i < 9; i++)
+		ops[i] = hx_cmd(h, i)->op == IOSIG_OP_READ ? 'R' : 'W';
+	/* writes_starved=2: two read batches, then a write batch. */
+	assert_string_equal(ops, "RRWRRWRRW");
+	hx_free(h);
+
+	h = mk("deadline:fifo_batch=1,writes_starved=1", &flat1);
+	for (unsigned i = 0; i < 2; i++)
+		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (500 + 10 * i) * MiB, 4 * KiB, 0);
+	for (unsigned i = 0; i < 4; i++)
+		hx_add(h, 0, 2, 0, IOSIG_OP_READ, (10 * i) * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	memset(ops, 0, sizeof(ops));
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		ops[i] = hx_cmd(h, i)->op == IOSIG_OP_READ ? 'R' : 'W';
+	assert_string_equal(ops, "RWRWRR");
+	hx_free(h);
+}
+
+static void test_deadline_fifo_batch_and_merge(void **state)
+{
+	static const unsigned fifo[] = { 30, 10, 20, 40, 50, 60 };
+	static const unsigned batch3[] = { 30, 40, 50, 10, 20, 60 };
+	static const unsigned batch1[] = { 30, 10, 20, 40, 50, 60 };
+	struct hx *h;
+
+	/* Expired heads only win at batch boundaries: with fifo_batch=3 the
+	 * sweep 30-40-50 completes before the expired 10 is served. */
+	h = mk("deadline:fifo_batch=3,read_expire=1ms", &flat1);
+	for (unsigned i = 0; i < 6; i++)
+		hx_add(h, 0, 1, 0, IOSIG_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	expect_order(h, batch3, 6);
+	hx_free(h);
+
+	h = mk("deadline:fifo_batch=1,read_expire=1ms", &flat1);
+	for (unsigned i = 0; i < 6; i++)
+		hx_add(h, 0, 1, 0, IOSIG_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	expect_order(h, batch1, 6);
+	hx_free(h);
+
+	/* Contiguous writes along the sorted order become one command. */
+	h = mk("deadline", &flat1);
+	for (unsigned i = 0; i < 3; i++)
+		hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 900 * MiB + (2 - i) * 4 * KiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 1);
+	assert_int_equal(hx_cmd(h, 0)->nreq, 3);
+	assert_int_equal(hx_cmd(h, 0)->off, 900 * MiB);
+	assert_int_equal(hx_cmd(h, 0)->len, 12 * KiB);
+	assert_int_equal(hx_outstanding(h), 0);
+	hx_free(h);
+}
+
+/* ---- CFQ ---- */
+
+/* Number of times consecutive commands change stream. */
+static unsigned switches(struct hx *h)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 1; i < hx_ncmd(h); i++)
+		n += hx_cmd(h, i)->stream != hx_cmd(h, i - 1)->stream;
+	return n;
+}
+
+static void test_cfq_slices(void **state)
+{
+	struct hx *h = mk("cfq:slice_sync=10ms,slice_idle=0", &flat1);
+
+	/* Two processes with a backlog of 30 sync reads each. */
+	for (unsigned i = 0; i < 30; i++) {
+		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	}
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 60);
+	/* 1 ms per request, 10 ms slices: runs of 10 commands per process. */
+	for (unsigned i = 0; i < 60; i++)
+		assert_int_equal(hx_cmd(h, i)->stream, (i / 10) % 2 ? 2 : 1);
+	/* Within a slice, ascending offsets. */
+	for (unsigned i = 1; i < 10; i++)
+		assert_true(hx_cmd(h, i)->off > hx_cmd(h, i - 1)->off);
+	assert_int_equal(switches(h), 5);
+	assert_int_equal(hx_report(h, "slices"), 6);
+	hx_free(h);
+}
+
+static void test_cfq_idling(void **state)
+{
+	struct hx *h;
+	unsigned first_b;
+
+	/* A reads every 2 ms (think time < slice_idle); B has a backlog. */
+	h = mk("cfq", &flat05);
+	for (unsigned i = 0; i <= 20; i++)
+		hx_add(h, i * 2 * MS, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	for (unsigned i = 0; i < 50; i++)
+		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	/* With idling, A keeps the disk for all its 21 requests. */
+	for (first_b = 0; hx_cmd(h, first_b)->stream == 1; first_b++)
+		;
+	assert_int_equal(first_b, 21);
+	assert_true(hx_report(h, "idle_hits") >= 20);
+	/* B waited for A's last request plus one idle period (8 ms). */
+	assert_int_equal(hx_cmd(h, 21)->t, 40 * MS + 500 * US + 8 * MS);
+	hx_free(h);
+
+	/* Without idling the disk turns to B as soon as A's queue drains. */
+	h = mk("cfq:slice_idle=0", &flat05);
+	for (unsigned i = 0; i <= 20; i++)
+		hx_add(h, i * 2 * MS, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	for (unsigned i = 0; i < 50; i++)
+		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_cmd(h, 0)->stream, 1);
+	assert_int_equal(hx_cmd(h, 1)->stream, 2);
+	assert_true(hx_report(h, "idle_hits") == 0);
+	hx_free(h);
+}
+
+static void test_cfq_async_shared_queue(void **state)
+{
+	struct hx *h = mk("cfq", &flat1);
+
+	/* Async writes of two processes share one sorted queue: served in
+	 * ascending offset order regardless of the process. */
+	for (unsigned i = 0; i < 6; i++)
+		hx_add(h, 0, 1 + i % 2, 0, IOSIG_OP_WRITE, (60 - 10 * i) * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 6);
+	for (unsigned i = 1; i < 6; i++)
+		assert_true(hx_cmd(h, i)->off > hx_cmd(h, i - 1)->off || i == 1);
+	assert_int_equal(hx_report(h, "slices"), 1);
+	hx_free(h);
+}
+
+static void test_cfq_quantum(void **state)
+{
+	struct iosig_dev_info d = disk;
+	struct hx *h = hx_new(1, (d.queue_depth = 32, &d), &flat1);
+	char err[256];
+
+	assert_int_equal(hx_policy(h, "cfq:quantum=4", err, sizeof(err)), 0);
+	for (unsigned i = 0; i < 20; i++)
+		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, 0);
+	/* The device could take 32, the active queue may send only 4. */
+	assert_int_equal(hx_ncmd(h), 4);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 20);
+	assert_int_equal(hx_outstanding(h), 0);
+	hx_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deadline_sorted_batches),
+		cmocka_unit_test(test_deadline_expiry),
+		cmocka_unit_test(test_deadline_writes_starved),
+		cmocka_unit_test(test_deadline_fifo_batch_and_merge),
+		cmocka_unit_test(test_cfq_slices),
+		cmocka_unit_test(test_cfq_idling),
+		cmocka_unit_test(test_cfq_async_shared_queue),
+		cmocka_unit_test(test_cfq_quantum),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
