@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sig_canon.c - the canonical text of a signature, an ABI between the
+ * compiler plugins (which embed it in binaries) and libiosig (which parses it
+ * at run time with iosig_sig_parse()).  Keep it stable; the grammar is in
+ * docs/signature-language.md:
+ *
+ *   canonical = [ param *( " " param ) ]        params in enum iosig_param order
+ *   param     = flag | value-param "(" number-or-slot ")" | "name(" c-string ")"
+ *   flag      = "global" | "local" | "persist" | "tmp" | "sequential_access"
+ *             | "random_access" | "archive" | "tamper"        (primary names only)
+ *   number    = sizes: decimal integer of bytes; times (seconds) and
+ *               fractions: decimal integer when integral and < 1e17, else
+ *               the shortest "%g" text that reads back exactly (C locale)
+ *   slot      = "$" decimal index, counting from 0 in text order
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sig_internal.h"
+
+void sigp_put(char *buf, size_t size, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*pos < size ? buf + *pos : NULL, *pos < size ? size - *pos : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*pos += (size_t)n;
+}
+
+int sigp_put_name(char *buf, size_t size, size_t *pos, const char *name)
+{
+	sigp_put(buf, size, pos, "\"");
+	for (const char *c = name; *c; c++) {
+		unsigned char ch = (unsigned char)*c;
+
+		if (ch < 0x20 || ch == 0x7f)
+			return -EINVAL;
+		if (ch == '"' || ch == '\\')
+			sigp_put(buf, size, pos, "\\%c", ch);
+		else
+			sigp_put(buf, size, pos, "%c", ch);
+	}
+	sigp_put(buf, size, pos, "\"");
+	return 0;
+}
+
+/* A value of parameter id in base units, as the canonical text writes it. */
+static int put_number(char *buf, size_t size, size_t *pos, enum iosig_param id,
+		      struct sigp_num n)
+{
+	double v = sigp_num_double(n);
+	char tmp[40], msg[8];
+
+	if (sigp_param_check(id, v, msg, sizeof(msg)) < 0)
+		return -ERANGE;
+	if (id == IOSIG_P_SIZE_PER_IO || id == IOSIG_P_TOTALSIZE) {
+		sigp_put(buf, size, pos, "%llu", (unsigned long long)sigp_size_of(n));
+		return 0;
+	}
+	if (v == floor(v) && fabs(v) < 1e17)
+		sigp_put(buf, size, pos, "%lld", (long long)v);
+	else
+		sigp_put(buf, size, pos, "%s", sigp_fmt_double(v, tmp, sizeof(tmp)));
+	return 0;
+}
+
+static const struct iosig_pragma_param *find_param(const struct iosig_pragma *pr,
+						   enum iosig_param id)
+{
+	for (unsigned i = 0; i < pr->nparams; i++)
+		if (pr->params[i].id == id)
+			return &pr->params[i];
+	return NULL;
+}
+
+int iosig_pragma_canonical(const struct iosig_pragma *pragma, char *buf, size_t size,
+			   const struct iosig_expr **ret_slots, unsigned max_slots,
+			   unsigned *ret_nslots)
+{
+	const struct iosig_expr *slots[IOSIG_P_COUNT];
+	unsigned nslots = 0;
+	size_t pos = 0;
+	int r;
+
+	if (!pragma || (!buf && size))
+		return -EINVAL;
+	if (size)
+		buf[0] = '\0';
+	for (int id = 0; id < IOSIG_P_COUNT; id++) {
+		const struct iosig_pragma_param *q = find_param(pragma, (enum iosig_param)id);
+		const struct sigp_param_info *info = sigp_param_info((enum iosig_param)id);
+
+		if (!q)
+			continue;
+		if (pos)
+			sigp_put(buf, size, &pos, " ");
+		if (info->flag) {
+			sigp_put(buf, size, &pos, "%s", info->name);
+			continue;
+		}
+		sigp_put(buf, size, &pos, "%s(", info->name);
+		if (id == IOSIG_P_NAME) {
+			const char *name = q->expr && q->expr->text ? q->expr->text : pragma->name;
+
+			if (!name || sigp_put_name(buf, size, &pos, name) < 0)
+				return -EINVAL;
+		} else if (!q->expr) {
+			return -EINVAL;
+		} else if (q->expr->constant) {
+			struct sigp_num n;
+
+			r = sigp_eval(q->expr, NULL, 0, NULL, &n);
+			if (r < 0)
+				return r == -ENOMEM ? r : -EINVAL;
+			r = put_number(buf, size, &pos, (enum iosig_param)id, n);
+			if (r < 0)
+				return r;
+		} else {
+			sigp_put(buf, size, &pos, "$%u", nslots);
+			slots[nslots++] = q->expr;
+		}
+		sigp_put(buf, size, &pos, ")");
+	}
+	if (pos >= size || nslots > max_slots || (nslots && !ret_slots))
+		return -ENOSPC;
+	if (nslots)
+		memcpy(ret_slots, slots, nslots * sizeof(*slots));
+	if (ret_nslots)
+		*ret_nslots = nslots;
+	return 0;
+}
+
+int iosig_sig_format(const struct iosig_sig *sig, char *buf, size_t size)
+{
+	size_t pos = 0;
+	int r;
+
+	if (!sig || (!buf && size))
+		return -EINVAL;
+	if (size)
+		buf[0] = '\0';
+	if (sig->set & ~((1u << IOSIG_P_COUNT) - 1))
+		return -EINVAL;
+	for (int id = 0; id < IOSIG_P_COUNT; id++) {
+		const struct sigp_param_info *info = sigp_param_info((enum iosig_param)id);
+
+		if (!(sig->set & IOSIG_HAS(id)))
+			continue;
+		if (pos)
+			sigp_put(buf, size, &pos, " ");
+		if (info->flag) {
+			sigp_put(buf, size, &pos, "%s", info->name);
+			continue;
+		}
+		sigp_put(buf, size, &pos, "%s(", info->name);
+		switch (id) {
+		case IOSIG_P_SIZE_PER_IO:
+			sigp_put(buf, size, &pos, "%llu", (unsigned long long)sig->size_per_io);
+			r = sig->size_per_io > (1ull << 63) ? -ERANGE : 0;
+			break;
+		case IOSIG_P_TOTALSIZE:
+			sigp_put(buf, size, &pos, "%llu", (unsigned long long)sig->totalsize);
+			r = sig->totalsize > (1ull << 63) ? -ERANGE : 0;
+			break;
+		case IOSIG_P_MIN_MTTDL:
+			r = put_number(buf, size, &pos, IOSIG_P_MIN_MTTDL,
+				       (struct sigp_num){ .f = sig->min_mttdl });
+			break;
+		case IOSIG_P_AVAILABILITY:
+			r = put_number(buf, size, &pos, IOSIG_P_AVAILABILITY,
+				       (struct sigp_num){ .f = sig->availability });
+			break;
+		case IOSIG_P_LIFETIME:
+			r = put_number(buf, size, &pos, IOSIG_P_LIFETIME,
+				       (struct sigp_num){ .f = sig->lifetime });
+			break;
+		default: /* IOSIG_P_NAME */
+			r = -EINVAL;
+			if (sig->name[0] && memchr(sig->name, '\0', sizeof(sig->name)))
+				r = sigp_put_name(buf, size, &pos, sig->name);
+			break;
+		}
+		if (r < 0)
+			return r;
+		sigp_put(buf, size, &pos, ")");
+	}
+	if (pos > (size_t)2147483647)
+		return -EOVERFLOW;
+	return (int)pos;
+}
