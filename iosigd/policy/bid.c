@@ -202,6 +202,17 @@ void bid_sq_take(struct bid_sq *sq, struct iosig_req *req)
 	}
 }
 
+void bid_sq_put_back(struct bid_sq *sq, struct iosig_req *req)
+{
+	pol_tree_insert(&sq->reqs, &req->tnode);
+	sq->nreq++;
+	sq->bytes += req->len;
+	if (req->op == IOSIG_OP_WRITE) {
+		sq->nwrite++;
+		sq->write_bytes += req->len;
+	}
+}
+
 static void mark(struct bid *b, struct bid_sq *sq, uint64_t now)
 {
 	struct bid_dev *bd = &b->dev[sq->dev];

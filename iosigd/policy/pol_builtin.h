@@ -12,5 +12,6 @@ extern const struct iosig_policy_ops pol_noop_ops;
 extern const struct iosig_policy_ops pol_deadline_ops;
 extern const struct iosig_policy_ops pol_cfq_ops;
 extern const struct iosig_policy_ops pol_bid_hdd_ops;
+extern const struct iosig_policy_ops pol_bid_hybrid_ops;
 
 #endif /* IOSIG_POL_BUILTIN_H */

@@ -490,3 +490,152 @@ uint64_t pol_weighted_mean(const uint64_t *ring, unsigned cap, unsigned head, un
 	}
 	return den > 0 ? (uint64_t)(num / den + 0.5) : 0;
 }
+
+/* ---- location table ---- */
+
+int pol_extmap_init(struct pol_extmap *m, unsigned ndev)
+{
+	memset(m, 0, sizeof(*m));
+	m->root = calloc(ndev ? ndev : 1, sizeof(*m->root));
+	if (!m->root)
+		return -ENOMEM;
+	m->ndev = ndev;
+	return 0;
+}
+
+static void ext_free_tree(struct iosig_tnode *t)
+{
+	if (!t)
+		return;
+	ext_free_tree(t->left);
+	ext_free_tree(t->right);
+	free(pol_container_of(t, struct pol_ext, node));
+}
+
+void pol_extmap_free(struct pol_extmap *m)
+{
+	if (!m->root)
+		return;
+	for (unsigned d = 0; d < m->ndev; d++)
+		ext_free_tree(m->root[d]);
+	while (m->spare) {
+		struct pol_ext *e = m->spare;
+
+		m->spare = (struct pol_ext *)(void *)e->node.left;
+		free(e);
+	}
+	free(m->root);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct pol_ext *ext_alloc(struct pol_extmap *m)
+{
+	struct pol_ext *e = m->spare;
+
+	if (e) {
+		m->spare = (struct pol_ext *)(void *)e->node.left;
+		memset(e, 0, sizeof(*e));
+		return e;
+	}
+	return calloc(1, sizeof(*e));
+}
+
+static void ext_release(struct pol_extmap *m, struct pol_ext *e)
+{
+	e->node.left = (struct iosig_tnode *)(void *)m->spare;
+	m->spare = e;
+}
+
+static struct pol_ext *ext_of(struct iosig_tnode *n)
+{
+	return n ? pol_container_of(n, struct pol_ext, node) : NULL;
+}
+
+struct pol_ext *pol_extmap_first(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
+{
+	struct iosig_tnode *root = m->root[home];
+	struct pol_ext *e = ext_of(pol_tree_floor(root, off, 0));
+
+	if (e && pol_ext_off(e) + e->len > off)
+		return e;
+	e = ext_of(pol_tree_lower_bound(root, off, 0));
+	return e && pol_ext_off(e) < off + len ? e : NULL;
+}
+
+struct pol_ext *pol_extmap_next(struct pol_extmap *m, unsigned home, struct pol_ext *e)
+{
+	return ext_of(pol_tree_next(m->root[home], &e->node));
+}
+
+int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
+{
+	struct iosig_tnode **root = &m->root[home];
+	uint64_t end = off + len;
+	struct pol_ext *e = pol_extmap_first(m, home, off, len);
+
+	while (e && pol_ext_off(e) < end) {
+		struct pol_ext *next = pol_extmap_next(m, home, e);
+		uint64_t es = pol_ext_off(e), ee = es + e->len;
+
+		if (es < off && ee > end) {
+			/* Spans the range: split into left and right parts. */
+			struct pol_ext *r = ext_alloc(m);
+
+			if (!r)
+				return -ENOMEM;
+			r->node.key = end;
+			r->len = ee - end;
+			r->tdev = e->tdev;
+			r->toff = e->toff + (end - es);
+			e->len = off - es;
+			pol_tree_insert(root, &r->node);
+			m->count++;
+			return 0;
+		}
+		if (es < off) {
+			e->len = off - es;                  /* keep the left part */
+		} else if (ee > end) {
+			pol_tree_remove(root, &e->node);    /* keep the right part */
+			e->toff += end - es;
+			e->len = ee - end;
+			e->node.key = end;
+			pol_tree_insert(root, &e->node);
+		} else {
+			pol_tree_remove(root, &e->node);
+			ext_release(m, e);
+			m->count--;
+		}
+		e = next;
+	}
+	return 0;
+}
+
+int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+		   unsigned tdev, uint64_t toff)
+{
+	struct iosig_tnode **root = &m->root[home];
+	struct pol_ext *e, *prev;
+
+	/* Reserve the node first so failure leaves the table as it was. */
+	e = ext_alloc(m);
+	if (!e)
+		return -ENOMEM;
+	if (pol_extmap_clear(m, home, off, len) < 0) {
+		ext_release(m, e);
+		return -ENOMEM;
+	}
+	prev = ext_of(pol_tree_floor(*root, off, 0));
+	if (prev && pol_ext_off(prev) + prev->len == off && prev->tdev == tdev &&
+	    prev->toff + prev->len == toff) {
+		prev->len += len;   /* continues the previous extent */
+		ext_release(m, e);
+		return 0;
+	}
+	e->node.key = off;
+	e->len = len;
+	e->tdev = (uint16_t)tdev;
+	e->toff = toff;
+	pol_tree_insert(root, &e->node);
+	m->count++;
+	return 0;
+}

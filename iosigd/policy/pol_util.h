@@ -141,6 +141,42 @@ static inline bool pol_pool_owns(const struct pol_pool *p, const struct iosig_re
 	return r >= p->items && r < p->items + p->cap;
 }
 
+/* ---- location table: extents of a home device stored elsewhere ---- */
+
+/* [off, off + len) of home device `home` lives at toff on device tdev. */
+struct pol_ext {
+	struct iosig_tnode node;   /* key = off (extents never overlap), key2 = 0 */
+	uint64_t len;
+	uint64_t toff;
+	uint16_t tdev;
+};
+
+struct pol_extmap {
+	unsigned ndev;
+	struct iosig_tnode **root;   /* per home device */
+	struct pol_ext *spare;       /* recycled nodes (singly linked via node.left) */
+	size_t count;                /* extents in the table */
+};
+
+int pol_extmap_init(struct pol_extmap *m, unsigned ndev);
+void pol_extmap_free(struct pol_extmap *m);
+/* Maps [off, off + len) of home to (tdev, toff), replacing whatever
+ * overlapped; extends the neighbouring extent when both sides continue it.
+ * 0 or -ENOMEM (the table is unchanged then). */
+int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+		   unsigned tdev, uint64_t toff);
+/* Forgets any mapping of [off, off + len) (the data is at home again).
+ * 0 or -ENOMEM (splitting an extent needs a node). */
+int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len);
+/* The first extent overlapping [off, off + len), or NULL; then
+ * pol_extmap_next() while it returns extents starting before off + len. */
+struct pol_ext *pol_extmap_first(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len);
+struct pol_ext *pol_extmap_next(struct pol_extmap *m, unsigned home, struct pol_ext *e);
+static inline uint64_t pol_ext_off(const struct pol_ext *e)
+{
+	return e->node.key;
+}
+
 /* ---- merging ---- */
 
 /* Whether b can follow a (already `total` bytes in its chain) in one

@@ -18,6 +18,7 @@ static const struct iosig_policy_ops *const builtin[] = {
 	&pol_deadline_ops,
 	&pol_cfq_ops,
 	&pol_bid_hdd_ops,
+	&pol_bid_hybrid_ops,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 

@@ -229,6 +229,207 @@ static void test_bid_bad_options(void **state)
 	hx_free(h);
 }
 
+
+/* ---- BID-Hybrid ---- */
+
+static struct hx *mk2(const char *spec, uint64_t ssd_cap)
+{
+	struct iosig_dev_info devs[2] = { hdd, ssd };
+	struct hx_model models[2] = { flat1, fast };
+	struct hx *h;
+	char err[256];
+
+	devs[1].capacity = ssd_cap;
+	h = hx_new(2, devs, models);
+	if (hx_policy(h, spec, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", spec, err);
+	return h;
+}
+
+/* Light process 1: 8 random 4 KiB writes; bulky process 2: 64 sequential
+ * 4 KiB writes (merge into 256 KiB requests: PF 512 sectors). */
+static void light_and_bulky(struct hx *h, uint64_t hint_light, uint64_t hint_bulky)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		hx_add_hint(h, i * 50 * US, 2, 0, IOSIG_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0,
+			    hint_bulky, IOSIG_PATTERN_SEQUENTIAL);
+		if (i % 8 == 0)
+			hx_add_hint(h, i * 50 * US + 10 * US, 1, 0, IOSIG_OP_WRITE,
+				    (100 + i * 7) * MiB, 4 * KiB, 0, hint_light,
+				    IOSIG_PATTERN_RANDOM);
+	}
+}
+
+static void test_hybrid_packing_fraction(void **state)
+{
+	struct hx *h = mk2("bid-hybrid", 64 * GiB);
+	unsigned on_ssd = 0, on_hdd = 0;
+
+	light_and_bulky(h, 0, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	for (unsigned i = 0; i < hx_ncmd(h); i++) {
+		const struct hx_cmd *c = hx_cmd(h, i);
+
+		if (c->dev == 1) {
+			assert_int_equal(c->stream, 1);
+			on_ssd++;
+		} else {
+			assert_int_equal(c->stream, 2);
+			on_hdd += c->nreq;
+		}
+	}
+	assert_int_equal(on_ssd, 8);
+	assert_int_equal(on_hdd, 64);
+	assert_int_equal(hx_report(h, "tiered_queues"), 1);
+	assert_int_equal(hx_report(h, "bulky_queues"), 1);
+	assert_int_equal(hx_report(h, "ssd_write_bytes"), 8 * 4 * KiB);
+	assert_int_equal(hx_report(h, "location_extents"), 8);
+	hx_free(h);
+
+	/* With pf_threshold=8 sectors the 4 KiB writes count as bulky. */
+	h = mk2("bid-hybrid:pf_threshold=8", 64 * GiB);
+	light_and_bulky(h, 0, 0);
+	hx_run(h, UINT64_MAX);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		assert_int_equal(hx_cmd(h, i)->dev, 0);
+	assert_int_equal(hx_report(h, "tiered_queues"), 0);
+	hx_free(h);
+}
+
+static void test_hybrid_location_table(void **state)
+{
+	struct hx *h = mk2("bid-hybrid", 64 * GiB);
+	unsigned rd_ssd, rd_hdd, rd_split, rd_after;
+
+	/* Light process writes 3 random blocks (-> SSD) ... */
+	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 10 * US, 1, 0, IOSIG_OP_WRITE, 200 * MiB, 4 * KiB, 0);
+	hx_add(h, 20 * US, 1, 0, IOSIG_OP_WRITE, 300 * MiB, 8 * KiB, 0);
+	/* ... later reads: on the SSD, on the HDD, and straddling both. */
+	rd_ssd = hx_add(h, 100 * MS, 3, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	rd_hdd = hx_add(h, 100 * MS, 4, 0, IOSIG_OP_READ, 500 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	rd_split = hx_add(h, 100 * MS, 5, 0, IOSIG_OP_READ, 300 * MiB + 4 * KiB, 12 * KiB,
+			  IOSIG_REQ_SYNC);
+	/* An update wholly inside a tiered extent stays on the SSD ... */
+	hx_add(h, 150 * MS, 6, 0, IOSIG_OP_WRITE, 100 * MiB, 4 * KiB, 0);
+	/* ... a bulky rewrite overlapping 200 MiB moves it back to the HDD ... */
+	hx_add(h, 200 * MS, 6, 0, IOSIG_OP_WRITE, 200 * MiB - 64 * KiB, 128 * KiB, 0);
+	hx_add(h, 200 * MS + 10 * US, 6, 0, IOSIG_OP_WRITE, 200 * MiB + 64 * KiB, 128 * KiB, 0);
+	/* ... so a read afterwards is served by the HDD. */
+	rd_after = hx_add(h, 400 * MS, 7, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+
+	assert_int_equal(hx_r(h, rd_ssd)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, rd_ssd)->r.issued_off, 4 * KiB);   /* second block allocated */
+	assert_int_equal(hx_r(h, rd_hdd)->r.issued_dev, 0);
+	assert_int_equal(hx_r(h, rd_hdd)->r.issued_off, 500 * MiB);
+	/* The split read: 4 KiB from the SSD (300 MiB + 4 KiB is the second
+	 * half of the 8 KiB extent at SSD offset 8 KiB) + 8 KiB from the HDD. */
+	assert_int_equal(hx_r(h, rd_split)->status, 0);
+	assert_int_equal(hx_report(h, "split_reads"), 1);
+	{
+		bool ssd_piece = false, hdd_piece = false;
+
+		for (unsigned i = 0; i < hx_ncmd(h); i++) {
+			const struct hx_cmd *c = hx_cmd(h, i);
+
+			if (c->stream != 5)
+				continue;
+			if (c->dev == 1 && c->off == 12 * KiB && c->len == 4 * KiB)
+				ssd_piece = true;
+			if (c->dev == 0 && c->off == 300 * MiB + 8 * KiB && c->len == 8 * KiB)
+				hdd_piece = true;
+			assert_true(c->t <= hx_r(h, rd_split)->done_t);
+		}
+		assert_true(ssd_piece && hdd_piece);
+	}
+	assert_int_equal(hx_r(h, 6)->r.issued_dev, 1);   /* the in-place update */
+	assert_int_equal(hx_r(h, 6)->r.issued_off, 0);
+	assert_int_equal(hx_r(h, rd_after)->r.issued_dev, 0);
+	assert_int_equal(hx_r(h, rd_after)->r.issued_off, 200 * MiB);
+	hx_free(h);
+}
+
+static void test_hybrid_hints(void **state)
+{
+	struct hx *h;
+	uint64_t first_ssd_profiled = 0, first_ssd_hinted = 0;
+
+	/* Profiling: the light writes reach the SSD only once their queue is
+	 * marked (wait timer). */
+	h = mk2("bid-hybrid", 64 * GiB);
+	light_and_bulky(h, 4 * KiB, 1 * MiB);
+	hx_run(h, UINT64_MAX);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->dev == 1) {
+			first_ssd_profiled = hx_cmd(h, i)->t;
+			break;
+		}
+	assert_true(first_ssd_profiled > 2 * MS);
+	hx_free(h);
+
+	/* With hints the light process (4 KiB, random) goes straight to the
+	 * SSD on arrival. */
+	h = mk2("bid-hybrid:use_hints=1", 64 * GiB);
+	light_and_bulky(h, 4 * KiB, 1 * MiB);
+	hx_run(h, UINT64_MAX);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->dev == 1) {
+			first_ssd_hinted = hx_cmd(h, i)->t;
+			break;
+		}
+	assert_int_equal(first_ssd_hinted, 10 * US);
+	assert_int_equal(hx_report(h, "hinted_light_streams"), 1);
+	assert_int_equal(hx_report(h, "hinted_bulky_streams"), 1);
+	assert_int_equal(hx_report(h, "ssd_write_bytes"), 8 * 4 * KiB);
+	hx_free(h);
+
+	/* A declared big size_per_io keeps small random writes on the HDD. */
+	h = mk2("bid-hybrid:use_hints=1", 64 * GiB);
+	for (unsigned i = 0; i < 8; i++)
+		hx_add_hint(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, (100 + i * 7) * MiB, 4 * KiB, 0,
+			    1 * MiB, IOSIG_PATTERN_RANDOM);
+	hx_run(h, UINT64_MAX);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		assert_int_equal(hx_cmd(h, i)->dev, 0);
+	hx_free(h);
+}
+
+static void test_hybrid_tier_limits(void **state)
+{
+	struct hx *h;
+	struct iosig_dev_info only_hdd = hdd;
+	char err[256];
+
+	/* A 16 KiB tier at ssd_fill 1 takes the first 4 light writes only. */
+	h = mk2("bid-hybrid:ssd_fill=1", 16 * KiB);
+	for (unsigned i = 0; i < 4; i++)
+		hx_add(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, (100 + i * 7) * MiB, 4 * KiB, 0);
+	for (unsigned i = 0; i < 4; i++)
+		hx_add(h, 100 * MS + i * 10 * US, 1, 0, IOSIG_OP_WRITE, (900 + i * 7) * MiB,
+		       4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "ssd_write_bytes"), 16 * KiB);
+	assert_int_equal(hx_report(h, "bulky_queues"), 1);
+	assert_int_equal(hx_outstanding(h), 0);
+	hx_free(h);
+
+	/* Requests addressed to the tier itself are refused. */
+	h = mk2("bid-hybrid", 64 * GiB);
+	hx_add(h, 0, 1, 1, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_r(h, 0)->submit_ret, -EINVAL);
+	hx_free(h);
+
+	/* No SSD: init refuses with a reason. */
+	h = hx_new(1, &only_hdd, &flat1);
+	assert_int_equal(hx_policy(h, "bid-hybrid", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bid-hybrid: needs an SSD (or NVM) device for its tier; the engine offers none");
+	hx_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,8 +438,11 @@ int main(void)
 		cmocka_unit_test(test_bid_deadlines),
 		cmocka_unit_test(test_bid_queue_not_interleaved),
 		cmocka_unit_test(test_bid_bad_options),
+		cmocka_unit_test(test_hybrid_packing_fraction),
+		cmocka_unit_test(test_hybrid_location_table),
+		cmocka_unit_test(test_hybrid_hints),
+		cmocka_unit_test(test_hybrid_tier_limits),
 	};
 
-	(void)ssd;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

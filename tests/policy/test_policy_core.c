@@ -443,6 +443,61 @@ static void test_heap_map_pool(void **state)
 	}
 }
 
+
+/* Extents as (off, len, toff) triples in order, for comparison. */
+static unsigned ext_dump(struct pol_extmap *m, uint64_t *out)
+{
+	unsigned n = 0;
+
+	for (struct pol_ext *e = pol_extmap_first(m, 0, 0, UINT64_MAX / 2); e;
+	     e = pol_extmap_next(m, 0, e)) {
+		out[3 * n] = pol_ext_off(e);
+		out[3 * n + 1] = e->len;
+		out[3 * n + 2] = e->toff;
+		n++;
+	}
+	return n;
+}
+
+static void test_extmap(void **state)
+{
+	struct pol_extmap m;
+	uint64_t d[30];
+
+	assert_int_equal(pol_extmap_init(&m, 2), 0);
+	assert_int_equal(pol_extmap_set(&m, 0, 100, 50, 1, 1000), 0);
+	/* Continuing extent on both sides: extends, no new node. */
+	assert_int_equal(pol_extmap_set(&m, 0, 150, 50, 1, 1050), 0);
+	assert_int_equal(m.count, 1);
+	assert_int_equal(ext_dump(&m, d), 1);
+	assert_int_equal(d[1], 100);
+	/* Not continuing on the tier: a second extent. */
+	assert_int_equal(pol_extmap_set(&m, 0, 200, 10, 1, 5000), 0);
+	assert_int_equal(m.count, 2);
+	/* Clear the middle of the first: split into two. */
+	assert_int_equal(pol_extmap_clear(&m, 0, 120, 10), 0);
+	assert_int_equal(ext_dump(&m, d), 3);
+	assert_int_equal(d[0], 100); assert_int_equal(d[1], 20); assert_int_equal(d[2], 1000);
+	assert_int_equal(d[3], 130); assert_int_equal(d[4], 70); assert_int_equal(d[5], 1030);
+	assert_int_equal(d[6], 200); assert_int_equal(d[7], 10); assert_int_equal(d[8], 5000);
+	/* Overwrite across the boundary of two extents. */
+	assert_int_equal(pol_extmap_set(&m, 0, 190, 15, 1, 9000), 0);
+	assert_int_equal(ext_dump(&m, d), 4);
+	assert_int_equal(d[3], 130); assert_int_equal(d[4], 60);
+	assert_int_equal(d[6], 190); assert_int_equal(d[7], 15); assert_int_equal(d[8], 9000);
+	assert_int_equal(d[9], 205); assert_int_equal(d[10], 5); assert_int_equal(d[11], 5005);
+	/* Lookups: overlapping first extent, none in a gap. */
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 125, 10)), 130);
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 110, 1)), 100);
+	assert_null(pol_extmap_first(&m, 0, 120, 10));
+	assert_null(pol_extmap_first(&m, 1, 100, 10));
+	/* Clearing everything leaves nothing. */
+	assert_int_equal(pol_extmap_clear(&m, 0, 0, 1000), 0);
+	assert_int_equal(m.count, 0);
+	assert_null(pol_extmap_first(&m, 0, 0, 1000));
+	pol_extmap_free(&m);
+}
+
 /* ---- noop ---- */
 
 static void test_noop_fifo_merge(void **state)
@@ -527,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_create_env_checks),
 		cmocka_unit_test(test_treap),
 		cmocka_unit_test(test_heap_map_pool),
+		cmocka_unit_test(test_extmap),
 		cmocka_unit_test(test_noop_fifo_merge),
 		cmocka_unit_test(test_noop_queue_depth),
 	};

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bid_hybrid.c - BID-Hybrid (Mishra & Somani 2017): BID-HDD for the disk
+ * plus initial tier placement on an SSD.
+ *
+ *  - Data location filter: a location table maps extents of the HDD that
+ *    were placed on the SSD; a later read or update of such data goes to
+ *    the SSD (a read straddling both tiers is split into pieces).
+ *  - Tier categorisation: when a staging queue SQ_p is marked, its packing
+ *    fraction PF = (write bytes / 512) / (write requests after merging) is
+ *    computed.  PF < pf_threshold: p is non-bulky, its writes go to the
+ *    SSD (allocated append-only, recorded in the table); otherwise the
+ *    queue flushes to the HDD as in BID-HDD.  Reads never change tier.
+ *  - The SSD is served by per-process FIFOs in round robin (the paper's
+ *    multi-queue FIFO).
+ *  - use_hints=1 (signatures as priors, DESIGN 7): a stream's declared
+ *    size_per_io and pattern, taken from its first request, decide at once:
+ *    size >= threshold -> bulky (HDD, no PF test); small and random ->
+ *    non-bulky, its writes skip staging and go straight to the SSD; any
+ *    other declaration (or none) is profiled as above.
+ *
+ * The SSD tier is append-only: when ssd_fill of it is used, tiering stops
+ * and everything goes to the HDD (a deployment would migrate cold extents
+ * back; the paper does not describe it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bid.h"
+#include "pol_builtin.h"
+
+#define SECTOR 512u
+#define PIECE_POOL 4096
+
+/* What a stream's signature says (use_hints); V_PROFILE = it said nothing
+ * decisive, profile it as usual. */
+enum verdict { V_UNKNOWN = 0, V_BULKY = 1, V_LIGHT = 2, V_PROFILE = 3 };
+
+struct hyb_opts {
+	struct bid_core_opts core;
+	uint64_t pf_threshold;   /* sectors per request */
+	double ssd_fill;
+	bool use_hints;
+};
+
+/* One process's FIFO on the SSD. */
+struct ssd_fifo {
+	uint32_t stream;
+	struct iosig_list reqs;
+	struct iosig_list rr;
+	bool on_rr;
+};
+
+struct hyb {
+	struct bid bid;                /* first: on_mark gets it back */
+	struct hyb_opts o;
+	struct iosig_env *env;
+	unsigned ssd;                  /* tier device */
+	uint64_t ssd_next, ssd_limit;  /* append-only allocation */
+	struct pol_extmap loc;         /* HDD extents living on the SSD */
+	struct pol_map fifos;          /* stream -> ssd_fifo */
+	struct iosig_list rr;          /* busy FIFOs */
+	struct pol_map verdicts;       /* stream -> enum verdict (hints) */
+	struct pol_pool pieces;        /* sub-requests of straddling reads */
+	struct iosig_req **parent;     /* per piece: the read it belongs to */
+	struct iosig_list waiting;     /* reads waiting for pieces */
+	/* counters */
+	uint64_t tiered_queues, bulky_queues, ssd_write_bytes, ssd_read_bytes;
+	uint64_t ssd_writes, split_reads, hinted_light, hinted_bulky, tier_full;
+};
+
+static const struct iosig_opt hyb_opts[] = {
+	BID_CORE_OPTS,
+	{ .name = "pf_threshold", .type = IOSIG_OPT_UINT, .off = offsetof(struct hyb_opts, pf_threshold),
+	  .def = "128", .min = 1, .max = 1u << 21,
+	  .help = "packing fraction (512-byte sectors per write request) below which a queue is non-bulky and goes to the SSD" },
+	{ .name = "ssd_fill", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct hyb_opts, ssd_fill),
+	  .def = "0.9", .fmin = 0, .fmax = 1,
+	  .help = "fraction of the SSD the tier may fill before tiering stops" },
+	{ .name = "use_hints", .type = IOSIG_OPT_BOOL, .off = offsetof(struct hyb_opts, use_hints),
+	  .def = "0",
+	  .help = "take bulkiness from the stream's declared size_per_io/pattern instead of profiling" },
+	{ .name = NULL },
+};
+
+static struct hyb *hyb_of(struct bid *b)
+{
+	return pol_container_of(b, struct hyb, bid);
+}
+
+static struct ssd_fifo *fifo_get(struct hyb *y, uint32_t stream)
+{
+	struct ssd_fifo *f = pol_map_get(&y->fifos, stream);
+
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->stream = stream;
+	pol_list_init(&f->reqs);
+	pol_list_init(&f->rr);
+	if (pol_map_put(&y->fifos, stream, f) < 0) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Queues req for the SSD at toff (its tier location). */
+static int to_ssd(struct hyb *y, struct iosig_req *req, uint64_t toff)
+{
+	struct ssd_fifo *f = fifo_get(y, req->stream);
+
+	if (!f)
+		return -ENOMEM;
+	req->pdata[1] = toff;
+	req->pptr = f;
+	pol_list_add_tail(&f->reqs, &req->link);
+	if (!f->on_rr) {
+		pol_list_add_tail(&y->rr, &f->rr);
+		f->on_rr = true;
+	}
+	if (req->op == IOSIG_OP_WRITE) {
+		y->ssd_write_bytes += req->len;
+		y->ssd_writes++;
+	} else {
+		y->ssd_read_bytes += req->len;
+	}
+	return 0;
+}
+
+/* Places a new write on the SSD: allocate, record, queue.  false = no room. */
+static bool place_on_ssd(struct hyb *y, struct iosig_req *w)
+{
+	uint64_t toff = y->ssd_next;
+
+	if (toff + w->len > y->ssd_limit) {
+		y->tier_full++;
+		return false;
+	}
+	if (pol_extmap_set(&y->loc, w->dev, w->offset, w->len, y->ssd, toff) < 0)
+		return false;
+	if (to_ssd(y, w, toff) < 0) {
+		pol_extmap_clear(&y->loc, w->dev, w->offset, w->len);
+		return false;
+	}
+	y->ssd_next += w->len;
+	return true;
+}
+
+/* Write requests of sq after merging contiguous ones (the kernel's
+ * "request" structures the packing fraction counts). */
+static uint64_t merged_writes(struct bid_sq *sq, uint64_t max_merge)
+{
+	struct iosig_req *prev = NULL;
+	uint64_t n = 0, run = 0;
+
+	for (struct iosig_req *r = bid_sq_first(sq); r; r = bid_sq_next(sq, r)) {
+		if (r->op != IOSIG_OP_WRITE)
+			continue;
+		if (prev && pol_can_merge(prev, r, run, max_merge)) {
+			run += r->len;
+		} else {
+			n++;
+			run = r->len;
+		}
+		prev = r;
+	}
+	return n;
+}
+
+/* Tier categorisation of a freshly marked staging queue. */
+static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
+{
+	struct hyb *y = hyb_of(b);
+	uint64_t nreq, pf;
+	enum verdict v = V_UNKNOWN;
+	struct iosig_req *r, *next;
+
+	if (!sq->nwrite)
+		return;   /* read-only queues bypass categorisation */
+	if (y->o.use_hints)
+		v = (enum verdict)(uintptr_t)pol_map_get(&y->verdicts, sq->stream);
+	nreq = merged_writes(sq, b->o.max_merge);
+	pf = sq->write_bytes / SECTOR / (nreq ? nreq : 1);
+	if (v != V_BULKY && pf < y->o.pf_threshold &&
+	    y->ssd_next + sq->write_bytes <= y->ssd_limit) {
+		y->tiered_queues++;
+		for (r = bid_sq_first(sq); r; r = next) {
+			next = bid_sq_next(sq, r);
+			if (r->op != IOSIG_OP_WRITE)
+				continue;
+			bid_sq_take(sq, r);
+			if (!place_on_ssd(y, r))
+				bid_sq_put_back(sq, r);   /* no memory for the table: HDD */
+		}
+		return;
+	}
+	y->bulky_queues++;
+	/* The data goes to the HDD: older copies on the SSD are stale now. */
+	for (r = bid_sq_first(sq); r; r = bid_sq_next(sq, r))
+		if (r->op == IOSIG_OP_WRITE)
+			pol_extmap_clear(&y->loc, r->dev, r->offset, r->len);
+}
+
+static int hyb_init(struct iosig_policy *pol)
+{
+	struct iosig_env *env = pol->env;
+	struct hyb *y = calloc(1, sizeof(*y));
+	unsigned d;
+	int r;
+
+	if (!y)
+		return -ENOMEM;
+	y->o = *(struct hyb_opts *)pol->opts;
+	y->env = env;
+	for (d = 0; d < env->ndev; d++)
+		if (env->dev[d].cls == IOSIG_DEV_SSD || env->dev[d].cls == IOSIG_DEV_NVM)
+			break;
+	if (d == env->ndev) {
+		pol_err(pol, "needs an SSD (or NVM) device for its tier; the engine offers none");
+		r = -EINVAL;
+		goto out_free;
+	}
+	y->ssd = d;
+	y->ssd_limit = (uint64_t)(y->o.ssd_fill * (double)env->dev[d].capacity);
+	r = bid_core_init(&y->bid, env, &y->o.core);
+	if (r < 0)
+		goto out_free;
+	y->bid.on_mark = hyb_on_mark;
+	r = pol_extmap_init(&y->loc, env->ndev);
+	if (r < 0)
+		goto out_bid;
+	r = pol_pool_init(&y->pieces, PIECE_POOL);
+	if (r < 0)
+		goto out_loc;
+	y->parent = calloc(PIECE_POOL, sizeof(*y->parent));
+	if (!y->parent) {
+		r = -ENOMEM;
+		goto out_pool;
+	}
+	pol_map_init(&y->fifos);
+	pol_map_init(&y->verdicts);
+	pol_list_init(&y->rr);
+	pol_list_init(&y->waiting);
+	pol->priv = y;
+	return 0;
+
+out_pool:
+	pol_pool_free(&y->pieces);
+out_loc:
+	pol_extmap_free(&y->loc);
+out_bid:
+	bid_core_fini(&y->bid);
+out_free:
+	free(y);
+	return r;
+}
+
+/* Learns a stream's verdict from the signature on its first request. */
+static enum verdict hint_verdict(struct hyb *y, const struct iosig_req *req)
+{
+	void *v = pol_map_get(&y->verdicts, req->stream);
+	enum verdict out = V_UNKNOWN;
+
+	if (v)
+		return (enum verdict)(uintptr_t)v;
+	if (req->hint_size && req->hint_size >= y->o.pf_threshold * SECTOR) {
+		out = V_BULKY;
+		y->hinted_bulky++;
+	} else if (req->hint_size && req->hint_pattern == IOSIG_PATTERN_RANDOM) {
+		out = V_LIGHT;
+		y->hinted_light++;
+	}
+	/* Remember "profile it" too, so only the first request's hint counts. */
+	pol_map_put(&y->verdicts, req->stream, (void *)(uintptr_t)(out ? out : V_PROFILE));
+	return out;
+}
+
+/*
+ * Splits a read that straddles tiers into pieces: SSD pieces go to the SSD
+ * FIFO, HDD pieces are staged under the reader's process.  false = not
+ * enough pieces free (the caller retries later).
+ */
+static bool split_read(struct hyb *y, struct iosig_req *req)
+{
+	uint64_t pos = req->offset, end = req->offset + req->len, need = 0;
+	struct pol_ext *e;
+	struct iosig_req *p;
+	uint64_t now = y->env->now(y->env);
+
+	/* Count the pieces first so a split is all or nothing. */
+	for (e = pol_extmap_first(&y->loc, req->dev, pos, req->len); e && pol_ext_off(e) < end;
+	     e = pol_extmap_next(&y->loc, req->dev, e)) {
+		need += pol_ext_off(e) > pos;
+		need++;
+		pos = pol_ext_off(e) + e->len;
+	}
+	need += pos < end;
+	if (y->pieces.cap - y->pieces.used < need)
+		return false;
+	req->pdata[0] = need;
+	req->pdata[1] = 0;
+	pos = req->offset;
+	for (e = pol_extmap_first(&y->loc, req->dev, pos, req->len); pos < end;) {
+		uint64_t s = e ? pol_ext_off(e) : end;
+
+		if (s > pos) {
+			/* HDD gap [pos, min(s, end)) */
+			uint64_t l = (s < end ? s : end) - pos;
+
+			p = pol_pool_get(&y->pieces, IOSIG_OP_READ, req->dev, pos, l, 0, now);
+			p->stream = req->stream;
+			p->flags |= req->flags & IOSIG_REQ_SYNC;
+			y->parent[p - y->pieces.items] = req;
+			bid_core_stage(&y->bid, p);
+			pos += l;
+			continue;
+		}
+		/* SSD piece [pos, min(ext end, end)) */
+		{
+			uint64_t ee = pol_ext_off(e) + e->len;
+			uint64_t l = (ee < end ? ee : end) - pos;
+
+			p = pol_pool_get(&y->pieces, IOSIG_OP_READ, req->dev, pos, l, 0, now);
+			p->stream = req->stream;
+			y->parent[p - y->pieces.items] = req;
+			to_ssd(y, p, e->toff + (pos - pol_ext_off(e)));
+			pos += l;
+			e = pol_extmap_next(&y->loc, req->dev, e);
+			if (e && pol_ext_off(e) >= end)
+				e = NULL;
+		}
+	}
+	y->split_reads++;
+	return true;
+}
+
+static int hyb_submit(struct iosig_policy *pol, struct iosig_req *req)
+{
+	struct hyb *y = pol->priv;
+	struct pol_ext *e;
+	enum verdict v = V_UNKNOWN;
+
+	if (req->dev >= y->env->ndev || req->dev == y->ssd || req->op == IOSIG_OP_FLUSH)
+		return -EINVAL;   /* the SSD tier belongs to the policy */
+	if (y->o.use_hints)
+		v = hint_verdict(y, req);
+	e = pol_extmap_first(&y->loc, req->dev, req->offset, req->len);
+	if (e && pol_ext_off(e) <= req->offset &&
+	    pol_ext_off(e) + e->len >= req->offset + req->len)
+		/* Entirely on the SSD: read or update it there. */
+		return to_ssd(y, req, e->toff + (req->offset - pol_ext_off(e)));
+	if (e && req->op == IOSIG_OP_READ) {
+		if (!split_read(y, req))
+			pol_list_add_tail(&y->waiting, &req->link);
+		return 0;
+	}
+	if (v == V_LIGHT && req->op == IOSIG_OP_WRITE && place_on_ssd(y, req))
+		return 0;
+	return bid_core_stage(&y->bid, req);
+}
+
+static void hyb_dispatch(struct iosig_policy *pol)
+{
+	struct hyb *y = pol->priv;
+	struct iosig_env *env = y->env;
+
+	bid_core_dispatch(&y->bid);
+	while (!pol_list_empty(&y->rr) && pol_dev_room(env, y->ssd)) {
+		struct ssd_fifo *f = pol_container_of(y->rr.next, struct ssd_fifo, rr);
+		struct iosig_req *r = pol_container_of(f->reqs.next, struct iosig_req, link);
+
+		pol_list_del(&r->link);
+		pol_list_del(&f->rr);
+		f->on_rr = false;
+		if (!pol_list_empty(&f->reqs)) {
+			pol_list_add_tail(&y->rr, &f->rr);   /* round robin */
+			f->on_rr = true;
+		}
+		r->merge_next = NULL;
+		pol_issue(env, r, y->ssd, r->pdata[1]);
+	}
+}
+
+static void hyb_complete(struct iosig_policy *pol, struct iosig_req *req)
+{
+	struct hyb *y = pol->priv;
+	struct iosig_req *parent;
+
+	if (!pol_pool_owns(&y->pieces, req))
+		return;
+	parent = y->parent[req - y->pieces.items];
+	if (req->status && !parent->pdata[1])
+		parent->pdata[1] = (uint64_t)(int64_t)req->status;
+	pol_pool_put(&y->pieces, req);
+	if (--parent->pdata[0] == 0)
+		y->env->finish(y->env, parent, (int)(int64_t)parent->pdata[1]);
+	/* Pieces came free: retry reads that waited for them. */
+	while (!pol_list_empty(&y->waiting)) {
+		struct iosig_req *w = pol_container_of(y->waiting.next, struct iosig_req, link);
+
+		pol_list_del(&w->link);
+		if (!split_read(y, w)) {
+			pol_list_add_head(&y->waiting, &w->link);
+			break;
+		}
+	}
+}
+
+static void hyb_tick(struct iosig_policy *pol)
+{
+	struct hyb *y = pol->priv;
+
+	bid_core_expire(&y->bid);
+}
+
+static void hyb_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+{
+	struct hyb *y = pol->priv;
+
+	bid_core_report(&y->bid, emit, ctx);
+	emit(ctx, "tiered_queues", (double)y->tiered_queues);
+	emit(ctx, "bulky_queues", (double)y->bulky_queues);
+	emit(ctx, "ssd_write_bytes", (double)y->ssd_write_bytes);
+	emit(ctx, "ssd_writes", (double)y->ssd_writes);
+	emit(ctx, "ssd_read_bytes", (double)y->ssd_read_bytes);
+	emit(ctx, "split_reads", (double)y->split_reads);
+	emit(ctx, "location_extents", (double)y->loc.count);
+	emit(ctx, "ssd_tier_used_bytes", (double)y->ssd_next);
+	emit(ctx, "tier_full_events", (double)y->tier_full);
+	emit(ctx, "hinted_light_streams", (double)y->hinted_light);
+	emit(ctx, "hinted_bulky_streams", (double)y->hinted_bulky);
+}
+
+static void hyb_fini(struct iosig_policy *pol)
+{
+	struct hyb *y = pol->priv;
+
+	if (!y)
+		return;
+	for (size_t i = 0; i < y->fifos.cap; i++)
+		free(y->fifos.vals[i]);
+	pol_map_free(&y->fifos);
+	pol_map_free(&y->verdicts);
+	pol_pool_free(&y->pieces);
+	free(y->parent);
+	pol_extmap_free(&y->loc);
+	bid_core_fini(&y->bid);
+	free(y);
+	pol->priv = NULL;
+}
+
+const struct iosig_policy_ops pol_bid_hybrid_ops = {
+	.version = IOSIG_POLICY_OPS_VERSION,
+	.name = "bid-hybrid",
+	.summary = "BID-Hybrid: BID-HDD plus packing-fraction tiering of non-bulky writes to an SSD",
+	.opts = hyb_opts,
+	.opts_size = sizeof(struct hyb_opts),
+	.init = hyb_init,
+	.submit = hyb_submit,
+	.dispatch = hyb_dispatch,
+	.complete = hyb_complete,
+	.tick = hyb_tick,
+	.fini = hyb_fini,
+	.report = hyb_report,
+};
