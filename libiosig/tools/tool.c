@@ -9,6 +9,8 @@
 
 const char *tool_progname = "iosig";
 
+/* format(printf, 2, 0): lets clang check callers and accept the va_list. */
+__attribute__((format(printf, 2, 0)))
 static void vmsg(const char *cmd, const char *fmt, va_list ap)
 {
 	if (cmd)
