@@ -62,8 +62,7 @@ struct hyb {
 	struct pol_map fifos;          /* stream -> ssd_fifo */
 	struct iosig_list rr;          /* busy FIFOs */
 	struct pol_map verdicts;       /* stream -> enum verdict (hints) */
-	struct pol_pool pieces;        /* sub-requests of straddling reads */
-	struct iosig_req **parent;     /* per piece: the read it belongs to */
+	struct pol_splitter split;     /* pieces of reads straddling the tiers */
 	struct iosig_list waiting;     /* reads waiting for pieces */
 	/* counters */
 	uint64_t tiered_queues, bulky_queues, ssd_write_bytes, ssd_read_bytes;
@@ -233,14 +232,9 @@ static int hyb_init(struct iosig_policy *pol)
 	r = pol_extmap_init(&y->loc, env->ndev);
 	if (r < 0)
 		goto out_bid;
-	r = pol_pool_init(&y->pieces, PIECE_POOL);
+	r = pol_splitter_init(&y->split, PIECE_POOL);
 	if (r < 0)
 		goto out_loc;
-	y->parent = calloc(PIECE_POOL, sizeof(*y->parent));
-	if (!y->parent) {
-		r = -ENOMEM;
-		goto out_pool;
-	}
 	pol_map_init(&y->fifos);
 	pol_map_init(&y->verdicts);
 	pol_list_init(&y->rr);
@@ -248,8 +242,6 @@ static int hyb_init(struct iosig_policy *pol)
 	pol->priv = y;
 	return 0;
 
-out_pool:
-	pol_pool_free(&y->pieces);
 out_loc:
 	pol_extmap_free(&y->loc);
 out_bid:
@@ -279,61 +271,25 @@ static enum verdict hint_verdict(struct hyb *y, const struct iosig_req *req)
 	return out;
 }
 
-/*
- * Splits a read that straddles tiers into pieces: SSD pieces go to the SSD
- * FIFO, HDD pieces are staged under the reader's process.  false = not
- * enough pieces free (the caller retries later).
- */
+static void piece_home(void *ctx, struct iosig_req *p)
+{
+	struct hyb *y = ctx;
+
+	bid_core_stage(&y->bid, p);   /* staged with the reader's process */
+}
+
+static void piece_mapped(void *ctx, struct iosig_req *p, unsigned tdev, uint64_t toff)
+{
+	to_ssd(ctx, p, toff);
+}
+
+static const struct pol_split_ops hyb_split_ops = { .home = piece_home, .mapped = piece_mapped };
+
+/* Splits a read straddling the tiers; false = wait for free pieces. */
 static bool split_read(struct hyb *y, struct iosig_req *req)
 {
-	uint64_t pos = req->offset, end = req->offset + req->len, need = 0;
-	struct pol_ext *e;
-	struct iosig_req *p;
-	uint64_t now = y->env->now(y->env);
-
-	/* Count the pieces first so a split is all or nothing. */
-	for (e = pol_extmap_first(&y->loc, req->dev, pos, req->len); e && pol_ext_off(e) < end;
-	     e = pol_extmap_next(&y->loc, req->dev, e)) {
-		need += pol_ext_off(e) > pos;
-		need++;
-		pos = pol_ext_off(e) + e->len;
-	}
-	need += pos < end;
-	if (y->pieces.cap - y->pieces.used < need)
+	if (pol_split_read(&y->split, &y->loc, req, y->env->now(y->env), &hyb_split_ops, y) < 0)
 		return false;
-	req->pdata[0] = need;
-	req->pdata[1] = 0;
-	pos = req->offset;
-	for (e = pol_extmap_first(&y->loc, req->dev, pos, req->len); pos < end;) {
-		uint64_t s = e ? pol_ext_off(e) : end;
-
-		if (s > pos) {
-			/* HDD gap [pos, min(s, end)) */
-			uint64_t l = (s < end ? s : end) - pos;
-
-			p = pol_pool_get(&y->pieces, IOSIG_OP_READ, req->dev, pos, l, 0, now);
-			p->stream = req->stream;
-			p->flags |= req->flags & IOSIG_REQ_SYNC;
-			y->parent[p - y->pieces.items] = req;
-			bid_core_stage(&y->bid, p);
-			pos += l;
-			continue;
-		}
-		/* SSD piece [pos, min(ext end, end)) */
-		{
-			uint64_t ee = pol_ext_off(e) + e->len;
-			uint64_t l = (ee < end ? ee : end) - pos;
-
-			p = pol_pool_get(&y->pieces, IOSIG_OP_READ, req->dev, pos, l, 0, now);
-			p->stream = req->stream;
-			y->parent[p - y->pieces.items] = req;
-			to_ssd(y, p, e->toff + (pos - pol_ext_off(e)));
-			pos += l;
-			e = pol_extmap_next(&y->loc, req->dev, e);
-			if (e && pol_ext_off(e) >= end)
-				e = NULL;
-		}
-	}
 	y->split_reads++;
 	return true;
 }
@@ -389,15 +345,13 @@ static void hyb_complete(struct iosig_policy *pol, struct iosig_req *req)
 {
 	struct hyb *y = pol->priv;
 	struct iosig_req *parent;
+	int status;
 
-	if (!pol_pool_owns(&y->pieces, req))
+	if (!pol_splitter_owns(&y->split, req))
 		return;
-	parent = y->parent[req - y->pieces.items];
-	if (req->status && !parent->pdata[1])
-		parent->pdata[1] = (uint64_t)(int64_t)req->status;
-	pol_pool_put(&y->pieces, req);
-	if (--parent->pdata[0] == 0)
-		y->env->finish(y->env, parent, (int)(int64_t)parent->pdata[1]);
+	parent = pol_split_done(&y->split, req, &status);
+	if (parent)
+		y->env->finish(y->env, parent, status);
 	/* Pieces came free: retry reads that waited for them. */
 	while (!pol_list_empty(&y->waiting)) {
 		struct iosig_req *w = pol_container_of(y->waiting.next, struct iosig_req, link);
@@ -445,8 +399,7 @@ static void hyb_fini(struct iosig_policy *pol)
 		free(y->fifos.vals[i]);
 	pol_map_free(&y->fifos);
 	pol_map_free(&y->verdicts);
-	pol_pool_free(&y->pieces);
-	free(y->parent);
+	pol_splitter_free(&y->split);
 	pol_extmap_free(&y->loc);
 	bid_core_fini(&y->bid);
 	free(y);

@@ -13,5 +13,7 @@ extern const struct iosig_policy_ops pol_deadline_ops;
 extern const struct iosig_policy_ops pol_cfq_ops;
 extern const struct iosig_policy_ops pol_bid_hdd_ops;
 extern const struct iosig_policy_ops pol_bid_hybrid_ops;
+extern const struct iosig_policy_ops pol_mios_d_ops;
+extern const struct iosig_policy_ops pol_mios_e_ops;
 
 #endif /* IOSIG_POL_BUILTIN_H */

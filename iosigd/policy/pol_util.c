@@ -639,3 +639,82 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 	m->count++;
 	return 0;
 }
+
+/* ---- split reads ---- */
+
+int pol_splitter_init(struct pol_splitter *s, size_t cap)
+{
+	int r = pol_pool_init(&s->pool, cap);
+
+	if (r < 0)
+		return r;
+	s->parent = calloc(cap ? cap : 1, sizeof(*s->parent));
+	if (!s->parent) {
+		pol_pool_free(&s->pool);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pol_splitter_free(struct pol_splitter *s)
+{
+	pol_pool_free(&s->pool);
+	free(s->parent);
+	s->parent = NULL;
+}
+
+int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct iosig_req *req,
+		   uint64_t now, const struct pol_split_ops *ops, void *ctx)
+{
+	uint64_t pos = req->offset, end = req->offset + req->len, need = 0;
+	struct pol_ext *e;
+
+	/* Count first so that a split is all or nothing. */
+	for (e = pol_extmap_first(m, req->dev, pos, req->len); e && pol_ext_off(e) < end;
+	     e = pol_extmap_next(m, req->dev, e)) {
+		need += pol_ext_off(e) > pos;
+		need++;
+		pos = pol_ext_off(e) + e->len;
+	}
+	need += pos < end;
+	if (s->pool.cap - s->pool.used < need)
+		return -EAGAIN;
+	req->pdata[0] = need;
+	req->pdata[1] = 0;
+	pos = req->offset;
+	e = pol_extmap_first(m, req->dev, pos, req->len);
+	while (pos < end) {
+		uint64_t start = e ? pol_ext_off(e) : end;
+		bool at_home = start > pos;
+		uint64_t stop = at_home ? start : pol_ext_off(e) + e->len;
+		uint64_t len = (stop < end ? stop : end) - pos;
+		struct iosig_req *p = pol_pool_get(&s->pool, IOSIG_OP_READ, req->dev, pos, len,
+						   req->flags & IOSIG_REQ_SYNC, now);
+
+		p->stream = req->stream;
+		s->parent[p - s->pool.items] = req;
+		if (at_home) {
+			ops->home(ctx, p);
+		} else {
+			ops->mapped(ctx, p, e->tdev, e->toff + (pos - pol_ext_off(e)));
+			e = pol_extmap_next(m, req->dev, e);
+			if (e && pol_ext_off(e) >= end)
+				e = NULL;
+		}
+		pos += len;
+	}
+	return 0;
+}
+
+struct iosig_req *pol_split_done(struct pol_splitter *s, struct iosig_req *piece, int *ret_status)
+{
+	struct iosig_req *parent = s->parent[piece - s->pool.items];
+
+	if (piece->status && !parent->pdata[1])
+		parent->pdata[1] = (uint64_t)(int64_t)piece->status;
+	pol_pool_put(&s->pool, piece);
+	if (--parent->pdata[0])
+		return NULL;
+	*ret_status = (int)(int64_t)parent->pdata[1];
+	return parent;
+}

@@ -177,6 +177,36 @@ static inline uint64_t pol_ext_off(const struct pol_ext *e)
 	return e->node.key;
 }
 
+/* ---- reads straddling tiers: split into pieces ---- */
+
+struct pol_splitter {
+	struct pol_pool pool;
+	struct iosig_req **parent;    /* per pool item: the read it is part of */
+};
+
+/* Where each piece of a split read goes (ctx is the policy's). */
+struct pol_split_ops {
+	void (*home)(void *ctx, struct iosig_req *piece);   /* not mapped: at home */
+	void (*mapped)(void *ctx, struct iosig_req *piece, unsigned tdev, uint64_t toff);
+};
+
+int pol_splitter_init(struct pol_splitter *s, size_t cap);
+void pol_splitter_free(struct pol_splitter *s);
+static inline bool pol_splitter_owns(const struct pol_splitter *s, const struct iosig_req *r)
+{
+	return pol_pool_owns(&s->pool, r);
+}
+/*
+ * Splits read req along the extents of m into internal pieces (same stream
+ * and sync flag) handed to ops, all or nothing: 0, or -EAGAIN when the
+ * pool lacks pieces (retry after some complete).  Uses req->pdata[0..1].
+ */
+int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct iosig_req *req,
+		   uint64_t now, const struct pol_split_ops *ops, void *ctx);
+/* A piece completed: recycles it and returns its read when that was the
+ * last piece (with *ret_status the first error or 0), else NULL. */
+struct iosig_req *pol_split_done(struct pol_splitter *s, struct iosig_req *piece, int *ret_status);
+
 /* ---- merging ---- */
 
 /* Whether b can follow a (already `total` bytes in its chain) in one

@@ -19,6 +19,8 @@ static const struct iosig_policy_ops *const builtin[] = {
 	&pol_cfq_ops,
 	&pol_bid_hdd_ops,
 	&pol_bid_hybrid_ops,
+	&pol_mios_d_ops,
+	&pol_mios_e_ops,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
