@@ -15,10 +15,10 @@
 
 #include "sig_internal.h"
 
-int sigp_strtod(const char *s, size_t n, double *ret)
+/* strtod of s[0..n) in locale c; see sigp_strtod(). */
+static int strtod_in(locale_t c, const char *s, size_t n, double *ret)
 {
 	char small[64], *buf = small, *end;
-	locale_t c;
 	double v;
 	int ret_code = 0;
 
@@ -29,11 +29,6 @@ int sigp_strtod(const char *s, size_t n, double *ret)
 	}
 	memcpy(buf, s, n);
 	buf[n] = '\0';
-	c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	if (!c) {
-		ret_code = -ENOMEM;
-		goto out_free_buf;
-	}
 	errno = 0;
 	v = strtod_l(buf, &end, c);
 	if (end != buf + n)
@@ -42,11 +37,21 @@ int sigp_strtod(const char *s, size_t n, double *ret)
 		ret_code = -ERANGE;
 	else
 		*ret = v;
-	freelocale(c);
-out_free_buf:
 	if (buf != small)
 		free(buf);
 	return ret_code;
+}
+
+int sigp_strtod(const char *s, size_t n, double *ret)
+{
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	r = strtod_in(c, s, n, ret);
+	freelocale(c);
+	return r;
 }
 
 char *sigp_fmt_double(double v, char *buf, size_t size)
@@ -70,7 +75,7 @@ char *sigp_fmt_double(double v, char *buf, size_t size)
 			 * 17-digit form and repair the decimal point below. */
 			continue;
 		}
-		if (sigp_strtod(buf, strlen(buf), &back) == 0 && back == v)
+		if (strtod_in(c, buf, strlen(buf), &back) == 0 && back == v)
 			break;
 	}
 	if (c) {
