@@ -197,17 +197,55 @@ int sigp_eval(const struct iosig_expr *e, const double *values, unsigned nvalues
 	}
 }
 
+/* The name parameter of a pragma, or NULL. */
+static const struct iosig_pragma_param *name_param(const struct iosig_pragma *pr)
+{
+	for (unsigned i = 0; i < pr->nparams; i++)
+		if (pr->params[i].id == IOSIG_P_NAME)
+			return &pr->params[i];
+	return NULL;
+}
+
+/*
+ * Evaluates one value and checks its range: 0 or the error, reported at the
+ * value - or, for a value that came from a sigdef (whose text the spans
+ * refer to), at the name("N") that pulled it in.
+ */
+static int eval_param(const struct sigp_pragma *pr, const struct iosig_pragma_param *q,
+		      const double *values, unsigned nvalues, struct sigp_diag *diag,
+		      struct sigp_num *ret)
+{
+	bool from_def = pr->from_def & IOSIG_HAS(q->id);
+	struct iosig_error sub = { 0 };
+	struct sigp_diag def_diag = { .err = &sub };
+	struct sigp_diag *d = from_def ? &def_diag : diag;
+	const struct iosig_pragma_param *np;
+	char msg[200];
+	int r;
+
+	r = sigp_eval(q->expr, values, nvalues, d, ret);
+	if (r == -EDOM)
+		r = -ERANGE; /* "$0/$1" with a zero value: a nonsensical value */
+	if (r == 0 && sigp_param_check(q->id, sigp_num_double(*ret), msg, sizeof(msg)) < 0)
+		r = sigp_report(d, -ERANGE, q->expr->offset, q->expr->length, "%s", msg);
+	if (r == 0 || !from_def)
+		return r;
+	np = name_param(&pr->pub);
+	return sigp_report(diag, r, np ? np->offset : 0, np ? np->length : 0,
+			   "in the definition of '%s': %s", pr->pub.name ? pr->pub.name : "",
+			   sub.msg);
+}
+
 /* Evaluates every parameter of a resolved pragma into *ret_sig. */
-static int evaluate(const struct iosig_pragma *pr, const double *values, unsigned nvalues,
+static int evaluate(const struct sigp_pragma *pr, const double *values, unsigned nvalues,
 		    struct sigp_diag *diag, struct iosig_sig *ret_sig)
 {
 	struct iosig_sig sig;
 
 	memset(&sig, 0, sizeof(sig));
-	for (unsigned i = 0; i < pr->nparams; i++) {
-		const struct iosig_pragma_param *q = &pr->params[i];
+	for (unsigned i = 0; i < pr->pub.nparams; i++) {
+		const struct iosig_pragma_param *q = &pr->pub.params[i];
 		struct sigp_num n;
-		char msg[200];
 		double v;
 		int r;
 
@@ -223,15 +261,10 @@ static int evaluate(const struct iosig_pragma *pr, const double *values, unsigne
 		}
 		if (!q->expr)
 			continue;
-		r = sigp_eval(q->expr, values, nvalues, diag, &n);
-		if (r == -EDOM)
-			r = -ERANGE; /* "$0/$1" with a zero value: a nonsensical value */
+		r = eval_param(pr, q, values, nvalues, diag, &n);
 		if (r < 0)
 			return r;
 		v = sigp_num_double(n);
-		if (sigp_param_check(q->id, v, msg, sizeof(msg)) < 0)
-			return sigp_report(diag, -ERANGE, q->expr->offset, q->expr->length, "%s",
-					   msg);
 		if (v == 0)
 			v = 0; /* no -0 */
 		switch (q->id) {
@@ -281,7 +314,7 @@ int iosig_sig_parse(const char *text, const struct iosig_registry *reg, const do
 		if (r < 0)
 			goto out_free_pragma;
 	}
-	r = evaluate(resolved ? &resolved->pub : &pr->pub, values, nvalues, &diag, ret_sig);
+	r = evaluate(resolved ? resolved : pr, values, nvalues, &diag, ret_sig);
 	iosig_pragma_free(resolved ? &resolved->pub : NULL);
 out_free_pragma:
 	iosig_pragma_free(&pr->pub);

@@ -48,6 +48,8 @@ struct sigp_pragma {
 	struct sigp_arena arena;
 	const char *text;    /* copy of the text the spans refer to (for messages) */
 	size_t text_len;
+	uint32_t from_def;   /* IOSIG_HAS() bits of parameters taken from a sigdef by
+				resolving: their spans refer to the sigdef's text */
 };
 
 /* A new, empty pragma of `kind`; NULL when out of memory. */

@@ -214,6 +214,7 @@ int sigp_resolve(const struct iosig_registry *reg, const struct iosig_pragma *si
 	const struct sigp_pragma *sp = sigp_pragma_of(sig);
 	const struct iosig_pragma *def = NULL;
 	struct sigp_pragma *res;
+	uint32_t from_def = 0;
 	unsigned n = 0;
 	int r;
 
@@ -252,8 +253,10 @@ int sigp_resolve(const struct iosig_registry *reg, const struct iosig_pragma *si
 					     (qi->group != SIGP_GROUP_NONE &&
 					      qi->group == si->group);
 			}
-			if (!overridden)
+			if (!overridden) {
 				params[n++] = q;
+				from_def |= IOSIG_HAS(q->id);
+			}
 		}
 	}
 	for (unsigned i = 0; i < sig->nparams; i++)
@@ -261,6 +264,7 @@ int sigp_resolve(const struct iosig_registry *reg, const struct iosig_pragma *si
 	res = build(sig->kind, sig->name, params, n, sp->text, sp->text_len);
 	if (!res)
 		return sigp_report(diag, -ENOMEM, 0, 0, "out of memory");
+	res->from_def = from_def;
 	r = sigp_pragma_validate(&res->pub, diag);
 	if (r < 0) {
 		iosig_pragma_free(&res->pub);

@@ -212,8 +212,12 @@ static void test_sig_parse_with_registry(void **state)
 	define_ok(reg, "sigdef name(\"ckpt\") persist sequential size_per_io(64*MiB) "
 		       "totalsize(n*GiB)");
 	/* the definition's non-constant value has no slot in sig_parse text */
-	assert_int_equal(iosig_sig_parse("name(\"ckpt\")", reg, values, 1, &s, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "'n' is not a constant"));
+	assert_int_equal(iosig_sig_parse("persist  name(\"ckpt\")", reg, values, 1, &s, &err),
+			 -EINVAL);
+	assert_string_equal(err.msg, "in the definition of 'ckpt': 'n' is not a constant: values "
+				     "must be constants here");
+	assert_int_equal(err.offset, 9); /* at the name that pulled the definition in */
+	assert_int_equal(err.length, 12);
 	define_ok(reg, "sigdef name(\"c2\") persist sequential size_per_io(64*MiB)");
 	assert_int_equal(iosig_sig_parse("sig name(\"c2\") random totalsize($0)", reg, values, 1,
 					 &s, &err), 0);
