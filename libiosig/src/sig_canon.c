@@ -79,6 +79,37 @@ static const struct iosig_pragma_param *find_param(const struct iosig_pragma *pr
 	return NULL;
 }
 
+/* What one parameter of a canonical text holds. */
+struct canon_value {
+	int slot;             /* >= 0: "$slot" */
+	struct sigp_num num;  /* else the folded value (value parameters) */
+	const char *name;     /* IOSIG_P_NAME */
+};
+
+/* Appends one parameter, preceded by a space unless it is the first. */
+static int put_param(char *buf, size_t size, size_t *pos, enum iosig_param id,
+		     const struct canon_value *v)
+{
+	const struct sigp_param_info *info = sigp_param_info(id);
+	int r = 0;
+
+	if (*pos)
+		sigp_put(buf, size, pos, " ");
+	if (info->flag) {
+		sigp_put(buf, size, pos, "%s", info->name);
+		return 0;
+	}
+	sigp_put(buf, size, pos, "%s(", info->name);
+	if (id == IOSIG_P_NAME)
+		r = v->name && v->name[0] ? sigp_put_name(buf, size, pos, v->name) : -EINVAL;
+	else if (v->slot >= 0)
+		sigp_put(buf, size, pos, "$%d", v->slot);
+	else
+		r = put_number(buf, size, pos, id, v->num);
+	sigp_put(buf, size, pos, ")");
+	return r;
+}
+
 int iosig_pragma_canonical(const struct iosig_pragma *pragma, char *buf, size_t size,
 			   const struct iosig_expr **ret_slots, unsigned max_slots,
 			   unsigned *ret_nslots)
@@ -94,38 +125,27 @@ int iosig_pragma_canonical(const struct iosig_pragma *pragma, char *buf, size_t 
 		buf[0] = '\0';
 	for (int id = 0; id < IOSIG_P_COUNT; id++) {
 		const struct iosig_pragma_param *q = find_param(pragma, (enum iosig_param)id);
-		const struct sigp_param_info *info = sigp_param_info((enum iosig_param)id);
+		struct canon_value v = { .slot = -1 };
 
 		if (!q)
 			continue;
-		if (pos)
-			sigp_put(buf, size, &pos, " ");
-		if (info->flag) {
-			sigp_put(buf, size, &pos, "%s", info->name);
-			continue;
-		}
-		sigp_put(buf, size, &pos, "%s(", info->name);
 		if (id == IOSIG_P_NAME) {
-			const char *name = q->expr && q->expr->text ? q->expr->text : pragma->name;
-
-			if (!name || sigp_put_name(buf, size, &pos, name) < 0)
-				return -EINVAL;
+			v.name = q->expr && q->expr->text ? q->expr->text : pragma->name;
+		} else if (sigp_param_info((enum iosig_param)id)->flag) {
+			/* nothing to evaluate */
 		} else if (!q->expr) {
 			return -EINVAL;
 		} else if (q->expr->constant) {
-			struct sigp_num n;
-
-			r = sigp_eval(q->expr, NULL, 0, NULL, &n);
+			r = sigp_eval(q->expr, NULL, 0, NULL, &v.num);
 			if (r < 0)
 				return r == -ENOMEM ? r : -EINVAL;
-			r = put_number(buf, size, &pos, (enum iosig_param)id, n);
-			if (r < 0)
-				return r;
 		} else {
-			sigp_put(buf, size, &pos, "$%u", nslots);
+			v.slot = (int)nslots;
 			slots[nslots++] = q->expr;
 		}
-		sigp_put(buf, size, &pos, ")");
+		r = put_param(buf, size, &pos, (enum iosig_param)id, &v);
+		if (r < 0)
+			return r;
 	}
 	if (pos >= size || nslots > max_slots || (nslots && !ret_slots))
 		return -ENOSPC;
@@ -148,47 +168,46 @@ int iosig_sig_format(const struct iosig_sig *sig, char *buf, size_t size)
 	if (sig->set & ~((1u << IOSIG_P_COUNT) - 1))
 		return -EINVAL;
 	for (int id = 0; id < IOSIG_P_COUNT; id++) {
-		const struct sigp_param_info *info = sigp_param_info((enum iosig_param)id);
+		struct canon_value v = { .slot = -1 };
 
 		if (!(sig->set & IOSIG_HAS(id)))
 			continue;
-		if (pos)
-			sigp_put(buf, size, &pos, " ");
-		if (info->flag) {
-			sigp_put(buf, size, &pos, "%s", info->name);
-			continue;
-		}
-		sigp_put(buf, size, &pos, "%s(", info->name);
 		switch (id) {
 		case IOSIG_P_SIZE_PER_IO:
-			sigp_put(buf, size, &pos, "%llu", (unsigned long long)sig->size_per_io);
-			r = sig->size_per_io > (1ull << 63) ? -ERANGE : 0;
-			break;
-		case IOSIG_P_TOTALSIZE:
-			sigp_put(buf, size, &pos, "%llu", (unsigned long long)sig->totalsize);
-			r = sig->totalsize > (1ull << 63) ? -ERANGE : 0;
-			break;
-		case IOSIG_P_MIN_MTTDL:
-			r = put_number(buf, size, &pos, IOSIG_P_MIN_MTTDL,
-				       (struct sigp_num){ .f = sig->min_mttdl });
-			break;
-		case IOSIG_P_AVAILABILITY:
-			r = put_number(buf, size, &pos, IOSIG_P_AVAILABILITY,
-				       (struct sigp_num){ .f = sig->availability });
-			break;
-		case IOSIG_P_LIFETIME:
-			r = put_number(buf, size, &pos, IOSIG_P_LIFETIME,
-				       (struct sigp_num){ .f = sig->lifetime });
-			break;
-		default: /* IOSIG_P_NAME */
-			r = -EINVAL;
-			if (sig->name[0] && memchr(sig->name, '\0', sizeof(sig->name)))
-				r = sigp_put_name(buf, size, &pos, sig->name);
+		case IOSIG_P_TOTALSIZE: {
+			uint64_t bytes = id == IOSIG_P_SIZE_PER_IO ? sig->size_per_io
+								   : sig->totalsize;
+
+			if (bytes > (1ull << 63))
+				return -ERANGE;
+			/* 2^63 itself does not fit an int64_t: print it via
+			 * the double, which holds it exactly */
+			if (bytes > (uint64_t)INT64_MAX)
+				v.num.f = (double)bytes;
+			else
+				v.num = (struct sigp_num){ .is_int = true, .i = (int64_t)bytes };
 			break;
 		}
+		case IOSIG_P_MIN_MTTDL:
+			v.num.f = sig->min_mttdl;
+			break;
+		case IOSIG_P_AVAILABILITY:
+			v.num.f = sig->availability;
+			break;
+		case IOSIG_P_LIFETIME:
+			v.num.f = sig->lifetime;
+			break;
+		case IOSIG_P_NAME:
+			if (!memchr(sig->name, '\0', sizeof(sig->name)))
+				return -EINVAL;
+			v.name = sig->name;
+			break;
+		default:
+			break;
+		}
+		r = put_param(buf, size, &pos, (enum iosig_param)id, &v);
 		if (r < 0)
 			return r;
-		sigp_put(buf, size, &pos, ")");
 	}
 	if (pos > (size_t)2147483647)
 		return -EOVERFLOW;
