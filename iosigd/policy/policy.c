@@ -21,6 +21,7 @@ static const struct iosig_policy_ops *const builtin[] = {
 	&pol_bid_hybrid_ops,
 	&pol_mios_d_ops,
 	&pol_mios_e_ops,
+	&pol_burst_ops,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
