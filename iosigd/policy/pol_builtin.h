@@ -16,5 +16,6 @@ extern const struct iosig_policy_ops pol_bid_hybrid_ops;
 extern const struct iosig_policy_ops pol_mios_d_ops;
 extern const struct iosig_policy_ops pol_mios_e_ops;
 extern const struct iosig_policy_ops pol_burst_ops;
+extern const struct iosig_policy_ops pol_nvcache_ops;
 
 #endif /* IOSIG_POL_BUILTIN_H */

@@ -22,6 +22,7 @@ static const struct iosig_policy_ops *const builtin[] = {
 	&pol_mios_d_ops,
 	&pol_mios_e_ops,
 	&pol_burst_ops,
+	&pol_nvcache_ops,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 

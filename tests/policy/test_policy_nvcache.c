@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvcache in isolation: direct hits from memory, bypass on read miss,
+ * read-ahead for sequential readers, write caching with background
+ * write-back (coalesced, re-dirtied lines kept), and write-through when
+ * the cache has no clean line left.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "policy.h"
+
+#define US IOSIG_NS_PER_US
+#define MS IOSIG_NS_PER_MS
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+#define GiB (1024ull * MiB)
+
+static const struct iosig_dev_info devs[2] = {
+	{ .name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64 * GiB, .queue_depth = 8,
+	  .block_size = 4096 },
+	{ .name = "nvm0", .cls = IOSIG_DEV_NVM, .capacity = 64 * MiB, .queue_depth = 64,
+	  .block_size = 64 },
+};
+static const struct hx_model models[2] = {
+	{ .overhead_ns = 100 * US, .bytes_per_s = 500 * MiB },
+	{ .overhead_ns = 1 * US },
+};
+
+static struct hx *mk(const char *spec, uint64_t blk_lat)
+{
+	struct hx_model m[2] = { models[0], models[1] };
+	struct hx *h;
+	char err[256];
+
+	if (blk_lat)
+		m[0] = (struct hx_model){ .overhead_ns = blk_lat };
+	h = hx_new(2, devs, m);
+	if (hx_policy(h, spec, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", spec, err);
+	return h;
+}
+
+static void test_nvcache_bypass_on_miss(void **state)
+{
+	struct hx *h = mk("nvcache", 0);
+
+	/* Random reads: each misses, goes to the SSD, and is not cached. */
+	for (unsigned i = 0; i < 10; i++)
+		hx_add(h, i * MS, 1, 0, IOSIG_OP_READ, (i * 37 % 10) * MiB + 8 * KiB, 4 * KiB,
+		       IOSIG_REQ_SYNC);
+	hx_add(h, 20 * MS, 1, 0, IOSIG_OP_READ, 8 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "read_misses"), 11);
+	assert_int_equal(hx_report(h, "read_hits"), 0);
+	assert_int_equal(hx_report(h, "readahead_cmds"), 0);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		assert_int_equal(hx_cmd(h, i)->dev, 0);
+	hx_free(h);
+}
+
+static void test_nvcache_read_ahead(void **state)
+{
+	struct hx *h = mk("nvcache:ra_size=64KiB", 0);
+	unsigned mem = 0;
+
+	/* A sequential reader, 4 KiB every 100 us, 64 reads (256 KiB). */
+	for (unsigned i = 0; i < 64; i++)
+		hx_add(h, i * 100 * US, 1, 0, IOSIG_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	/* The first two reads miss (the second shows the stream sequential
+	 * and starts the read-ahead); the read-ahead keeps ahead of the rest. */
+	assert_int_equal(hx_report(h, "read_misses"), 2);
+	assert_int_equal(hx_report(h, "read_hits"), 62);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		mem += hx_cmd(h, i)->dev == 1;
+	assert_int_equal(mem, 62);
+	assert_true(hx_report(h, "readahead_bytes") >= 252 * KiB);
+	/* Reads that arrive while their read-ahead is in flight wait for it
+	 * rather than reading the SSD a second time. */
+	assert_true(hx_report(h, "parked_reads") >= 1);
+	hx_free(h);
+
+	/* ra_size=0: every sequential read misses. */
+	h = mk("nvcache:ra_size=0", 0);
+	for (unsigned i = 0; i < 16; i++)
+		hx_add(h, i * MS, 1, 0, IOSIG_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "read_misses"), 16);
+	hx_free(h);
+}
+
+static void test_nvcache_write_back(void **state)
+{
+	struct hx *h = mk("nvcache", 0);
+	unsigned wb = 0, rd;
+
+	/* 16 contiguous 4 KiB writes then a read of one of them. */
+	for (unsigned i = 0; i < 16; i++)
+		hx_add(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, 2 * GiB + i * 4 * KiB, 4 * KiB, 0);
+	rd = hx_add(h, 100 * MS, 2, 0, IOSIG_OP_READ, 2 * GiB + 20 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "writes_cached"), 16);
+	assert_int_equal(hx_report(h, "writes_through"), 0);
+	/* Every workload write was served by memory. */
+	for (unsigned i = 0; i < 16; i++)
+		assert_int_equal(hx_r(h, i)->r.issued_dev, 1);
+	/* The written data is read from memory. */
+	assert_int_equal(hx_r(h, rd)->r.issued_dev, 1);
+	assert_int_equal(hx_report(h, "read_hits"), 1);
+	/* Write-back reached the SSD with all 64 KiB, in few commands. */
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->dev == 0) {
+			assert_true(hx_cmd(h, i)->flags & IOSIG_REQ_INTERNAL);
+			assert_int_equal(hx_cmd(h, i)->op, IOSIG_OP_WRITE);
+			wb++;
+		}
+	assert_int_equal(hx_report(h, "writeback_bytes"), 64 * KiB);
+	assert_true(wb < 16);
+	assert_int_equal(hx_report(h, "dirty_lines"), 0);
+	hx_free(h);
+}
+
+static void test_nvcache_rewrite_during_writeback(void **state)
+{
+	/* A slow SSD (50 ms per command): the line is rewritten while its
+	 * write-back runs, so it stays dirty and is written back again. */
+	struct hx *h = mk("nvcache", 50 * MS);
+
+	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 3 * GiB, 4 * KiB, 0);
+	hx_add(h, 10 * MS, 1, 0, IOSIG_OP_WRITE, 3 * GiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "writeback_cmds"), 2);
+	assert_int_equal(hx_report(h, "dirty_lines"), 0);
+	hx_free(h);
+}
+
+static void test_nvcache_write_through_when_full(void **state)
+{
+	/* One set of 8 lines, and an SSD so slow nothing is written back yet. */
+	struct hx *h = mk("nvcache:cache_size=32KiB,ways=8", 1000 * MS);
+	unsigned late;
+
+	for (unsigned i = 0; i < 8; i++)
+		hx_add(h, i * US, 1, 0, IOSIG_OP_WRITE, i * MiB, 4 * KiB, 0);
+	/* The 9th line has no room: write-through to the SSD. */
+	late = hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 100 * MiB, 4 * KiB, 0);
+	hx_run(h, 2 * MS);
+	assert_int_equal(hx_report(h, "writes_cached"), 8);
+	assert_int_equal(hx_report(h, "writes_through"), 1);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_r(h, late)->r.issued_dev, 0);
+	assert_int_equal(hx_r(h, late)->r.issued_off, 100 * MiB);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_report(h, "dirty_lines"), 0);
+	hx_free(h);
+
+	/* A write-through drops a stale cached copy: the later read misses. */
+	h = mk("nvcache:cache_size=32KiB,ways=8", 1000 * MS);
+	for (unsigned i = 0; i < 8; i++)
+		hx_add(h, i * US, 1, 0, IOSIG_OP_WRITE, i * MiB, 4 * KiB, 0);
+	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 0, 8 * KiB, 0);   /* lines 0 and 1: no room */
+	late = hx_add(h, 2 * MS, 2, 0, IOSIG_OP_READ, 0, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "writes_through"), 1);
+	assert_int_equal(hx_r(h, late)->r.issued_dev, 0);
+	hx_free(h);
+}
+
+static void test_nvcache_setup_errors(void **state)
+{
+	struct hx *h = hx_new(1, devs, models);
+	char err[256];
+
+	assert_int_equal(hx_policy(h, "nvcache", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "nvcache: needs a memory device (ram or nvm) and a block device; the engine offers no memory device");
+	hx_free(h);
+	h = hx_new(2, devs, models);
+	assert_int_equal(hx_policy(h, "nvcache:line=1000", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "nvcache: line 1000 is not a multiple of 512 bytes");
+	assert_int_equal(hx_policy(h, "nvcache:line=64KiB", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "out of range [512B, 32KiB]"));
+	assert_int_equal(hx_policy(h, "nvcache:cache_size=4KiB", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not even one set"));
+	hx_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nvcache_bypass_on_miss),
+		cmocka_unit_test(test_nvcache_read_ahead),
+		cmocka_unit_test(test_nvcache_write_back),
+		cmocka_unit_test(test_nvcache_rewrite_during_writeback),
+		cmocka_unit_test(test_nvcache_write_through_when_full),
+		cmocka_unit_test(test_nvcache_setup_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
