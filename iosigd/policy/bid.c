@@ -175,13 +175,7 @@ int bid_core_stage(struct bid *b, struct iosig_req *req)
 	req->pdata[0] = now;
 	req->tnode.key = req->offset;
 	req->tnode.key2 = req->id;
-	pol_tree_insert(&sq->reqs, &req->tnode);
-	sq->nreq++;
-	sq->bytes += req->len;
-	if (req->op == IOSIG_OP_WRITE) {
-		sq->nwrite++;
-		sq->write_bytes += req->len;
-	}
+	bid_sq_add(sq, req);
 	if (pol_heap_set(&b->timers, &sq->timer, sq_expiry(sq)) < 0) {
 		/* Cannot time it: flush it at once rather than lose it. */
 		mark(b, sq, now);
@@ -202,7 +196,7 @@ void bid_sq_take(struct bid_sq *sq, struct iosig_req *req)
 	}
 }
 
-void bid_sq_put_back(struct bid_sq *sq, struct iosig_req *req)
+void bid_sq_add(struct bid_sq *sq, struct iosig_req *req)
 {
 	pol_tree_insert(&sq->reqs, &req->tnode);
 	sq->nreq++;

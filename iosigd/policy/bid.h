@@ -121,8 +121,8 @@ void bid_core_expire(struct bid *b);
 void bid_core_dispatch(struct bid *b);
 /* Removes req from sq (hybrid tiering); the caller owns it afterwards. */
 void bid_sq_take(struct bid_sq *sq, struct iosig_req *req);
-/* Puts a taken request back into sq. */
-void bid_sq_put_back(struct bid_sq *sq, struct iosig_req *req);
+/* Adds req to sq (staging, or putting back a taken request). */
+void bid_sq_add(struct bid_sq *sq, struct iosig_req *req);
 static inline struct iosig_req *bid_sq_first(struct bid_sq *sq)
 {
 	return pol_req_of_tnode(pol_tree_first(sq->reqs));

@@ -193,7 +193,7 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 				continue;
 			bid_sq_take(sq, r);
 			if (!place_on_ssd(y, r))
-				bid_sq_put_back(sq, r);   /* no memory for the table: HDD */
+				bid_sq_add(sq, r);   /* no memory for the table: HDD */
 		}
 		return;
 	}

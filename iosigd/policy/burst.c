@@ -237,37 +237,20 @@ static void send(struct burst *b, unsigned d, struct bstream *s, struct iosig_re
 	pol_issue(b->env, req, d, req->offset);
 }
 
-/* Oldest read of a non-bursty stream, or NULL. */
-static struct iosig_req *oldest_calm_read(struct bdev *bd)
+/* Oldest request (reads_only: oldest read) of a non-bursty stream, or NULL. */
+static struct iosig_req *oldest_calm(struct bdev *bd, bool reads_only)
 {
 	struct iosig_req *best = NULL;
 
 	for (struct iosig_list *l = bd->streams.next; l != &bd->streams; l = l->next) {
 		struct bstream *s = pol_container_of(l, struct bstream, all);
+		struct iosig_list *q = reads_only ? &s->reads : &s->fifo;
 		struct iosig_req *r;
 
-		if (s->bursty || pol_list_empty(&s->reads))
+		if (s->bursty || pol_list_empty(q))
 			continue;
-		r = pol_container_of(s->reads.next, struct iosig_req, link2);
-		if (!best || r->arrival_ns < best->arrival_ns ||
-		    (r->arrival_ns == best->arrival_ns && r->id < best->id))
-			best = r;
-	}
-	return best;
-}
-
-/* Oldest request of any non-bursty stream, or NULL. */
-static struct iosig_req *oldest_calm(struct bdev *bd)
-{
-	struct iosig_req *best = NULL;
-
-	for (struct iosig_list *l = bd->streams.next; l != &bd->streams; l = l->next) {
-		struct bstream *s = pol_container_of(l, struct bstream, all);
-		struct iosig_req *r;
-
-		if (s->bursty || pol_list_empty(&s->fifo))
-			continue;
-		r = pol_container_of(s->fifo.next, struct iosig_req, link);
+		r = reads_only ? pol_container_of(q->next, struct iosig_req, link2) :
+				 pol_container_of(q->next, struct iosig_req, link);
 		if (!best || r->arrival_ns < best->arrival_ns ||
 		    (r->arrival_ns == best->arrival_ns && r->id < best->id))
 			best = r;
@@ -349,14 +332,14 @@ static void burst_dispatch(struct iosig_policy *pol)
 
 			if (!bd->nbursty && !bd->active) {
 				/* Nobody bursty: arrival order. */
-				r = oldest_calm(bd);
+				r = oldest_calm(bd, false);
 				if (!r)
 					break;
 				send(b, d, r->pptr, r);
 				continue;
 			}
 			/* Starvation handler: reserved bandwidth for calm reads. */
-			r = oldest_calm_read(bd);
+			r = oldest_calm(bd, true);
 			if (r && bd->tokens >= (double)r->len) {
 				bd->tokens -= (double)r->len;
 				b->reserved_reads++;
@@ -370,7 +353,7 @@ static void burst_dispatch(struct iosig_policy *pol)
 			a = turn(b, bd, now);
 			if (!a) {
 				/* No bursty stream has work: calm ones may use the disk. */
-				r = oldest_calm(bd);
+				r = oldest_calm(bd, false);
 				if (!r)
 					break;
 				send(b, d, r->pptr, r);

@@ -9,6 +9,17 @@
 
 #include "pol_util.h"
 
+void pol_errbuf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 void pol_err(struct iosig_policy *pol, const char *fmt, ...)
 {
 	va_list ap;

@@ -18,6 +18,8 @@
 #define pol_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+/* Formats a message into err[errlen] (nothing if err is NULL). */
+void pol_errbuf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Writes a message into pol->err (for init failures). */
 void pol_err(struct iosig_policy *pol, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -4,11 +4,11 @@
  * ops-table validation, and instance creation from "name:opt=val,..." specs.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
+#include "pol_util.h"
 #include "pol_builtin.h"
 
 #define POLICY_MAX_EXTRA 32
@@ -30,19 +30,6 @@ static const struct iosig_policy_ops *const builtin[] = {
 static const struct iosig_policy_ops *extra[POLICY_MAX_EXTRA];
 static size_t nextra;
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool valid_name(const char *s)
 {
@@ -72,17 +59,17 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 	int r;
 
 	if (!ops) {
-		set_err(err, errlen, "no ops table");
+		pol_errbuf(err, errlen, "no ops table");
 		return -EINVAL;
 	}
 	name = ops->name ? ops->name : "(unnamed)";
 	if (ops->version != IOSIG_POLICY_OPS_VERSION) {
-		set_err(err, errlen, "policy '%s' has ops version %u, this build needs %u: rebuild it against this policy.h",
+		pol_errbuf(err, errlen, "policy '%s' has ops version %u, this build needs %u: rebuild it against this policy.h",
 			name, ops->version, IOSIG_POLICY_OPS_VERSION);
 		return -EINVAL;
 	}
 	if (!valid_name(ops->name)) {
-		set_err(err, errlen, "policy name '%s' is not 1-32 characters of [a-z0-9_-]", name);
+		pol_errbuf(err, errlen, "policy name '%s' is not 1-32 characters of [a-z0-9_-]", name);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
@@ -90,13 +77,13 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 
 		memcpy(&fn, (const char *)ops + hooks[i].off, sizeof(fn));
 		if (!fn) {
-			set_err(err, errlen, "policy '%s' lacks the required hook %s()", name,
+			pol_errbuf(err, errlen, "policy '%s' lacks the required hook %s()", name,
 				hooks[i].name);
 			return -EINVAL;
 		}
 	}
 	if (ops->opts && ops->opts->name && !ops->opts_size) {
-		set_err(err, errlen, "policy '%s' has options but opts_size 0", name);
+		pol_errbuf(err, errlen, "policy '%s' has options but opts_size 0", name);
 		return -EINVAL;
 	}
 	for (const struct iosig_opt *o = ops->opts; o && o->name; o++) {
@@ -105,13 +92,13 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 			   o->type == IOSIG_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
 
 		if (o->off + w > ops->opts_size) {
-			set_err(err, errlen, "policy '%s': option '%s' lies outside the options struct",
+			pol_errbuf(err, errlen, "policy '%s': option '%s' lies outside the options struct",
 				name, o->name);
 			return -EINVAL;
 		}
 		for (const struct iosig_opt *p = ops->opts; p < o; p++)
 			if (!strcmp(p->name, o->name)) {
-				set_err(err, errlen, "policy '%s': option '%s' is listed twice", name,
+				pol_errbuf(err, errlen, "policy '%s': option '%s' is listed twice", name,
 					o->name);
 				return -EINVAL;
 			}
@@ -120,7 +107,7 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 		return 0;
 	scratch = calloc(1, ops->opts_size);
 	if (!scratch) {
-		set_err(err, errlen, "out of memory");
+		pol_errbuf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	r = policy_opts_defaults(ops->opts, scratch, err, errlen);
@@ -159,11 +146,11 @@ int policy_register(const struct iosig_policy_ops *ops, char *err, size_t errlen
 	if (r < 0)
 		return r;
 	if (policy_find(ops->name)) {
-		set_err(err, errlen, "a policy called '%s' is already registered", ops->name);
+		pol_errbuf(err, errlen, "a policy called '%s' is already registered", ops->name);
 		return -EEXIST;
 	}
 	if (nextra == POLICY_MAX_EXTRA) {
-		set_err(err, errlen, "too many registered policies (max %d)", POLICY_MAX_EXTRA);
+		pol_errbuf(err, errlen, "too many registered policies (max %d)", POLICY_MAX_EXTRA);
 		return -ENOSPC;
 	}
 	extra[nextra++] = ops;
@@ -181,25 +168,25 @@ int policy_create_ops(const struct iosig_policy_ops *ops, const char *optstr,
 	if (r < 0)
 		return r;
 	if (!env || env->version != IOSIG_POLICY_ENV_VERSION) {
-		set_err(err, errlen, "%s: engine environment version %u, policies need %u", ops->name,
+		pol_errbuf(err, errlen, "%s: engine environment version %u, policies need %u", ops->name,
 			env ? env->version : 0, IOSIG_POLICY_ENV_VERSION);
 		return -EINVAL;
 	}
 	if (!env->now || !env->inflight || !env->issue || !env->finish || !env->wake_at ||
 	    (env->ndev && !env->dev)) {
-		set_err(err, errlen, "%s: engine environment lacks a callback or its devices",
+		pol_errbuf(err, errlen, "%s: engine environment lacks a callback or its devices",
 			ops->name);
 		return -EINVAL;
 	}
 	for (unsigned d = 0; d < env->ndev; d++)
 		if (!env->dev[d].queue_depth) {
-			set_err(err, errlen, "%s: device %u (%s) has queue depth 0", ops->name, d,
+			pol_errbuf(err, errlen, "%s: device %u (%s) has queue depth 0", ops->name, d,
 				env->dev[d].name ? env->dev[d].name : "?");
 			return -EINVAL;
 		}
 	pol = calloc(1, sizeof(*pol));
 	if (!pol) {
-		set_err(err, errlen, "out of memory");
+		pol_errbuf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	pol->ops = ops;
@@ -207,7 +194,7 @@ int policy_create_ops(const struct iosig_policy_ops *ops, const char *optstr,
 	if (ops->opts_size) {
 		pol->opts = calloc(1, ops->opts_size);
 		if (!pol->opts) {
-			set_err(err, errlen, "out of memory");
+			pol_errbuf(err, errlen, "out of memory");
 			r = -ENOMEM;
 			goto out_free_pol;
 		}
@@ -217,13 +204,13 @@ int policy_create_ops(const struct iosig_policy_ops *ops, const char *optstr,
 	}
 	r = policy_opts_parse(ops->opts, pol->opts, optstr, msg, sizeof(msg));
 	if (r < 0) {
-		set_err(err, errlen, "%s: %s", ops->name, msg);
+		pol_errbuf(err, errlen, "%s: %s", ops->name, msg);
 		r = -EINVAL;
 		goto out_free_opts;
 	}
 	r = ops->init(pol);
 	if (r < 0) {
-		set_err(err, errlen, "%s: %s", ops->name, pol->err[0] ? pol->err : strerror(-r));
+		pol_errbuf(err, errlen, "%s: %s", ops->name, pol->err[0] ? pol->err : strerror(-r));
 		goto out_free_opts;
 	}
 	*ret_pol = pol;
@@ -245,13 +232,13 @@ int policy_create(const char *spec, struct iosig_env *env, struct iosig_policy *
 	size_t n;
 
 	if (!spec || !*spec) {
-		set_err(err, errlen, "empty policy name (try one of the names `iosig-sim --list-policies` shows)");
+		pol_errbuf(err, errlen, "empty policy name (try one of the names `iosig-sim --list-policies` shows)");
 		return -EINVAL;
 	}
 	colon = strchr(spec, ':');
 	n = colon ? (size_t)(colon - spec) : strlen(spec);
 	if (n >= sizeof(name)) {
-		set_err(err, errlen, "policy name '%.*s...' is too long", 32, spec);
+		pol_errbuf(err, errlen, "policy name '%.*s...' is too long", 32, spec);
 		return -ENOENT;
 	}
 	memcpy(name, spec, n);
@@ -264,7 +251,7 @@ int policy_create(const char *spec, struct iosig_env *env, struct iosig_policy *
 		for (size_t i = 0; i < policy_count() && used < sizeof(list); i++)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 i ? ", " : "", policy_at(i)->name);
-		set_err(err, errlen, "unknown policy '%s' (known: %s)", name, list);
+		pol_errbuf(err, errlen, "unknown policy '%s' (known: %s)", name, list);
 		return -ENOENT;
 	}
 	return policy_create_ops(ops, colon ? colon + 1 : NULL, env, ret_pol, err, errlen);

@@ -7,26 +7,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "policy.h"
+#include "pol_util.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 struct unit {
 	const char *name;
@@ -201,7 +188,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 		if (end == value || *end || errno == ERANGE || !isfinite(*ret_d))
 			goto bad_form;
 		if (*ret_d < opt->fmin || *ret_d > opt->fmax) {
-			set_err(err, errlen, "%soption '%s': %s is out of range [%g, %g]", who,
+			pol_errbuf(err, errlen, "%soption '%s': %s is out of range [%g, %g]", who,
 				opt->name, value, opt->fmin, opt->fmax);
 			return -EINVAL;
 		}
@@ -224,7 +211,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 
 			if (parse_scaled(value, size_units, &v, &no_unit) == 0 && no_unit) {
 				if (v != 0) {
-					set_err(err, errlen,
+					pol_errbuf(err, errlen,
 						"%soption '%s': '%s' needs a time unit (ns, us, ms, s, min, h), e.g. %sms",
 						who, opt->name, value, value);
 					return -EINVAL;
@@ -270,7 +257,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 		for (i = 0; opt->choices && opt->choices[i] && used < sizeof(list); i++)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 i ? ", " : "", opt->choices[i]);
-		set_err(err, errlen, "%soption '%s': '%s' is not one of: %s", who, opt->name,
+		pol_errbuf(err, errlen, "%soption '%s': '%s' is not one of: %s", who, opt->name,
 			value, list);
 		return -EINVAL;
 	}
@@ -285,17 +272,17 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 		policy_opts_format(&tmp, &b, lo, sizeof(lo));
 		b = opt->max;
 		policy_opts_format(&tmp, &b, hi, sizeof(hi));
-		set_err(err, errlen, "%soption '%s': %s is out of range [%s, %s]", who, opt->name,
+		pol_errbuf(err, errlen, "%soption '%s': %s is out of range [%s, %s]", who, opt->name,
 			value, lo, hi);
 		return -EINVAL;
 	}
 	return 0;
 
 too_big:
-	set_err(err, errlen, "%soption '%s': '%s' is too large", who, opt->name, value);
+	pol_errbuf(err, errlen, "%soption '%s': '%s' is too large", who, opt->name, value);
 	return -EINVAL;
 bad_form:
-	set_err(err, errlen, "%soption '%s': '%s' is not a valid %s (expected %s)", who, opt->name,
+	pol_errbuf(err, errlen, "%soption '%s': '%s' is not a valid %s (expected %s)", who, opt->name,
 		value, type_name(opt->type), type_form(opt->type));
 	return -EINVAL;
 }
@@ -341,10 +328,10 @@ static void unknown_opt(const struct iosig_opt *tab, const char *name, size_t n,
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 					 o == tab ? "" : ", ", o->name);
 	if (!tab || !tab->name)
-		set_err(err, errlen, "unknown option '%.*s': this policy takes no options",
+		pol_errbuf(err, errlen, "unknown option '%.*s': this policy takes no options",
 			(int)n, name);
 	else
-		set_err(err, errlen, "unknown option '%.*s' (valid: %s)", (int)n, name, list);
+		pol_errbuf(err, errlen, "unknown option '%.*s' (valid: %s)", (int)n, name, list);
 }
 
 int policy_opts_set(const struct iosig_opt *tab, void *opts, const char *name, const char *value,
@@ -376,15 +363,15 @@ int policy_opts_defaults(const struct iosig_opt *tab, void *opts, char *err, siz
 		int r;
 
 		if (!o->def) {
-			set_err(err, errlen, "option '%s' has no default", o->name);
+			pol_errbuf(err, errlen, "option '%s' has no default", o->name);
 			return -EINVAL;
 		}
 		if (o->type == IOSIG_OPT_ENUM && !o->choices) {
-			set_err(err, errlen, "option '%s' is a choice without choices", o->name);
+			pol_errbuf(err, errlen, "option '%s' is a choice without choices", o->name);
 			return -EINVAL;
 		}
 		if (o->type == IOSIG_OPT_DOUBLE ? o->fmin > o->fmax : o->min > o->max) {
-			set_err(err, errlen, "option '%s' has min > max", o->name);
+			pol_errbuf(err, errlen, "option '%s' has min > max", o->name);
 			return -EINVAL;
 		}
 		r = parse_value(o, o->def, &u, &d, &b, "default of ", err, errlen);
@@ -413,11 +400,11 @@ int policy_opts_parse(const struct iosig_opt *tab, void *opts, const char *str, 
 
 		eq = memchr(p, '=', len);
 		if (len == 0) {
-			set_err(err, errlen, "empty option in '%s' (write opt=value,opt=value)", str);
+			pol_errbuf(err, errlen, "empty option in '%s' (write opt=value,opt=value)", str);
 			return -EINVAL;
 		}
 		if (!eq || eq == p) {
-			set_err(err, errlen, "'%.*s' is not opt=value (in '%s')", (int)len, p, str);
+			pol_errbuf(err, errlen, "'%.*s' is not opt=value (in '%s')", (int)len, p, str);
 			return -EINVAL;
 		}
 		opt = lookup(tab, p, (size_t)(eq - p));
@@ -426,13 +413,13 @@ int policy_opts_parse(const struct iosig_opt *tab, void *opts, const char *str, 
 			return -ENOENT;
 		}
 		if ((size_t)(p + len - eq - 1) >= sizeof(value)) {
-			set_err(err, errlen, "option '%s': value too long", opt->name);
+			pol_errbuf(err, errlen, "option '%s': value too long", opt->name);
 			return -EINVAL;
 		}
 		memcpy(value, eq + 1, (size_t)(p + len - eq - 1));
 		value[p + len - eq - 1] = '\0';
 		if (!value[0]) {
-			set_err(err, errlen, "option '%s': missing value (expected %s)", opt->name,
+			pol_errbuf(err, errlen, "option '%s': missing value (expected %s)", opt->name,
 				type_form(opt->type));
 			return -EINVAL;
 		}
