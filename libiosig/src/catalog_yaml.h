@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * catalog_yaml.h - the YAML walking shared by the configuration file
+ * (config.c) and the probe cache (probe_cache.c): one loader, one error
+ * format (file:line:column, the key, what was expected), one table of keys.
+ */
+#ifndef IOSIG_CATALOG_YAML_H
+#define IOSIG_CATALOG_YAML_H
+
+#include <yaml.h>
+
+#include "catalog_internal.h"
+
+/* Where a key may appear (the scope of cat_yaml_values()). */
+#define CAT_SC_DEFAULTS 1u
+#define CAT_SC_CLASS 2u
+#define CAT_SC_MOUNT 4u
+#define CAT_SC_PROBE 8u
+
+/* One loaded YAML document being walked. */
+struct cat_yaml {
+	yaml_document_t doc;
+	bool loaded;
+	const char *file;          /* name in messages */
+	struct iosig_error *err;   /* may be NULL */
+	struct cat_strpool *pool;  /* where string values are copied */
+	struct cat_config *cfg;    /* config.c only */
+};
+
+/* Parses buf into y->doc (exactly one document).  -EINVAL with libyaml's
+ * problem and position in y->err. */
+int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len);
+void cat_yaml_done(struct cat_yaml *y);
+
+/* Fills y->err at node (line, column, span) and returns -EINVAL. */
+int cat_yaml_err(struct cat_yaml *y, const yaml_node_t *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Text of a scalar, or NULL with the error set ("KEY: expected EXPECT, got a
+ * list"). */
+const char *cat_yaml_scalar(struct cat_yaml *y, const yaml_node_t *node, const char *key,
+			    const char *expect);
+/* "a mapping" / "a list" / "a scalar" */
+const char *cat_yaml_kind(const yaml_node_t *node);
+/* Bounded printable copy for messages. */
+const char *cat_yaml_shown(const char *s, char *buf, size_t size);
+/* Closest of names[] to word when it looks like a typo, else NULL (the
+ * signature parser's rule, sigp_suggest()). */
+const char *cat_suggest(const char *word, const char *const *names, size_t n);
+
+/* A mapping of KEY: VALUE valid in `scope`; `ctx` names it in messages
+ * ("defaults", "class 'hdd'", "mount '/scratch'"). */
+int cat_yaml_values(struct cat_yaml *y, const yaml_node_t *node, unsigned scope, const char *ctx,
+		    struct cat_values *v, struct cat_pos *pos);
+
+/* Reads a whole regular file (at most max bytes) into a NUL-terminated
+ * buffer; `what` names it in messages ("configuration file"). */
+int cat_read_file(const char *path, size_t max, const char *what, char **ret_buf,
+		  size_t *ret_len, struct iosig_error *err);
+
+#endif /* IOSIG_CATALOG_YAML_H */
