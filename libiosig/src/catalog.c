@@ -697,8 +697,8 @@ static int add_discovered(struct build *b, struct cat_disc *d, const struct laye
 	}
 }
 
-/* Several eligible mounts of one filesystem (bind mounts): files go to
- * one of them - the whole filesystem (root "/") if mounted, else the first -
+/* Several eligible mounts of one filesystem (bind mounts: same st_dev,
+ * type and source): files go to one of them - the whole filesystem (root "/") if mounted, else the first -
  * the others are listed as duplicates. */
 static int mark_duplicates(struct build *b, struct cat_disc **discs)
 {
@@ -712,7 +712,8 @@ static int mark_duplicates(struct build *b, struct cat_disc **discs)
 			continue;
 		for (size_t j = 0; j < c->n; j++) {
 			if (j == i || c->mounts[j].ineligible || !discs[j] ||
-			    c->mounts[j].dev != m->dev)
+			    c->mounts[j].dev != m->dev || strcmp(c->mounts[j].fstype, m->fstype) ||
+			    strcmp(c->mounts[j].source, m->source))
 				continue;
 			bool jroot = !strcmp(discs[j]->root, "/");
 			bool proot = !strcmp(discs[primary]->root, "/");

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_catalog_discover.c - discovery rules on a generated mount table whose
+ * mount points are real directories (no privileges needed): pseudo
+ * filesystems and /proc, /sys are not candidates, covered mounts are hidden,
+ * bind mounts of one filesystem are listed once as eligible, non-directories,
+ * read-only and unreachable mounts are ineligible with the reason, network
+ * types are classified, an ignored mount is never touched, configuration
+ * applies by exact path and pattern, and iosig_catalog_find() picks the
+ * deepest mount.  Real mounts are in test_catalog_mounts.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "catalog_internal.h"
+
+static char base[] = "/tmp/iosig-disc-XXXXXX";
+static char mountinfo[300], cfgfile[300];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* base/<name>, created as a directory unless it is "file" or "missing". */
+static const char *dir(const char *name)
+{
+	static char bufs[32][300];
+	static unsigned next;
+	char *b = bufs[next++ % 32];
+
+	snprintf(b, 300, "%s/%s", base, name);
+	return b;
+}
+
+static const struct iosig_mount *find_path(const struct iosig_catalog *cat, const char *path)
+{
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++)
+		if (!strcmp(iosig_catalog_mount(cat, i)->path, path))
+			return iosig_catalog_mount(cat, i);
+	return NULL;
+}
+
+static struct iosig_catalog *build(const char *config)
+{
+	struct iosig_catalog_opts opts = { .mountinfo = mountinfo, .probe_cache = "" };
+	struct iosig_catalog *cat = NULL;
+	struct iosig_error err = { 0 };
+
+	if (config) {
+		write_file(cfgfile, config);
+		opts.config = cfgfile;
+	} else {
+		opts.config = "";
+	}
+	if (iosig_catalog_new(&opts, &cat, &err) < 0)
+		fail_msg("%s:%d:%d: %s", err.file, err.line, err.column, err.msg);
+	return cat;
+}
+
+/*
+ * The generated table: IDs and parents as the kernel writes them.  The
+ * directories live on the filesystem of /tmp, so every entry that is
+ * reached has the same st_dev - which also makes them bind mounts of one
+ * filesystem, the case the duplicate rule handles.
+ */
+static void write_table(void)
+{
+	char t[8192];
+
+	snprintf(t, sizeof(t),
+		 "20 1 254:0 / %s rw,relatime - ext4 /dev/vdz rw\n"
+		 "21 20 0:21 / %s rw - proc proc rw\n"
+		 "22 20 0:22 / %s rw - sysfs sysfs rw\n"
+		 "23 20 0:23 / %s rw - cgroup2 cgroup2 rw\n"
+		 "24 20 0:24 / %s rw - devpts devpts rw\n"
+		 "25 20 0:25 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+		 "26 20 0:26 / /proc/sys/fs/binfmt_misc rw - binfmt_misc binfmt_misc rw\n"
+		 /* covered: 27 by 28 on the same path; 29 lies inside 27 */
+		 "27 20 0:27 / %s rw - tmpfs first rw\n"
+		 "29 27 0:29 / %s rw - tmpfs inner rw\n"
+		 "28 27 0:28 / %s rw - tmpfs second rw\n"
+		 "30 20 0:30 / %s ro,relatime - tmpfs ro rw\n"
+		 "31 20 254:0 /sub %s rw - ext4 /dev/vdz rw\n"
+		 "32 20 0:32 / %s rw - nfs4 server:/export rw\n"
+		 "33 20 0:33 / %s rw - 9p hostshare rw\n"
+		 "34 20 0:34 / %s rw - fuse.foo foo rw\n"
+		 "35 20 0:35 / %s rw - tmpfs gone rw\n"
+		 "36 20 0:36 / %s rw - tmpfs file rw\n"
+		 "37 20 0:37 / %s rw - nfs4 hung:/x rw\n"
+		 "38 20 0:38 / %s rw - tmpfs deep rw\n"
+		 "39 20 0:39 / %s\\040space rw - tmpfs sp rw\n",
+		 base, dir("proc"), dir("sys"), dir("cgroup"), dir("pts"), dir("cover"),
+		 dir("cover/inner"), dir("cover"), dir("ro"), dir("bind"), dir("nfs"), dir("9p"),
+		 dir("fuse"), dir("missing"), dir("file"), dir("hung"), dir("nfs/deep"), dir("with"));
+	write_file(mountinfo, t);
+}
+
+static int setup(void **state)
+{
+	static const char *const dirs[] = { "proc", "sys", "cgroup", "pts", "cover", "cover/inner",
+					    "ro", "bind", "nfs", "nfs/deep", "9p", "fuse",
+					    "with space" };
+
+	if (!mkdtemp(base))
+		return -1;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (mkdir(dir(dirs[i]), 0755) < 0)
+			return -1;
+	write_file(dir("file"), "not a directory\n");
+	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", base);
+	snprintf(cfgfile, sizeof(cfgfile), "%s/config.yaml", base);
+	write_table();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_candidates(void **state)
+{
+	struct iosig_catalog *cat = build(NULL);
+	static const char *const absent[] = { "proc", "sys", "cgroup", "pts" };
+	const struct iosig_mount *m;
+
+	/* Pseudo filesystems and whatever lies under /proc and /sys. */
+	for (size_t i = 0; i < 4; i++)
+		assert_null(find_path(cat, dir(absent[i])));
+	assert_null(find_path(cat, "/sys/fs/cgroup"));
+	assert_null(find_path(cat, "/proc/sys/fs/binfmt_misc"));
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++)
+		assert_false(cat_fstype_is_pseudo(iosig_catalog_mount(cat, i)->fstype));
+	/* The covered mount and the one inside it are unreachable. */
+	m = find_path(cat, dir("cover"));
+	assert_non_null(m);
+	assert_string_equal(m->source, "second");
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++) {
+		assert_string_not_equal(iosig_catalog_mount(cat, i)->source, "first");
+		assert_string_not_equal(iosig_catalog_mount(cat, i)->source, "inner");
+	}
+	/* Escaped mount points are unescaped. */
+	assert_non_null(find_path(cat, dir("with space")));
+	iosig_catalog_free(cat);
+}
+
+static void test_ineligible(void **state)
+{
+	struct iosig_catalog *cat = build(NULL);
+	const struct iosig_mount *m;
+	char want[600];
+
+	m = find_path(cat, dir("ro"));
+	assert_non_null(m);
+	assert_string_equal(m->ineligible, "mounted read-only");
+	assert_null(m->data_dir);
+
+	m = find_path(cat, dir("file"));
+	assert_string_equal(m->ineligible, "the mount point is not a directory (a bind-mounted file)");
+
+	m = find_path(cat, dir("missing"));
+	assert_string_equal(m->ineligible, "cannot access the mount point: No such file or directory");
+
+	m = find_path(cat, dir("fuse"));
+	snprintf(want, sizeof(want),
+		 "cannot tell the storage class of fuse.foo on foo; set class for %s in the config",
+		 dir("fuse"));
+	assert_string_equal(m->ineligible, want);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_NONE);
+
+	/* The same filesystem twice: the whole filesystem (root "/") takes
+	 * the files, the subtree mount is a duplicate. */
+	m = find_path(cat, base);
+	assert_null(m->ineligible);
+	m = find_path(cat, dir("bind"));
+	snprintf(want, sizeof(want), "same filesystem as %s (a bind mount): files go there", base);
+	assert_string_equal(m->ineligible, want);
+	iosig_catalog_free(cat);
+}
+
+static void test_classes(void **state)
+{
+	struct iosig_catalog *cat = build(NULL);
+	const struct iosig_mount *m;
+
+	m = find_path(cat, dir("nfs"));
+	assert_int_equal(m->cls, IOSIG_CLASS_NETWORK);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_DISCOVERED);
+	assert_true(m->global);
+	assert_int_equal(m->src[IOSIG_F_GLOBAL], IOSIG_SRC_DISCOVERED);
+	/* A network filesystem's block size is its transfer size: not used. */
+	assert_int_equal(m->src[IOSIG_F_BLOCK_SIZE], IOSIG_SRC_DEFAULT);
+	m = find_path(cat, dir("9p"));
+	assert_int_equal(m->cls, IOSIG_CLASS_NETWORK);
+	assert_false(m->global);
+	m = find_path(cat, dir("cover"));
+	assert_int_equal(m->cls, IOSIG_CLASS_RAM);
+	assert_true(m->volatile_);
+	assert_int_equal(m->src[IOSIG_F_VOLATILE], IOSIG_SRC_DEFAULT);
+	assert_int_equal(m->src[IOSIG_F_CAPACITY], IOSIG_SRC_DISCOVERED);
+	assert_int_equal(m->src[IOSIG_F_FREE], IOSIG_SRC_DISCOVERED);
+	assert_int_equal(m->src[IOSIG_F_BLOCK_SIZE], IOSIG_SRC_DISCOVERED);
+	assert_true(m->block_size >= 512);
+	iosig_catalog_free(cat);
+}
+
+/* Configuration on discovered mounts: class for an unknown type, patterns,
+ * ignore (never stat'ed), data_dir, and a note for unused entries. */
+static void test_config(void **state)
+{
+	char yaml[2000], want[600];
+	struct iosig_catalog *cat;
+	const struct iosig_mount *m;
+
+	snprintf(yaml, sizeof(yaml),
+		 "mounts:\n"
+		 "  %s:\n"
+		 "    class: ssd\n"
+		 "    data_dir: ${MOUNT}/data\n"
+		 "  \"%s/n*\":\n"
+		 "    mttf: 7*y\n"
+		 "    label: archive\n"
+		 "  %s:\n"
+		 "    ignore: true\n"
+		 "  %s:\n"
+		 "    mttf: 8*y\n"
+		 "  /not/mounted/here:\n"
+		 "    class: hdd\n",
+		 dir("fuse"), base, dir("hung"), dir("nfs"));
+	cat = build(yaml);
+	m = find_path(cat, dir("fuse"));
+	assert_null(m->ineligible);
+	assert_int_equal(m->cls, IOSIG_CLASS_SSD);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_CONFIG);
+	snprintf(want, sizeof(want), "%s/data", dir("fuse"));
+	assert_string_equal(m->data_dir, want);
+	assert_int_equal(m->src[IOSIG_F_DATA_DIR], IOSIG_SRC_CONFIG);
+	/* The data directory is not created by building the catalog. */
+	assert_int_equal(access(want, F_OK), -1);
+
+	/* Exact entry after the pattern: 8 y; the pattern's label stays. */
+	m = find_path(cat, dir("nfs"));
+	assert_true(m->mttf == 8 * 365 * 86400.0);
+	assert_int_equal(m->labels, IOSIG_LABEL_ARCHIVE);
+	m = find_path(cat, dir("nfs/deep"));
+	assert_true(m->mttf == 10 * 365 * 86400.0); /* FNM_PATHNAME: n* is one level */
+
+	m = find_path(cat, dir("hung"));
+	snprintf(want, sizeof(want), "ignored by the configuration (%s:9)", cfgfile);
+	assert_string_equal(m->ineligible, want);
+	assert_int_equal(m->dev, 0); /* never stat'ed */
+
+	assert_int_equal(cat_catalog_notes(cat), 1);
+	snprintf(want, sizeof(want), "%s:12: /not/mounted/here is not a mount point here: its settings are unused",
+		 cfgfile);
+	assert_string_equal(cat_catalog_note(cat, 0), want);
+	iosig_catalog_free(cat);
+}
+
+/* A configured data_dir that is not on the mount, or a symlink: ineligible
+ * with the reason and the config line. */
+static void test_bad_data_dir(void **state)
+{
+	char yaml[1000], want[900];
+	struct iosig_catalog *cat;
+	const struct iosig_mount *m;
+
+	symlink("/tmp", dir("9p/link"));
+	snprintf(yaml, sizeof(yaml),
+		 "mounts:\n"
+		 "  %s:\n"
+		 "    data_dir: /elsewhere\n"
+		 "  %s:\n"
+		 "    data_dir: ${MOUNT}/link/x\n",
+		 dir("nfs"), dir("9p"));
+	cat = build(yaml);
+	m = find_path(cat, dir("nfs"));
+	snprintf(want, sizeof(want), "configured data_dir /elsewhere is not on this mount (%s:3)",
+		 cfgfile);
+	assert_string_equal(m->ineligible, want);
+	assert_null(m->data_dir);
+	m = find_path(cat, dir("9p"));
+	snprintf(want, sizeof(want), "configured data_dir: %s is a symbolic link (%s:5)",
+		 dir("9p/link"), cfgfile);
+	assert_string_equal(m->ineligible, want);
+	iosig_catalog_free(cat);
+	unlink(dir("9p/link"));
+}
+
+static void test_find(void **state)
+{
+	struct iosig_catalog *cat = build(NULL);
+	char p[400];
+
+	/* Deepest mount point wins, for existing and not yet existing paths. */
+	assert_ptr_equal(iosig_catalog_find(cat, dir("nfs/deep/file")),
+			 find_path(cat, dir("nfs/deep")));
+	assert_ptr_equal(iosig_catalog_find(cat, dir("nfs/a/b/c")), find_path(cat, dir("nfs")));
+	assert_ptr_equal(iosig_catalog_find(cat, dir("nfs")), find_path(cat, dir("nfs")));
+	assert_ptr_equal(iosig_catalog_find(cat, dir("nfsx/file")), find_path(cat, base));
+	/* .. and symbolic links are resolved for what exists. */
+	snprintf(p, sizeof(p), "%s/../nfs/x", dir("9p"));
+	assert_ptr_equal(iosig_catalog_find(cat, p), find_path(cat, dir("nfs")));
+	symlink(dir("nfs/deep"), dir("9p/tolink"));
+	assert_ptr_equal(iosig_catalog_find(cat, dir("9p/tolink/file")),
+			 find_path(cat, dir("nfs/deep")));
+	unlink(dir("9p/tolink"));
+	/* Relative to the working directory. */
+	assert_int_equal(chdir(dir("nfs")), 0);
+	assert_ptr_equal(iosig_catalog_find(cat, "new-file"), find_path(cat, dir("nfs")));
+	assert_int_equal(chdir("/"), 0);
+	/* On a pseudo filesystem: no catalog mount. */
+	assert_null(iosig_catalog_find(cat, dir("proc/self")));
+	/* Outside every mount of this table. */
+	assert_null(iosig_catalog_find(cat, "/definitely/not/here"));
+	iosig_catalog_free(cat);
+}
+
+/* A mount table that cannot be read is an error naming it. */
+static void test_bad_table(void **state)
+{
+	struct iosig_catalog_opts opts = { .mountinfo = "/nonexistent/mountinfo", .config = "",
+					   .probe_cache = "" };
+	struct iosig_catalog *cat = NULL;
+	struct iosig_error err;
+
+	assert_int_equal(iosig_catalog_new(&opts, &cat, &err), -ENOENT);
+	assert_string_equal(err.file, "/nonexistent/mountinfo");
+	assert_string_equal(err.msg, "cannot read the mount table: No such file or directory");
+}
+
+/* The real table of this machine builds, and never lists a pseudo fs. */
+static void test_this_machine(void **state)
+{
+	struct iosig_catalog_opts opts = { .config = "", .probe_cache = "" };
+	struct iosig_catalog *cat = NULL;
+	struct iosig_error err;
+
+	assert_int_equal(iosig_catalog_new(&opts, &cat, &err), 0);
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++) {
+		const struct iosig_mount *m = iosig_catalog_mount(cat, i);
+
+		assert_false(cat_fstype_is_pseudo(m->fstype));
+		assert_false(!strncmp(m->path, "/proc/", 6) || !strcmp(m->path, "/proc"));
+		assert_true(m->ineligible || m->data_dir);
+	}
+	assert_non_null(iosig_catalog_find(cat, "/"));
+	iosig_catalog_free(cat);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_candidates),
+		cmocka_unit_test(test_ineligible),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_bad_data_dir),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_bad_table),
+		cmocka_unit_test(test_this_machine),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
