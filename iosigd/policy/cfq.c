@@ -224,8 +224,11 @@ static struct cfq_queue *select_queue(struct cfq *c, struct cfq_dev *cd, struct 
 				env->wake_at(env, cd->idle_until);
 				return NULL;
 			}
-			if (now < cd->idle_until)
+			if (now < cd->idle_until) {
+				/* Re-arm: an earlier tick may have consumed the wake-up. */
+				env->wake_at(env, cd->idle_until);
 				return NULL;
+			}
 			slice_expire(c, cd);
 		} else {
 			slice_expire(c, cd);

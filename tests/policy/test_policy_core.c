@@ -569,6 +569,60 @@ static void test_noop_queue_depth(void **state)
 	hx_free(h);
 }
 
+/* Every built-in policy finishes every request of a random mixed load
+ * (reads, writes, sizes, 8 streams, bursts and pauses) without error. */
+static void test_all_policies_finish(void **state)
+{
+	static const struct iosig_dev_info three[3] = {
+		{ .name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 4,
+		  .block_size = 512 },
+		{ .name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64ull << 30, .queue_depth = 8,
+		  .block_size = 4096 },
+		{ .name = "nvm0", .cls = IOSIG_DEV_NVM, .capacity = 64ull << 20, .queue_depth = 16,
+		  .block_size = 64 },
+	};
+	static const struct hx_model m3[3] = {
+		{ .overhead_ns = 200000, .seek_ns_per_gib = 200000, .bytes_per_s = 150ull << 20 },
+		{ .overhead_ns = 50000, .bytes_per_s = 500ull << 20 },
+		{ .overhead_ns = 1000, .bytes_per_s = 4ull << 30 },
+	};
+
+	for (size_t p = 0; p < policy_count(); p++) {
+		const char *name = policy_at(p)->name;
+		unsigned home = !strncmp(name, "mios", 4) ? 1 : 0;
+		struct hx *h;
+		char err[256];
+		uint64_t x = 42, t = 0;
+
+		if (!strncmp(name, "t-", 2))
+			continue;   /* test registrations */
+		h = hx_new(3, three, m3);
+		if (hx_policy(h, name, err, sizeof(err)) != 0)
+			fail_msg("%s: %s", name, err);
+		for (unsigned i = 0; i < 3000; i++) {
+			uint32_t stream;
+			uint64_t off, len;
+			bool rd;
+
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			stream = (uint32_t)(x >> 60) % 8;
+			rd = (x >> 20) % 3 == 0;
+			len = 512ull << ((x >> 24) % 8);
+			off = (stream * (1ull << 32) + ((x >> 30) % 4096) * 4096) % (60ull << 30);
+			t += (x >> 40) % 4 == 0 ? (x >> 44) % 20000000 : (x >> 44) % 50000;
+			hx_add(h, t, stream, home, rd ? IOSIG_OP_READ : IOSIG_OP_WRITE, off, len,
+			       rd ? IOSIG_REQ_SYNC : 0);
+		}
+		hx_run(h, UINT64_MAX);
+		if (hx_outstanding(h))
+			fail_msg("%s left %u requests unfinished", name, hx_outstanding(h));
+		for (unsigned i = 0; i < 3000; i++)
+			if (hx_r(h, i)->status)
+				fail_msg("%s: request %u failed with %d", name, i, hx_r(h, i)->status);
+		hx_free(h);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_extmap),
 		cmocka_unit_test(test_noop_fifo_merge),
 		cmocka_unit_test(test_noop_queue_depth),
+		cmocka_unit_test(test_all_policies_finish),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

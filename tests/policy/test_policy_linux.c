@@ -265,6 +265,26 @@ static void test_cfq_quantum(void **state)
 	hx_free(h);
 }
 
+/* A drained sync queue idles; the wake-up it asked for may be consumed by
+ * an earlier tick: it must ask again, or the async writes never run. */
+static void test_cfq_idle_rearm(void **state)
+{
+	struct iosig_dev_info d = disk;
+	struct hx_model m = { .overhead_ns = 20 * US };
+	struct hx *h;
+	char err[256];
+
+	d.queue_depth = 32;
+	h = hx_new(1, &d, &m);
+	assert_int_equal(hx_policy(h, "cfq", err, sizeof(err)), 0);
+	for (unsigned i = 0; i < 100; i++)
+		hx_add(h, i * 10 * US, 0, 0, i % 7 ? IOSIG_OP_WRITE : IOSIG_OP_READ, i * 4 * KiB,
+		       4 * KiB, i % 7 ? 0 : IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	hx_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_cfq_idling),
 		cmocka_unit_test(test_cfq_async_shared_queue),
 		cmocka_unit_test(test_cfq_quantum),
+		cmocka_unit_test(test_cfq_idle_rearm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
