@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -314,42 +316,68 @@ static void test_round_trip(void **state)
 	}
 }
 
-/* The canonical text must not depend on the process locale. */
-static void test_locale_independent(void **state)
+/* A private directory with a compiled comma locale, if the system has none. */
+static char locale_dir[] = "/tmp/iosig-locale-XXXXXX";
+static bool locale_dir_made;
+
+/* Switches the process to a locale with a decimal comma; false if none can be
+ * had (then the tests still run in the C locale and say so). */
+static bool set_comma_locale(void)
 {
 	static const char *const locales[] = { "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
 					       "de_DE", "ru_RU.UTF-8" };
-	const char *got = NULL;
+	char buf[16];
+
+	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]); i++) {
+		if (setlocale(LC_ALL, locales[i])) {
+			snprintf(buf, sizeof(buf), "%.1f", 0.5);
+			assert_string_equal(buf, "0,5"); /* really a comma locale */
+			return true;
+		}
+	}
+	print_message("no locale with a decimal comma available; checking the C locale only\n");
+	return false;
+}
+
+static int group_setup(void **state)
+{
+	char cmd[256];
+
+	/* Not installed on minimal systems: compile one into a private
+	 * directory that LOCPATH points to. */
+	if (!setlocale(LC_ALL, "de_DE.UTF-8") && mkdtemp(locale_dir)) {
+		locale_dir_made = true;
+		snprintf(cmd, sizeof(cmd), "localedef -c -i de_DE -f UTF-8 %s/de_DE.UTF-8 "
+			 ">/dev/null 2>&1", locale_dir);
+		if (system(cmd) == 0)
+			setenv("LOCPATH", locale_dir, 1);
+	}
+	setlocale(LC_ALL, "C");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[256];
+
+	setlocale(LC_ALL, "C");
+	if (locale_dir_made) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", locale_dir);
+		if (system(cmd) != 0)
+			print_message("could not remove %s\n", locale_dir);
+	}
+	return 0;
+}
+
+/* The canonical text must not depend on the process locale. */
+static void test_locale_independent(void **state)
+{
 	struct iosig_pragma *p;
 	struct iosig_sig s;
 	char buf[128];
 	double v;
 
-	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]) && !got; i++)
-		got = setlocale(LC_ALL, locales[i]);
-	if (!got) {
-		/* Not installed: compile one into a private directory. */
-		char dir[] = "/tmp/iosig-locale-XXXXXX", cmd[256];
-
-		if (mkdtemp(dir)) {
-			snprintf(cmd, sizeof(cmd), "localedef -c -i de_DE -f UTF-8 %s/de_DE.UTF-8 "
-				 ">/dev/null 2>&1", dir);
-			if (system(cmd) == 0) {
-				setenv("LOCPATH", dir, 1);
-				got = setlocale(LC_ALL, "de_DE.UTF-8");
-			}
-			snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-			if (system(cmd) != 0)
-				print_message("could not remove %s\n", dir);
-		}
-	}
-	if (!got) {
-		/* No comma locale installed: the test below still runs in C. */
-		print_message("no locale with a decimal comma installed; checking C only\n");
-	} else {
-		snprintf(buf, sizeof(buf), "%.1f", 0.5);
-		assert_string_equal(buf, "0,5"); /* the locale really is a comma locale */
-	}
+	set_comma_locale();
 	p = parse_ok("sig availability(0.5) min_mttdl(1.25)");
 	assert_int_equal(iosig_pragma_canonical(p, buf, sizeof(buf), NULL, 0, NULL), 0);
 	assert_string_equal(buf, "min_mttdl(1.25) availability(0.5)");
@@ -357,8 +385,56 @@ static void test_locale_independent(void **state)
 	s = sig_ok("availability(0.5) min_mttdl(1.25)", NULL, 0);
 	assert_true(s.availability == 0.5);
 	assert_true(s.min_mttdl == 1.25);
+	assert_int_equal(iosig_sig_format(&s, buf, sizeof(buf)), 33);
+	assert_string_equal(buf, "min_mttdl(1.25) availability(0.5)");
 	assert_int_equal(iosig_parse_value("1.5 GiB", IOSIG_DIM_SIZE, &v, NULL), 0);
 	assert_true(v == 1610612736.0);
+	setlocale(LC_ALL, "C");
+}
+
+/* Threads parse and format at once, in a comma locale: every result must
+ * be the single-threaded one. */
+struct worker {
+	pthread_t tid;
+	unsigned seed;
+	int failures;
+};
+
+static void *work(void *arg)
+{
+	static const char *const texts[8] = { "0", "0.125", "0.25", "0.375", "0.5", "0.625",
+					      "0.75", "0.875" };
+	struct worker *w = arg;
+
+	for (unsigned i = 0; i < 2000; i++) {
+		unsigned k = (w->seed + i) % 8;
+		double v = 0.125 * k, got = -1;
+		struct iosig_sig s;
+		char want[128], buf[128];
+
+		snprintf(want, sizeof(want), "min_mttdl(%s) availability(1e-06)", texts[k]);
+		if (iosig_sig_parse("min_mttdl($0) availability(ppm)", NULL, &v, 1, &s, NULL) != 0 ||
+		    iosig_sig_format(&s, buf, sizeof(buf)) < 0 || strcmp(buf, want) != 0 ||
+		    iosig_parse_value("1.5 KiB", IOSIG_DIM_SIZE, &got, NULL) != 0 || got != 1536)
+			w->failures++;
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct worker w[4];
+
+	set_comma_locale();
+	for (unsigned i = 0; i < 4; i++) {
+		w[i].seed = i;
+		w[i].failures = 0;
+		assert_int_equal(pthread_create(&w[i].tid, NULL, work, &w[i]), 0);
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(w[i].tid, NULL), 0);
+		assert_int_equal(w[i].failures, 0);
+	}
 	setlocale(LC_ALL, "C");
 }
 
@@ -372,7 +448,8 @@ int main(void)
 		cmocka_unit_test(test_sig_format),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_locale_independent),
+		cmocka_unit_test(test_threads),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
