@@ -33,20 +33,35 @@ void sigp_put(char *buf, size_t size, size_t *pos, const char *fmt, ...)
 		*pos += (size_t)n;
 }
 
+/* sigp_put() of a plain string, without the cost of a printf. */
+static void put_str(char *buf, size_t size, size_t *pos, const char *str)
+{
+	size_t n = strlen(str);
+
+	if (*pos < size) {
+		size_t room = size - *pos - 1, k = n < room ? n : room;
+
+		memcpy(buf + *pos, str, k);
+		buf[*pos + k] = '\0';
+	}
+	*pos += n;
+}
+
 int sigp_put_name(char *buf, size_t size, size_t *pos, const char *name)
 {
-	sigp_put(buf, size, pos, "\"");
+	char esc[3] = "\\";
+
+	put_str(buf, size, pos, "\"");
 	for (const char *c = name; *c; c++) {
 		unsigned char ch = (unsigned char)*c;
 
 		if (ch < 0x20 || ch == 0x7f)
 			return -EINVAL;
-		if (ch == '"' || ch == '\\')
-			sigp_put(buf, size, pos, "\\%c", ch);
-		else
-			sigp_put(buf, size, pos, "%c", ch);
+		esc[1] = (char)ch;
+		/* "\"" and "\\" escaped, every other byte as it is */
+		put_str(buf, size, pos, ch == '"' || ch == '\\' ? esc : esc + 1);
 	}
-	sigp_put(buf, size, pos, "\"");
+	put_str(buf, size, pos, "\"");
 	return 0;
 }
 
@@ -94,19 +109,18 @@ static int put_param(char *buf, size_t size, size_t *pos, enum iosig_param id,
 	int r = 0;
 
 	if (*pos)
-		sigp_put(buf, size, pos, " ");
-	if (info->flag) {
-		sigp_put(buf, size, pos, "%s", info->name);
+		put_str(buf, size, pos, " ");
+	put_str(buf, size, pos, info->name);
+	if (info->flag)
 		return 0;
-	}
-	sigp_put(buf, size, pos, "%s(", info->name);
+	put_str(buf, size, pos, "(");
 	if (id == IOSIG_P_NAME)
 		r = v->name && v->name[0] ? sigp_put_name(buf, size, pos, v->name) : -EINVAL;
 	else if (v->slot >= 0)
 		sigp_put(buf, size, pos, "$%d", v->slot);
 	else
 		r = put_number(buf, size, pos, id, v->num);
-	sigp_put(buf, size, pos, ")");
+	put_str(buf, size, pos, ")");
 	return r;
 }
 

@@ -151,9 +151,21 @@ struct sigp_lexer {
 
 /* Reads the next token; 0, or -EINVAL/-ENOMEM after reporting the error. */
 int sigp_lex_next(struct sigp_lexer *lx, struct sigp_token *tok);
-/* True if tok is the punctuator `spelling`. */
-bool sigp_tok_is(const struct sigp_lexer *lx, const struct sigp_token *tok,
-		 const char *spelling);
+/* True if tok is the punctuator `spelling` (inline: the parser asks this
+ * for every token it looks at). */
+static inline bool sigp_tok_is(const struct sigp_lexer *lx, const struct sigp_token *tok,
+			       const char *spelling)
+{
+	const char *t = lx->src->s + tok->off;
+	size_t i;
+
+	if (tok->kind != SIGP_T_PUNCT)
+		return false;
+	for (i = 0; spelling[i]; i++)
+		if (i >= tok->len || t[i] != spelling[i])
+			return false;
+	return i == tok->len;
+}
 
 /* Converts the decimal floating literal s[0..n) ("1.5e3") like strtod in
  * the C locale, whatever the process locale; -ERANGE on overflow, -ENOMEM. */

@@ -47,15 +47,6 @@ static const char *const puncts[] = {
 	"~", "&", "|", "^", "?", ":", ";", "#",
 };
 
-bool sigp_tok_is(const struct sigp_lexer *lx, const struct sigp_token *tok,
-		 const char *spelling)
-{
-	size_t n = strlen(spelling);
-
-	return tok->kind == SIGP_T_PUNCT && tok->len == n &&
-	       memcmp(lx->src->s + tok->off, spelling, n) == 0;
-}
-
 /* Skips blanks, newlines, comments and line splices; error on an
  * unterminated comment. */
 static int skip_space(struct sigp_lexer *lx)
@@ -373,8 +364,11 @@ int sigp_lex_next(struct sigp_lexer *lx, struct sigp_token *tok)
 		tok->len = j - i;
 	} else {
 		for (size_t p = 0; p < sizeof(puncts) / sizeof(puncts[0]); p++) {
-			size_t pl = strlen(puncts[p]);
+			size_t pl;
 
+			if (puncts[p][0] != s[i])
+				continue;
+			pl = strlen(puncts[p]);
 			if (pl <= n - i && memcmp(s + i, puncts[p], pl) == 0) {
 				tok->kind = SIGP_T_PUNCT;
 				tok->len = pl;
