@@ -1,0 +1,883 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hdd.c - the hard-disk model (see hdd.h and docs/sim.md).
+ *
+ * Time is kept in double nanoseconds inside the model (rotational angles
+ * need fractions of a sector) and returned as integer ns.  The mechanism is
+ * simulated request by request:
+ *
+ *   host command -> controller overhead (by op, hit/miss, previous op)
+ *     read hit:   + bus transfer
+ *     read miss:  wait for the mechanism (destages), seek (table or curve)
+ *                 or head switch, rotational wait to the first sector,
+ *                 media transfer sector by sector across track and
+ *                 cylinder switches (skews), bus transfer overlapped;
+ *                 then read-ahead continues in the background until the
+ *                 next command needs the mechanism
+ *     write-back: + bus transfer, acknowledged; the destage (seek, settle,
+ *                 rotation, media) runs in the background
+ *     write-through: like a read miss plus write settling
+ *     BCW:        Fast/Mid/Slow latency from the buffered-write state machine
+ *
+ * Every change of cylinder counts as one arm movement of |distance|
+ * cylinders (the BID paper's head movements and TMD).
+ */
+#include "hdd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+struct seg {
+	bool used;
+	uint64_t start, end;     /* valid sectors [start, end) */
+	double clean_at;         /* ns when its data is on the media (write data) */
+	uint64_t stamp;          /* last use, for LRU replacement */
+};
+
+/* Sequential media access in progress: the head reaches the start of
+ * sector `next` at time `t` having transferred everything before it. */
+struct stream {
+	uint64_t next;
+	double t;
+};
+
+struct sim_hdd {
+	struct sim_hdd_params p;
+	double rot_ns;           /* one revolution */
+	double sect_ns[SIM_HDD_MAX_ZONES];  /* media time of one sector per zone */
+	double xfer_ns;          /* bus time per sector */
+
+	uint32_t cyl, head;      /* arm position after the last scheduled mechanical work */
+	double mech_free;        /* mechanism idle from (destages, foreground media) */
+	double fg_free;          /* previous command completed (interface free) */
+	bool last_write;         /* previous command was a write */
+
+	struct seg *seg;
+	uint64_t stamp;
+
+	bool pf_active;          /* read-ahead running into segment pf_seg */
+	unsigned pf_seg;
+	uint64_t pf_limit;       /* read-ahead stops before this sector */
+	struct stream pf;
+
+	int bcw_state;           /* 0 = Fast, 1 = Mid */
+	double bcw_adw;          /* bytes written in the current state */
+	double bcw_dirty;        /* bytes in the buffer not yet on the media */
+	double bcw_t;            /* time bcw_dirty was last updated */
+
+	struct sim_hdd_stats st;
+	sim_hdd_arm_fn arm_fn;
+	void *arm_ctx;
+};
+
+/* ---- parameters ---- */
+
+void sim_hdd_params_generic(struct sim_hdd_params *p, uint64_t bytes)
+{
+	const unsigned nz = 16;
+	const uint32_t outer = 2400, inner = 1200;
+	uint64_t sectors, per_cyl_avg;
+	uint32_t cyls, per_zone;
+	double single = 0.6, avg = 8.5, full = 16.0;
+
+	memset(p, 0, sizeof(*p));
+	if (!bytes)
+		bytes = 1ull << 40;
+	snprintf(p->name, sizeof(p->name), "generic");
+	p->surfaces = 4;
+	sectors = bytes / SIM_SECTOR;
+	per_cyl_avg = (uint64_t)p->surfaces * (outer + inner) / 2;
+	cyls = (uint32_t)((sectors + per_cyl_avg - 1) / per_cyl_avg) + nz;
+	per_zone = (cyls + nz - 1) / nz;
+	cyls = per_zone * nz;
+	p->cylinders = cyls;
+	p->sparing = SIM_SPARE_NONE;
+	p->range_size = 1;
+	p->nzones = nz;
+	for (unsigned i = 0; i < nz; i++) {
+		struct sim_hdd_zone *z = &p->zone[i];
+
+		z->first_cyl = i * per_zone;
+		z->last_cyl = (i + 1) * per_zone - 1;
+		z->bpt = outer - (uint32_t)((uint64_t)(outer - inner) * i / (nz - 1));
+		z->track_skew = z->bpt * 0.05;   /* covers a 0.4 ms head switch at 7200 rpm */
+		z->cyl_skew = z->bpt * 0.08;     /* covers a 0.6 ms one-cylinder seek */
+	}
+	p->blocks = sectors;
+	p->rpm = 7200;
+	/* Ruemmler-Wilkes curve through (1, single), (cyls/3, avg), (cyls, full). */
+	p->seek_kind = SIM_SEEK_CURVE;
+	p->rw_boundary = cyls / 3;
+	p->rw_b = (avg - single) / (sqrt((double)p->rw_boundary) - 1);
+	p->rw_a = single - p->rw_b;
+	p->rw_e = (full - avg) / (double)(cyls - p->rw_boundary);
+	p->rw_c = avg - p->rw_e * p->rw_boundary;
+	p->seek_one_ms = single;
+	p->head_switch_ms = 0.4;
+	p->write_settle_ms = 0.1;
+	for (int i = 0; i < 8; i++)
+		p->ovh_ms[i] = (i & 4) ? 0.15 : 0.1;
+	p->xfer_ms = 512.0 / 600e6 * 1e3;   /* 6 Gb/s SATA */
+	p->nsegs = 16;
+	p->seg_blocks = 4096;
+	p->max_write_segs = 8;
+	p->max_readahead = 2048;
+	p->fast_write = 2;
+	p->read_hits_on_write_data = true;
+	p->readahead_on_idle_hit = true;
+	/* BCW defaults: the 10 TB WD drive of the BCW paper, 64 KiB writes. */
+	p->bcw_wf = 16.0 * 1024 * 1024;
+	p->bcw_wm = 8.0 * 1024 * 1024;
+	p->bcw_lf_ms = 0.180;
+	p->bcw_lm_ms = 0.280;
+	p->bcw_ls_ms = 12.0;
+	p->queue_depth = 1;
+}
+
+static uint64_t zone_lbns(const struct sim_hdd_params *p, const struct sim_hdd_zone *z)
+{
+	uint64_t cyls = (uint64_t)z->last_cyl - z->first_cyl + 1;
+	uint64_t tracks = cyls * p->surfaces, phys = tracks * z->bpt, n = 0, unit, lpu;
+
+	switch (p->sparing) {
+	case SIM_SPARE_NONE:
+		n = phys;
+		break;
+	case SIM_SPARE_PER_ZONE:
+		n = phys > z->spares ? phys - z->spares : 0;
+		break;
+	case SIM_SPARE_TRACK:
+		n = tracks > z->spares ? (tracks - z->spares) * z->bpt : 0;
+		break;
+	case SIM_SPARE_PER_TRACK:
+		n = z->bpt > z->spares ? tracks * (z->bpt - z->spares) : 0;
+		break;
+	case SIM_SPARE_PER_CYL:
+		unit = (uint64_t)z->bpt * p->surfaces;
+		n = unit > z->spares ? cyls * (unit - z->spares) : 0;
+		break;
+	case SIM_SPARE_PER_RANGE:
+		unit = (uint64_t)z->bpt * p->surfaces * p->range_size;
+		lpu = unit > z->spares ? unit - z->spares : 0;
+		n = cyls / p->range_size * lpu;
+		if (cyls % p->range_size) {
+			uint64_t part = cyls % p->range_size * (uint64_t)z->bpt * p->surfaces;
+
+			n += part > z->spares ? part - z->spares : 0;
+		}
+		break;
+	}
+	return n > z->deadspace ? n - z->deadspace : 0;
+}
+
+int sim_hdd_params_finish(struct sim_hdd_params *p, char *err, size_t errlen)
+{
+	uint64_t lbn = 0;
+
+	if (!p->surfaces || !p->cylinders || !p->nzones || p->nzones > SIM_HDD_MAX_ZONES) {
+		snprintf(err, errlen, "%s: needs surfaces, cylinders and 1..%d zones", p->name,
+			 SIM_HDD_MAX_ZONES);
+		return -EINVAL;
+	}
+	if (!(p->rpm > 0) || p->xfer_ms < 0 || p->seek_one_ms < 0 || p->head_switch_ms < 0) {
+		snprintf(err, errlen, "%s: rpm must be positive and times non-negative", p->name);
+		return -EINVAL;
+	}
+	if (p->range_size < 1)
+		p->range_size = 1;
+	for (unsigned i = 0; i < p->nzones; i++) {
+		struct sim_hdd_zone *z = &p->zone[i];
+
+		if (!z->bpt || z->last_cyl < z->first_cyl || z->last_cyl >= p->cylinders ||
+		    (i && z->first_cyl <= p->zone[i - 1].last_cyl)) {
+			snprintf(err, errlen, "%s: zone %u (cylinders %u-%u, %u sectors per track) is "
+				 "empty, out of order or beyond cylinder %u", p->name, i, z->first_cyl,
+				 z->last_cyl, z->bpt, p->cylinders - 1);
+			return -EINVAL;
+		}
+		z->first_lbn = lbn;
+		z->nlbn = zone_lbns(p, z);
+		if (!z->nlbn) {
+			snprintf(err, errlen, "%s: zone %u has no usable sector (spares %u)", p->name, i,
+				 z->spares);
+			return -EINVAL;
+		}
+		lbn += z->nlbn;
+	}
+	if (!p->blocks)
+		p->blocks = lbn;
+	if (p->blocks > lbn) {
+		snprintf(err, errlen, "%s: block count %llu exceeds the %llu sectors of the zones",
+			 p->name, (unsigned long long)p->blocks, (unsigned long long)lbn);
+		return -EINVAL;
+	}
+	if (p->seek_kind == SIM_SEEK_TABLE && !p->nseek) {
+		snprintf(err, errlen, "%s: empty seek table", p->name);
+		return -EINVAL;
+	}
+	if (p->seek_kind == SIM_SEEK_CURVE && !p->rw_boundary)
+		p->rw_boundary = 1;
+	if (p->nsegs && !p->seg_blocks) {
+		snprintf(err, errlen, "%s: cache segments of 0 sectors", p->name);
+		return -EINVAL;
+	}
+	if (p->max_write_segs > p->nsegs)
+		p->max_write_segs = p->nsegs;
+	if (p->fast_write && !p->max_write_segs)
+		p->fast_write = 0;   /* nowhere to keep write data: write-through */
+	if (!p->queue_depth)
+		p->queue_depth = 1;
+	if (p->bcw && (!(p->bcw_wf > 0) || !(p->bcw_wm > 0) || p->bcw_lf_ms < 0 ||
+		       p->bcw_lm_ms < 0 || p->bcw_ls_ms < 0)) {
+		snprintf(err, errlen, "%s: BCW needs W_f, W_m > 0 and non-negative L_f, L_m, L_s",
+			 p->name);
+		return -EINVAL;
+	}
+	p->media_rate = p->zone[0].bpt * (double)SIM_SECTOR / (60e9 / p->rpm);
+	return 0;
+}
+
+double sim_hdd_seek_ms(const struct sim_hdd_params *p, uint32_t dist)
+{
+	unsigned lo, hi;
+
+	if (dist == 0)
+		return 0;
+	if (p->seek_kind == SIM_SEEK_CURVE) {
+		if (p->have_first10 && dist <= 10)
+			return p->first10_ms[dist - 1];
+		if (dist == 1 && p->rw_single)
+			return p->seek_one_ms;
+		if (dist < p->rw_boundary)
+			return p->rw_a + p->rw_b * sqrt((double)dist);
+		return p->rw_c + p->rw_e * (double)dist;
+	}
+	/* Measured table: exact point, linear interpolation between points,
+	 * linear extrapolation beyond the ends (as DiskSim's "extracted"). */
+	if (p->nseek == 1)
+		return p->seek_ms[0];
+	lo = 0;
+	hi = p->nseek - 1;
+	if (dist <= p->seek_dist[0]) {
+		hi = 1;
+	} else if (dist >= p->seek_dist[hi]) {
+		lo = hi - 1;
+	} else {
+		while (hi - lo > 1) {
+			unsigned mid = (lo + hi) / 2;
+
+			if (p->seek_dist[mid] <= dist)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	{
+		double d1 = p->seek_dist[lo], d2 = p->seek_dist[hi];
+		double t = p->seek_ms[lo] + ((double)dist - d1) * (p->seek_ms[hi] - p->seek_ms[lo]) / (d2 - d1);
+
+		return t > 0 ? t : 0;
+	}
+}
+
+/* Zone holding lbn (binary search); lbn < p->blocks. */
+static unsigned zone_of(const struct sim_hdd_params *p, uint64_t lbn)
+{
+	unsigned lo = 0, hi = p->nzones;
+
+	while (hi - lo > 1) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (p->zone[mid].first_lbn <= lbn)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Maps lbn; *ret_run = how many consecutive blocks from lbn lie on the same
+ * track, physically contiguous. */
+static bool map_run(const struct sim_hdd_params *p, uint64_t lbn, struct sim_hdd_pbn *ret,
+		    uint64_t *ret_run)
+{
+	const struct sim_hdd_zone *z;
+	uint64_t x, track, sector, run, o, unit, lpu, u;
+	unsigned zi;
+
+	if (lbn >= p->blocks)
+		return false;
+	zi = zone_of(p, lbn);
+	z = &p->zone[zi];
+	x = lbn - z->first_lbn + z->deadspace;
+	switch (p->sparing) {
+	case SIM_SPARE_PER_TRACK:
+		lpu = z->bpt - z->spares;
+		track = x / lpu;
+		sector = x % lpu;
+		run = lpu - sector;
+		break;
+	case SIM_SPARE_PER_CYL:
+	case SIM_SPARE_PER_RANGE:
+		unit = (uint64_t)z->bpt * p->surfaces *
+		       (p->sparing == SIM_SPARE_PER_RANGE ? p->range_size : 1);
+		lpu = unit - z->spares;
+		u = x / lpu;
+		o = x % lpu;
+		track = u * (unit / z->bpt) + o / z->bpt;
+		sector = o % z->bpt;
+		run = z->bpt - sector;
+		if (run > lpu - o)
+			run = lpu - o;
+		break;
+	default:   /* none, per zone, whole spare tracks: contiguous in the zone */
+		track = x / z->bpt;
+		sector = x % z->bpt;
+		run = z->bpt - sector;
+		break;
+	}
+	if (run > z->first_lbn + z->nlbn - lbn)
+		run = z->first_lbn + z->nlbn - lbn;
+	ret->zone = zi;
+	ret->cyl = z->first_cyl + (uint32_t)(track / p->surfaces);
+	ret->head = (uint32_t)(track % p->surfaces);
+	ret->sector = (uint32_t)sector;
+	if (ret_run)
+		*ret_run = run;
+	return true;
+}
+
+bool sim_hdd_map(const struct sim_hdd_params *p, uint64_t lbn, struct sim_hdd_pbn *ret)
+{
+	return map_run(p, lbn, ret, NULL);
+}
+
+/* Angle of the start of a sector, in revolutions [0, 1). */
+static double sector_angle(const struct sim_hdd_params *p, const struct sim_hdd_pbn *b)
+{
+	const struct sim_hdd_zone *z = &p->zone[b->zone];
+	double cylrel = (double)(b->cyl - z->first_cyl);
+	double tracksw = b->head + (double)(p->surfaces - 1) * cylrel;
+	double s = z->first_offset + tracksw * z->track_skew + cylrel * z->cyl_skew + b->sector;
+
+	s = fmod(s, (double)z->bpt);
+	return s / z->bpt;
+}
+
+/* ---- the drive ---- */
+
+struct sim_hdd *sim_hdd_create(const struct sim_hdd_params *p)
+{
+	struct sim_hdd *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->p = *p;
+	if (p->nsegs) {
+		h->seg = calloc(p->nsegs, sizeof(*h->seg));
+		if (!h->seg) {
+			free(h);
+			return NULL;
+		}
+	}
+	h->rot_ns = 60e9 / p->rpm;
+	for (unsigned i = 0; i < p->nzones; i++)
+		h->sect_ns[i] = h->rot_ns / p->zone[i].bpt;
+	h->xfer_ns = p->xfer_ms * 1e6;
+	return h;
+}
+
+void sim_hdd_destroy(struct sim_hdd *h)
+{
+	if (!h)
+		return;
+	free(h->seg);
+	free(h);
+}
+
+const struct sim_hdd_params *sim_hdd_params(const struct sim_hdd *h)
+{
+	return &h->p;
+}
+
+void sim_hdd_set_arm_observer(struct sim_hdd *h, sim_hdd_arm_fn fn, void *ctx)
+{
+	h->arm_fn = fn;
+	h->arm_ctx = ctx;
+}
+
+const struct sim_hdd_stats *sim_hdd_stats(const struct sim_hdd *h)
+{
+	return &h->st;
+}
+
+/* The arm goes to cyl at time t (counting the movement). */
+static void arm_to(struct sim_hdd *h, uint32_t cyl, double t)
+{
+	if (cyl != h->cyl) {
+		h->st.arm_moves++;
+		h->st.tmd += cyl > h->cyl ? cyl - h->cyl : h->cyl - cyl;
+		h->cyl = cyl;
+		if (h->arm_fn)
+			h->arm_fn(h->arm_ctx, (uint64_t)t, cyl);
+	}
+}
+
+/* Time from t until the start of sector b passes under the head. */
+static double rot_wait(const struct sim_hdd *h, const struct sim_hdd_pbn *b, double t)
+{
+	double head = fmod(t, h->rot_ns) / h->rot_ns;
+	double w = sector_angle(&h->p, b) - head;
+
+	if (w < 0)
+		w += 1;
+	if (w >= 1)
+		w -= 1;
+	return w * h->rot_ns;
+}
+
+/*
+ * Moves the head to lbn starting at time t (seek, or head switch, plus
+ * write settling), then waits for the sector, but not before `earliest`.
+ * Returns the time the transfer of lbn can begin.
+ */
+static double position(struct sim_hdd *h, uint64_t lbn, double t, bool write, double earliest)
+{
+	struct sim_hdd_pbn b;
+	double move = 0, start;
+
+	map_run(&h->p, lbn, &b, NULL);
+	if (b.cyl != h->cyl) {
+		uint32_t d = b.cyl > h->cyl ? b.cyl - h->cyl : h->cyl - b.cyl;
+
+		move = sim_hdd_seek_ms(&h->p, d) * 1e6;
+		if (b.head != h->head && move < h->p.head_switch_ms * 1e6)
+			move = h->p.head_switch_ms * 1e6;
+	} else if (b.head != h->head) {
+		move = h->p.head_switch_ms * 1e6;
+	}
+	if (write && (move > 0 || b.head != h->head))
+		move += h->p.write_settle_ms * 1e6;
+	arm_to(h, b.cyl, t);
+	h->head = b.head;
+	start = t + move;
+	if (start < earliest)
+		start = earliest;
+	return start + rot_wait(h, &b, start);
+}
+
+/*
+ * Transfers sectors sequentially: s says the head is at the start of
+ * s->next at s->t.  Stops before `limit` or at the last sector boundary not
+ * after t_stop, whichever comes first; track and cylinder switches (head
+ * switch or one-cylinder seek, then the skewed first sector) are taken when
+ * due.  With commit, the arm position and movements are recorded.
+ */
+static void stream_advance(struct sim_hdd *h, struct stream *s, uint64_t limit, double t_stop,
+			   bool commit)
+{
+	while (s->next < limit) {
+		struct sim_hdd_pbn b, nb;
+		uint64_t run, k;
+		double st;
+
+		map_run(&h->p, s->next, &b, &run);
+		st = h->sect_ns[b.zone];
+		k = run < limit - s->next ? run : limit - s->next;
+		if (s->t + (double)k * st > t_stop) {
+			double fit = floor((t_stop - s->t) / st);
+
+			if (fit > 0) {
+				s->next += (uint64_t)fit;
+				s->t += fit * st;
+			}
+			return;
+		}
+		s->next += k;
+		s->t += (double)k * st;
+		if (s->next >= limit || k < run)
+			return;
+		/* End of the track: switch to the track of the next block. */
+		if (s->t > t_stop || s->next >= h->p.blocks)
+			return;
+		map_run(&h->p, s->next, &nb, NULL);
+		{
+			double sw;
+
+			if (nb.cyl != b.cyl) {
+				uint32_t d = nb.cyl > b.cyl ? nb.cyl - b.cyl : b.cyl - nb.cyl;
+
+				sw = sim_hdd_seek_ms(&h->p, d) * 1e6;
+			} else {
+				sw = h->p.head_switch_ms * 1e6;
+			}
+			if (commit) {
+				arm_to(h, nb.cyl, s->t);
+				h->head = nb.head;
+			}
+			s->t += sw;
+			s->t += rot_wait(h, &nb, s->t);
+		}
+	}
+}
+
+/* Brings the read-ahead up to time t; stops it if stop (the mechanism is
+ * needed elsewhere). */
+static void prefetch_to(struct sim_hdd *h, double t, bool stop)
+{
+	struct seg *sg;
+	uint64_t before;
+
+	if (!h->pf_active)
+		return;
+	if (h->pf.t < t) {
+		before = h->pf.next;
+		stream_advance(h, &h->pf, h->pf_limit, t, true);
+		h->st.readahead_blocks += h->pf.next - before;
+		sg = &h->seg[h->pf_seg];
+		if (h->pf.next > sg->end)
+			sg->end = h->pf.next;
+	}
+	if (stop || h->pf.next >= h->pf_limit) {
+		h->pf_active = false;
+		if (h->pf.t > h->mech_free)
+			h->mech_free = h->pf.t < t ? h->pf.t : t;
+	}
+}
+
+/* Segment fully holding [lbn, lbn+n) and usable at t, or -1. */
+static int find_hit(const struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
+{
+	for (unsigned i = 0; i < h->p.nsegs; i++) {
+		const struct seg *s = &h->seg[i];
+
+		if (!s->used || lbn < s->start || lbn + n > s->end)
+			continue;
+		if (s->clean_at > t && !h->p.read_hits_on_write_data)
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+/* Drops cached copies overlapping a write (other than keep). */
+static void invalidate(struct sim_hdd *h, uint64_t lbn, uint64_t n, int keep)
+{
+	for (unsigned i = 0; i < h->p.nsegs; i++) {
+		struct seg *s = &h->seg[i];
+
+		if ((int)i == keep || !s->used || lbn + n <= s->start || lbn >= s->end)
+			continue;
+		if (h->pf_active && h->pf_seg == i)
+			h->pf_active = false;
+		s->used = false;
+	}
+}
+
+/* Least recently used segment with no unwritten data at t (-1 if none). */
+static int pick_victim(const struct sim_hdd *h, double t)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < h->p.nsegs; i++) {
+		const struct seg *s = &h->seg[i];
+
+		if (s->used && s->clean_at > t)
+			continue;
+		if (!s->used)
+			return (int)i;
+		if (best < 0 || s->stamp < h->seg[best].stamp)
+			best = (int)i;
+	}
+	return best;
+}
+
+static int dirty_segments(const struct sim_hdd *h, double t, double *ret_first_clean)
+{
+	int n = 0;
+
+	*ret_first_clean = INFINITY;
+	for (unsigned i = 0; i < h->p.nsegs; i++) {
+		const struct seg *s = &h->seg[i];
+
+		if (s->used && s->clean_at > t) {
+			n++;
+			if (s->clean_at < *ret_first_clean)
+				*ret_first_clean = s->clean_at;
+		}
+	}
+	return n;
+}
+
+static void seg_fill(struct sim_hdd *h, int i, uint64_t lbn, uint64_t n, double clean_at)
+{
+	struct seg *s = &h->seg[i];
+
+	if (h->pf_active && h->pf_seg == (unsigned)i)
+		h->pf_active = false;
+	s->used = true;
+	s->start = lbn;
+	s->end = lbn + n;
+	s->clean_at = clean_at;
+	s->stamp = ++h->stamp;
+}
+
+/* Starts read-ahead after sector `from` into segment i, the head being at
+ * the start of `from` at time t. */
+static void prefetch_start(struct sim_hdd *h, int i, uint64_t from, double t)
+{
+	uint64_t start = h->seg[i].start, limit;
+
+	if (!h->p.max_readahead || from >= h->p.blocks)
+		return;
+	limit = from + h->p.max_readahead;
+	if (limit > start + h->p.seg_blocks)
+		limit = start + h->p.seg_blocks;
+	if (limit > h->p.blocks)
+		limit = h->p.blocks;
+	if (limit <= from)
+		return;
+	h->pf_active = true;
+	h->pf_seg = (unsigned)i;
+	h->pf_limit = limit;
+	h->pf.next = from;
+	h->pf.t = t;
+}
+
+static double ovh(const struct sim_hdd *h, bool write, bool miss)
+{
+	return h->p.ovh_ms[(write ? 4 : 0) + (miss ? 2 : 0) + (h->last_write ? 1 : 0)] * 1e6;
+}
+
+/* BCW: drains the buffer at the media rate up to t. */
+static void bcw_drain(struct sim_hdd *h, double t)
+{
+	if (t <= h->bcw_t)
+		return;
+	h->bcw_dirty -= (t - h->bcw_t) * h->p.media_rate;
+	h->bcw_t = t;
+	if (h->bcw_dirty <= 0) {
+		/* The buffer emptied: the next write starts a new sequence. */
+		h->bcw_dirty = 0;
+		h->bcw_state = 0;
+		h->bcw_adw = 0;
+	}
+}
+
+static double bcw_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
+{
+	double s = (double)n * SIM_SECTOR, lat;
+	struct sim_hdd_pbn b;
+
+	prefetch_to(h, t, true);
+	bcw_drain(h, t);
+	if (h->bcw_state == 0 && h->bcw_adw + s <= h->p.bcw_wf) {
+		lat = h->p.bcw_lf_ms * 1e6;
+		h->bcw_adw += s;
+		h->st.bcw_fast++;
+	} else if (h->bcw_state == 1 && h->bcw_adw + s <= h->p.bcw_wm) {
+		lat = h->p.bcw_lm_ms * 1e6;
+		h->bcw_adw += s;
+		h->st.bcw_mid++;
+	} else {
+		/* The buffer is full: this write waits for a flush (Slow) and the
+		 * drive continues in the Mid state. */
+		lat = h->p.bcw_ls_ms * 1e6;
+		h->bcw_state = 1;
+		h->bcw_adw = 0;
+		h->st.bcw_slow++;
+		h->bcw_dirty -= lat * h->p.media_rate;
+		if (h->bcw_dirty < 0)
+			h->bcw_dirty = 0;
+	}
+	h->bcw_dirty += s;
+	h->bcw_t = t + lat;
+	map_run(&h->p, lbn, &b, NULL);
+	arm_to(h, b.cyl, t);
+	h->head = b.head;
+	h->st.writes_buffered++;
+	invalidate(h, lbn, n, -1);
+	return t + lat;
+}
+
+/* BCW: time at which the buffer has drained, from t. */
+static double bcw_empty_at(const struct sim_hdd *h, double t)
+{
+	double d = h->bcw_dirty - (t > h->bcw_t ? (t - h->bcw_t) * h->p.media_rate : 0);
+
+	return d > 0 ? t + d / h->p.media_rate : t;
+}
+
+static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
+{
+	double done, t_on, start;
+	struct stream s;
+	int i;
+
+	prefetch_to(h, t, false);
+	i = find_hit(h, lbn, n, t);
+	if (i >= 0) {
+		struct seg *sg = &h->seg[i];
+
+		h->st.read_hits++;
+		sg->stamp = ++h->stamp;
+		done = t + ovh(h, false, false) + (double)n * h->xfer_ns + h->p.read_complete_ms * 1e6;
+		if (h->p.readahead_on_idle_hit && !h->pf_active && lbn + n == sg->end &&
+		    sg->clean_at <= t && sg->end < h->p.blocks) {
+			/* Restart read-ahead from the segment end, keeping the
+			 * segment within its size. */
+			double at = position(h, sg->end, done > h->mech_free ? done : h->mech_free,
+					     false, 0);
+
+			if (sg->end - sg->start + h->p.max_readahead > h->p.seg_blocks)
+				sg->start = sg->end + h->p.max_readahead > h->p.seg_blocks
+						    ? sg->end + h->p.max_readahead - h->p.seg_blocks
+						    : 0;
+			if (sg->start > lbn)
+				sg->start = lbn;
+			prefetch_start(h, i, sg->end, at);
+		}
+		return done;
+	}
+	if (h->pf_active && lbn >= h->seg[h->pf_seg].start && lbn <= h->pf.next &&
+	    lbn + n <= h->pf_limit) {
+		/* The read-ahead in progress will bring the rest: wait for it. */
+		struct stream f = h->pf;
+		double xfer_done = t + ovh(h, false, false) + (double)n * h->xfer_ns;
+
+		stream_advance(h, &f, lbn + n, INFINITY, false);
+		done = f.t + h->xfer_ns > xfer_done ? f.t + h->xfer_ns : xfer_done;
+		h->st.read_partial_hits++;
+		h->seg[h->pf_seg].stamp = ++h->stamp;
+		return done + h->p.read_complete_ms * 1e6;
+	}
+
+	h->st.read_misses++;
+	prefetch_to(h, t, true);
+	start = t + ovh(h, false, true);
+	if (start < h->mech_free)
+		start = h->mech_free;
+	if (h->p.bcw) {
+		/* Buffered writes reach the media before the read. */
+		start = bcw_empty_at(h, start);
+		h->bcw_dirty = 0;
+		h->bcw_state = 0;
+		h->bcw_adw = 0;
+		h->bcw_t = start;
+	}
+	t_on = position(h, lbn, start, false, 0);
+	s.next = lbn;
+	s.t = t_on;
+	stream_advance(h, &s, lbn + n, INFINITY, true);
+	h->st.mech_ms += (s.t - start) / 1e6;
+	h->mech_free = s.t;
+	done = s.t > t_on + (double)n * h->xfer_ns ? s.t : t_on + (double)n * h->xfer_ns;
+	done += h->p.read_complete_ms * 1e6;
+	if (h->p.nsegs) {
+		i = pick_victim(h, t);
+		if (i >= 0) {
+			seg_fill(h, i, lbn, n, 0);
+			prefetch_start(h, i, lbn + n, s.t);
+		}
+	}
+	return done;
+}
+
+static double serve_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
+{
+	double done, t_cmd, start, t_on, first_clean;
+	struct stream s;
+	int i;
+
+	if (h->p.bcw)
+		return bcw_write(h, lbn, n, t);
+	if (h->p.fast_write && h->p.nsegs) {
+		/* Write-back: wait for a free write segment, take the data,
+		 * acknowledge, destage in the background. */
+		while (dirty_segments(h, t, &first_clean) >= (int)h->p.max_write_segs)
+			t = first_clean;
+		t_cmd = t + ovh(h, true, false);
+		done = t_cmd + (double)n * h->xfer_ns + h->p.write_complete_ms * 1e6;
+		start = t_cmd > h->mech_free ? t_cmd : h->mech_free;
+		prefetch_to(h, start, true);
+		invalidate(h, lbn, n, -1);
+		t_on = position(h, lbn, start, true, t_cmd + h->xfer_ns);
+		s.next = lbn;
+		s.t = t_on;
+		stream_advance(h, &s, lbn + n, INFINITY, true);
+		h->st.mech_ms += (s.t - start) / 1e6;
+		h->mech_free = s.t;
+		i = pick_victim(h, t);
+		if (i >= 0)
+			seg_fill(h, i, lbn, n, s.t);
+		h->st.writes_buffered++;
+		h->st.destages++;
+		return done;
+	}
+	/* Write-through: the data reaches the media before completion. */
+	h->st.writes_through++;
+	t_cmd = t + ovh(h, true, true);
+	start = t_cmd > h->mech_free ? t_cmd : h->mech_free;
+	prefetch_to(h, start, true);
+	invalidate(h, lbn, n, -1);
+	t_on = position(h, lbn, start, true, t_cmd + h->xfer_ns);
+	s.next = lbn;
+	s.t = t_on;
+	stream_advance(h, &s, lbn + n, INFINITY, true);
+	h->st.mech_ms += (s.t - start) / 1e6;
+	h->mech_free = s.t;
+	done = s.t > t_cmd + (double)n * h->xfer_ns ? s.t : t_cmd + (double)n * h->xfer_ns;
+	if (h->p.nsegs) {
+		i = pick_victim(h, t);
+		if (i >= 0)
+			seg_fill(h, i, lbn, n, s.t);
+	}
+	return done + h->p.write_complete_ms * 1e6;
+}
+
+uint64_t sim_hdd_serve(struct sim_hdd *h, int op, uint64_t lbn, uint32_t nblocks, uint64_t now_ns)
+{
+	double t = (double)now_ns, done;
+
+	if (t < h->fg_free)
+		t = h->fg_free;
+	if (op != SIM_OP_FLUSH) {
+		if (lbn >= h->p.blocks)
+			lbn = h->p.blocks - 1;
+		if (nblocks == 0)
+			nblocks = 1;
+		if (lbn + nblocks > h->p.blocks)
+			nblocks = (uint32_t)(h->p.blocks - lbn);
+	}
+	switch (op) {
+	case SIM_OP_READ:
+		done = serve_read(h, lbn, nblocks, t);
+		h->last_write = false;
+		break;
+	case SIM_OP_WRITE:
+		done = serve_write(h, lbn, nblocks, t);
+		h->last_write = true;
+		break;
+	default:
+		/* Flush: every buffered write on the media. */
+		done = t > h->mech_free ? t : h->mech_free;
+		if (h->p.bcw) {
+			done = bcw_empty_at(h, done);
+			h->bcw_dirty = 0;
+			h->bcw_state = 0;
+			h->bcw_adw = 0;
+			h->bcw_t = done;
+		}
+		done += h->p.write_complete_ms * 1e6;
+		break;
+	}
+	if (done < t)
+		done = t;
+	h->fg_free = done;
+	return (uint64_t)llround(done);
+}
