@@ -744,9 +744,8 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 		}
 		return done;
 	}
-	if (h->pf_active && lbn >= h->seg[h->pf_seg].start && lbn <= h->pf.next &&
-	    lbn + n <= h->pf_limit) {
-		/* The read-ahead in progress will bring the rest: wait for it. */
+	if (h->pf_active && lbn >= h->seg[h->pf_seg].start && lbn + n <= h->pf_limit) {
+		/* The read-ahead in progress will bring the data: wait for it. */
 		struct stream f = h->pf;
 		double xfer_done = t + ovh(h, false, false) + (double)n * h->xfer_ns;
 

@@ -153,5 +153,9 @@ const struct sim_hdd_stats *sim_hdd_stats(const struct sim_hdd *h);
  * DIR/NAME.diskspecs.  0 or -errno with "file:line: what" in err. */
 int sim_disksim_load(const char *dir, const char *name, struct sim_hdd_params *ret,
 		     char *err, size_t errlen);
+/* Same from text holding everything ("source" is refused); for tests and
+ * fuzzing.  Messages name "<text>". */
+int sim_disksim_parse_text(const char *text, size_t len, struct sim_hdd_params *ret, char *err,
+			   size_t errlen);
 
 #endif /* IOSIG_SIM_HDD_H */

@@ -41,6 +41,7 @@ struct dsp_node {
 
 /* Everything allocated while loading one drive; freed at once. */
 struct dsp_ctx {
+	bool no_source;            /* parsing text from memory: "source" is refused */
 	void **allocs;
 	size_t nallocs, cap;
 	char *dir;                 /* directory of the first file: "source" is relative to it */
@@ -414,6 +415,9 @@ static int parse_file(struct dsp_ctx *c, const char *name, struct dsp_node **ret
 	size_t len;
 	int r;
 
+	if (c->no_source)
+		return ctx_error(c, -EINVAL, name, 0, "'source' is not allowed in parameters given "
+				 "as text");
 	if (++c->nfiles > DSP_MAX_FILES)
 		return ctx_error(c, -ELOOP, name, 0, "more than %d nested 'source' files",
 				 DSP_MAX_FILES);
@@ -832,14 +836,49 @@ static int load_disk(struct dsp_ctx *c, const struct dsp_node *disk, struct sim_
 	return 0;
 }
 
+/* Picks the drive out of the parsed top-level statements. */
+static int load_top(struct dsp_ctx *c, struct dsp_node *first, const char *file, const char *name,
+		    struct sim_hdd_params *p)
+{
+	struct dsp_node *disk = NULL;
+	double bus = 0;
+	int r;
+
+	for (struct dsp_node *n = first; n; n = n->next) {
+		if (n->kind != DSP_BLOCK)
+			continue;
+		if (!disk && !strcasecmp(n->word, "disksim_disk"))
+			disk = n;
+		if (!strcasecmp(n->word, "disksim_bus")) {
+			double rd = 0, wr = 0;
+
+			if ((r = num_opt(c, n, "Read block transfer time", &rd)) < 0 ||
+			    (r = num_opt(c, n, "Write block transfer time", &wr)) < 0)
+				return r;
+			if (rd > bus)
+				bus = rd;
+			if (wr > bus)
+				bus = wr;
+		}
+	}
+	if (!disk)
+		return ctx_error(c, -EINVAL, file, 0, "no 'disksim_disk' block");
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	r = load_disk(c, disk, p);
+	if (r < 0)
+		return r;
+	if (bus > p->xfer_ms)
+		p->xfer_ms = bus;
+	return sim_hdd_params_finish(p, c->err, c->errlen);
+}
+
 int sim_disksim_load(const char *dir, const char *name, struct sim_hdd_params *ret,
 		     char *err, size_t errlen)
 {
 	struct dsp_ctx c = { .err = err, .errlen = errlen };
-	struct dsp_node *first = NULL, **tail, *disk = NULL;
+	struct dsp_node *first = NULL, **tail;
 	struct sim_hdd_params *p;
 	char file[512];
-	double bus = 0;
 	int r;
 
 	if (!*name || strchr(name, '/') || strlen(name) > 200) {
@@ -863,41 +902,45 @@ int sim_disksim_load(const char *dir, const char *name, struct sim_hdd_params *r
 		goto out;
 	}
 	r = parse_file(&c, strrchr(file, '/') + 1, &first, &tail);
-	if (r < 0)
-		goto out;
-	for (struct dsp_node *n = first; n; n = n->next) {
-		if (n->kind != DSP_BLOCK)
-			continue;
-		if (!disk && !strcasecmp(n->word, "disksim_disk"))
-			disk = n;
-		if (!strcasecmp(n->word, "disksim_bus")) {
-			double rd = 0, wr = 0;
-
-			if ((r = num_opt(&c, n, "Read block transfer time", &rd)) < 0 ||
-			    (r = num_opt(&c, n, "Write block transfer time", &wr)) < 0)
-				goto out;
-			if (rd > bus)
-				bus = rd;
-			if (wr > bus)
-				bus = wr;
-		}
-	}
-	if (!disk) {
-		r = ctx_error(&c, -EINVAL, file, 0, "no 'disksim_disk' block");
-		goto out;
-	}
-	snprintf(p->name, sizeof(p->name), "%s", name);
-	r = load_disk(&c, disk, p);
-	if (r < 0)
-		goto out;
-	if (bus > p->xfer_ms)
-		p->xfer_ms = bus;
-	r = sim_hdd_params_finish(p, err, errlen);
-	if (r < 0)
-		goto out;
-	*ret = *p;
+	if (r == 0)
+		r = load_top(&c, first, file, name, p);
+	if (r == 0)
+		*ret = *p;
 out:
 	ctx_free(&c);
 	free(p);
+	return r;
+}
+
+int sim_disksim_parse_text(const char *text, size_t len, struct sim_hdd_params *ret, char *err,
+			   size_t errlen)
+{
+	struct dsp_ctx c = { .err = err, .errlen = errlen, .no_source = true };
+	struct dsp_parser p = { .ctx = &c, .line = 1, .file = "<text>" };
+	struct dsp_node *first = NULL, **tail = &first;
+	struct sim_hdd_params *hp = calloc(1, sizeof(*hp));
+	int r;
+
+	c.dir = strdup(".");
+	if (!hp || !c.dir) {
+		free(hp);
+		free(c.dir);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (len > DSP_MAX_FILE || memchr(text, '\0', len)) {
+		r = ctx_error(&c, -EINVAL, p.file, 0, "not a parameter text (NUL byte or too long)");
+		goto out;
+	}
+	p.s = text;
+	p.len = len;
+	r = parse_top(&p, &tail);
+	if (r == 0)
+		r = load_top(&c, first, p.file, "text", hp);
+	if (r == 0)
+		*ret = *hp;
+out:
+	ctx_free(&c);
+	free(hp);
 	return r;
 }

@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - iosig-sim's discrete-event engine (see engine.h).
+ *
+ * Three kinds of events in one binary heap ordered by (time, sequence):
+ *   ARRIVE  the next workload request (at most one pending: the source is
+ *           read one request ahead, or, for closed-loop sources, after the
+ *           previous request completes);
+ *   DONE    a device command completes (its merged chain is completed
+ *           member by member);
+ *   WAKE    a wake-up the policy asked for with env->wake_at().
+ * After all events of one instant, the policy's dispatch() runs.  The
+ * engine holds no scheduling logic: what to issue, where and when is the
+ * policy's; how long it takes is the device model's.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLAB 1024                 /* requests allocated at a time */
+#define SAME_INSTANT_MAX 100000000ull   /* events at one instant before declaring a livelock */
+#define PROGRESS_EVERY 65536
+
+enum ev_kind { EV_ARRIVE, EV_DONE, EV_WAKE };
+
+struct ev {
+	uint64_t t, seq;
+	struct iosig_req *req;    /* ARRIVE: the request; DONE: the chain head */
+	uint16_t dev;
+	uint8_t kind;
+};
+
+enum { RQ_FREE, RQ_HELD, RQ_ISSUED, RQ_DONE };
+
+/* A workload request and the engine's bookkeeping for it. */
+struct ereq {
+	struct iosig_req r;
+	uint64_t think_ns;        /* closed loop: delay before the next arrival */
+	struct ereq *next;        /* free or deferred list */
+	uint8_t state;            /* RQ_* */
+};
+
+struct sim_engine {
+	struct sim_config cfg;
+	struct iosig_env env;
+	struct iosig_dev_info info[SIM_MAX_DEVS];
+	struct sim_dev_counters dc[SIM_MAX_DEVS];
+	struct iosig_policy *pol;
+	uint64_t now, seq;
+
+	struct ev *heap;
+	size_t nheap, capheap;
+
+	struct ereq **slabs;
+	size_t nslabs;
+	struct ereq *free, *deferred;
+	uint64_t next_id, outstanding, max_outstanding;
+
+	bool src_done;
+	uint64_t read_count, kept, filtered, wrapped;
+	uint64_t wake;            /* pending wake-up, UINT64_MAX = none */
+	uint64_t events, last_activity;
+	uint64_t violations;      /* policy calls that broke the contract (ignored) */
+	struct sim_metrics m;
+	int fatal;
+	char fatal_msg[SIM_ERR_MAX];
+};
+
+/* ---- heap ---- */
+
+static bool ev_less(const struct ev *a, const struct ev *b)
+{
+	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+}
+
+static int ev_push(struct sim_engine *e, uint64_t t, enum ev_kind kind, struct iosig_req *req,
+		   unsigned dev)
+{
+	size_t i;
+
+	if (e->nheap == e->capheap) {
+		size_t ncap = e->capheap ? e->capheap * 2 : 256;
+		struct ev *n = realloc(e->heap, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		e->heap = n;
+		e->capheap = ncap;
+	}
+	i = e->nheap++;
+	e->heap[i] = (struct ev){ .t = t, .seq = e->seq++, .req = req, .dev = (uint16_t)dev,
+				  .kind = (uint8_t)kind };
+	while (i && ev_less(&e->heap[i], &e->heap[(i - 1) / 2])) {
+		struct ev tmp = e->heap[i];
+
+		e->heap[i] = e->heap[(i - 1) / 2];
+		e->heap[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static struct ev ev_pop(struct sim_engine *e)
+{
+	struct ev top = e->heap[0];
+	size_t i = 0;
+
+	e->heap[0] = e->heap[--e->nheap];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < e->nheap && ev_less(&e->heap[l], &e->heap[m]))
+			m = l;
+		if (r < e->nheap && ev_less(&e->heap[r], &e->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct ev tmp = e->heap[i];
+
+		e->heap[i] = e->heap[m];
+		e->heap[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+static void fail(struct sim_engine *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail(struct sim_engine *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->fatal)
+		return;
+	e->fatal = code;
+	va_start(ap, fmt);
+	vsnprintf(e->fatal_msg, sizeof(e->fatal_msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- requests ---- */
+
+static struct ereq *req_alloc(struct sim_engine *e)
+{
+	struct ereq *q;
+
+	if (!e->free) {
+		struct ereq **ns = realloc(e->slabs, (e->nslabs + 1) * sizeof(*ns));
+		struct ereq *slab;
+
+		if (!ns)
+			return NULL;
+		e->slabs = ns;
+		slab = calloc(SLAB, sizeof(*slab));
+		if (!slab)
+			return NULL;
+		e->slabs[e->nslabs++] = slab;
+		for (size_t i = SLAB; i-- > 0;) {
+			slab[i].next = e->free;
+			e->free = &slab[i];
+		}
+	}
+	q = e->free;
+	e->free = q->next;
+	memset(q, 0, sizeof(*q));
+	q->r.engine_data = e;
+	return q;
+}
+
+static struct ereq *ereq_of(struct sim_engine *e, struct iosig_req *r)
+{
+	return r && r->engine_data == e ? (struct ereq *)r : NULL;
+}
+
+/* Returns deferred requests to the free list (after the hooks that may
+ * still look at them have returned). */
+static void flush_deferred(struct sim_engine *e)
+{
+	while (e->deferred) {
+		struct ereq *q = e->deferred;
+
+		e->deferred = q->next;
+		q->state = RQ_FREE;
+		q->next = e->free;
+		e->free = q;
+	}
+}
+
+static int schedule_next(struct sim_engine *e, uint64_t base);
+
+/* A workload request is finished (device completion, env->finish or refusal). */
+static void finish_workload(struct sim_engine *e, struct ereq *q, int status)
+{
+	if (sim_metrics_add(&e->m, q->r.op, q->r.len, q->r.arrival_ns, e->now, status) < 0)
+		fail(e, -ENOMEM, "out of memory recording latencies");
+	if (e->cfg.on_complete)
+		e->cfg.on_complete(e->cfg.ctx, &q->r, e->now);
+	q->r.status = status;
+	q->state = RQ_DONE;
+	q->next = e->deferred;
+	e->deferred = q;
+	e->outstanding--;
+	e->last_activity = e->now;
+	if (e->cfg.src->closed_loop && schedule_next(e, e->now + q->think_ns) < 0)
+		fail(e, -ENOMEM, "out of memory");
+}
+
+/* ---- the source ---- */
+
+/*
+ * Reads the next request to keep and schedules its arrival (at base for
+ * closed-loop sources).  Returns 0 (also at the end), or -errno after
+ * fail().
+ */
+static int schedule_next(struct sim_engine *e, uint64_t base)
+{
+	const struct iosig_dev_info *home = &e->info[0];
+	struct sim_io io;
+	struct ereq *q;
+	int r;
+
+	for (;;) {
+		if (e->src_done)
+			return 0;
+		if (e->cfg.max_requests && e->kept >= e->cfg.max_requests) {
+			e->src_done = true;
+			return 0;
+		}
+		r = sim_source_next(e->cfg.src, &io);
+		if (r < 0) {
+			fail(e, r, "%s", e->cfg.src->err);
+			return r;
+		}
+		if (r == 0) {
+			e->src_done = true;
+			return 0;
+		}
+		e->read_count++;
+		if (e->cfg.trace_dev >= 0 && io.dev != (uint64_t)e->cfg.trace_dev) {
+			e->filtered++;
+			continue;
+		}
+		break;
+	}
+	if (io.op != SIM_OP_FLUSH) {
+		if (io.len > home->capacity) {
+			fail(e, -EINVAL, "request %" PRIu64 " of the workload is %" PRIu64 " bytes, larger "
+			     "than %s (%" PRIu64 " bytes)", e->read_count, io.len, home->name,
+			     home->capacity);
+			return -EINVAL;
+		}
+		if (io.offset > home->capacity - io.len) {
+			/* Traces address larger disks than the model: wrap. */
+			io.offset %= home->capacity;
+			if (io.offset > home->capacity - io.len)
+				io.offset = home->capacity - io.len;
+			io.offset -= io.offset % SIM_SECTOR;
+			e->wrapped++;
+		}
+	} else {
+		io.offset = io.len = 0;
+	}
+	q = req_alloc(e);
+	if (!q) {
+		fail(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	e->kept++;
+	q->r.id = e->next_id++;
+	q->r.offset = io.offset;
+	q->r.len = io.len;
+	q->r.arrival_ns = e->cfg.src->closed_loop ? base : io.arrival_ns;
+	q->r.stream = io.stream;
+	q->r.dev = 0;
+	q->r.op = io.op;
+	q->r.flags = (io.flags & SIM_IO_SYNC) ? IOSIG_REQ_SYNC : 0;
+	q->think_ns = io.think_ns;
+	if (q->r.arrival_ns < e->now)
+		q->r.arrival_ns = e->now;
+	r = ev_push(e, q->r.arrival_ns, EV_ARRIVE, &q->r, 0);
+	if (r < 0)
+		fail(e, r, "out of memory");
+	return r;
+}
+
+/* ---- the environment the policy sees ---- */
+
+static struct sim_engine *eng(struct iosig_env *env)
+{
+	return env->ctx;
+}
+
+static uint64_t env_now(struct iosig_env *env)
+{
+	return eng(env)->now;
+}
+
+static unsigned env_inflight(struct iosig_env *env, unsigned dev)
+{
+	struct sim_engine *e = eng(env);
+
+	return dev < e->cfg.ndev ? e->dc[dev].inflight : 0;
+}
+
+static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset)
+{
+	struct sim_engine *e = eng(env);
+	struct sim_dev_counters *c;
+	uint64_t total = 0, n = 0, done;
+	struct iosig_req *m;
+
+	if (!req || dev >= e->cfg.ndev)
+		return -EINVAL;
+	c = &e->dc[dev];
+	if (c->inflight >= e->info[dev].queue_depth)
+		return -EBUSY;
+	for (m = req; m; m = m->merge_next) {
+		struct ereq *q = ereq_of(e, m);
+
+		if (++n > (1u << 20) || m->op != req->op || m->op > IOSIG_OP_FLUSH ||
+		    (q && q->state != RQ_HELD))
+			return -EINVAL;
+		if (m->op == IOSIG_OP_FLUSH ? (m->len || m != req || m->merge_next) : !m->len)
+			return -EINVAL;
+		total += m->len;
+	}
+	if (offset > e->info[dev].capacity || total > e->info[dev].capacity - offset)
+		return -EINVAL;
+
+	done = e->cfg.devs[dev]->ops->serve(e->cfg.devs[dev], req->op, offset, total, e->now);
+	if (done < e->now)
+		done = e->now;
+	if (ev_push(e, done, EV_DONE, req, dev) < 0) {
+		fail(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	if (c->inflight++ == 0)
+		c->busy_since = e->now;
+	c->commands++;
+	for (m = req, offset = offset; m; m = m->merge_next) {
+		struct ereq *q = ereq_of(e, m);
+
+		m->issued_dev = (uint16_t)dev;
+		m->issued_off = offset;
+		m->issue_ns = e->now;
+		offset += m->len;
+		c->requests++;
+		if (m->op == IOSIG_OP_READ)
+			c->bytes_read += m->len;
+		else if (m->op == IOSIG_OP_WRITE)
+			c->bytes_written += m->len;
+		if (m->flags & IOSIG_REQ_PAD)
+			c->padding_bytes += m->len;
+		if (!q)
+			c->internal_bytes += m->len;
+		else if (dev != m->dev)
+			c->redirected_bytes += m->len;
+		if (q)
+			q->state = RQ_ISSUED;
+	}
+	e->last_activity = e->now;
+	return 0;
+}
+
+static void env_finish(struct iosig_env *env, struct iosig_req *req, int status)
+{
+	struct sim_engine *e = eng(env);
+	struct ereq *q = ereq_of(e, req);
+
+	if (!q || q->state != RQ_HELD) {
+		e->violations++;   /* not a held workload request: ignore */
+		return;
+	}
+	finish_workload(e, q, status);
+}
+
+static void env_wake_at(struct iosig_env *env, uint64_t when)
+{
+	struct sim_engine *e = eng(env);
+
+	if (when < e->now)
+		when = e->now;
+	if (when >= e->wake)
+		return;
+	e->wake = when;
+	if (ev_push(e, when, EV_WAKE, NULL, 0) < 0)
+		fail(e, -ENOMEM, "out of memory");
+}
+
+/* ---- events ---- */
+
+static void on_arrive(struct sim_engine *e, struct iosig_req *req)
+{
+	struct ereq *q = (struct ereq *)req;
+	int r;
+
+	q->state = RQ_HELD;
+	e->outstanding++;
+	if (e->outstanding > e->max_outstanding)
+		e->max_outstanding = e->outstanding;
+	e->last_activity = e->now;
+	r = e->pol->ops->submit(e->pol, req);
+	if (r < 0 && q->state == RQ_HELD)
+		finish_workload(e, q, r);
+	if (!e->cfg.src->closed_loop)
+		schedule_next(e, e->now);
+}
+
+static void on_done(struct sim_engine *e, struct iosig_req *head, unsigned dev)
+{
+	struct sim_dev_counters *c = &e->dc[dev];
+
+	if (--c->inflight == 0)
+		c->busy_ns += e->now - c->busy_since;
+	e->last_activity = e->now;
+	for (struct iosig_req *m = head; m;) {
+		struct iosig_req *next = m->merge_next;
+		struct ereq *q = ereq_of(e, m);
+
+		m->status = 0;
+		e->pol->ops->complete(e->pol, m);
+		if (q && q->state == RQ_ISSUED) {
+			q->state = RQ_HELD;   /* finish_workload's bookkeeping expects a live request */
+			finish_workload(e, q, 0);
+		}
+		m = next;
+	}
+}
+
+static bool devices_idle(const struct sim_engine *e)
+{
+	for (unsigned d = 0; d < e->cfg.ndev; d++)
+		if (e->dc[d].inflight)
+			return false;
+	return true;
+}
+
+int sim_engine_run(struct sim_engine *e, char *err, size_t errlen)
+{
+	uint64_t drain = e->cfg.drain_ns ? e->cfg.drain_ns : 60 * IOSIG_NS_PER_S;
+	uint64_t same = 0, last_t = 0;
+
+	schedule_next(e, 0);
+	while (e->nheap && !e->fatal) {
+		struct ev ev = ev_pop(e);
+
+		if (ev.t > e->now) {
+			e->now = ev.t;
+			same = 0;
+		}
+		if (++same > SAME_INSTANT_MAX) {
+			fail(e, -ELOOP, "policy '%s' keeps the simulation at t = %.9f s (more than %llu "
+			     "events at one instant): a livelock", e->pol->ops->name, e->now / 1e9,
+			     SAME_INSTANT_MAX);
+			break;
+		}
+		e->events++;
+		switch (ev.kind) {
+		case EV_ARRIVE:
+			on_arrive(e, ev.req);
+			break;
+		case EV_DONE:
+			on_done(e, ev.req, ev.dev);
+			break;
+		case EV_WAKE:
+			if (ev.t != e->wake)
+				break;   /* superseded by an earlier wake-up */
+			e->wake = UINT64_MAX;
+			e->pol->ops->tick(e->pol);
+			break;
+		}
+		if (!e->nheap || e->heap[0].t > e->now) {
+			e->pol->ops->dispatch(e->pol);
+			flush_deferred(e);
+		}
+		if (e->src_done && !e->outstanding && devices_idle(e) &&
+		    (!e->nheap || e->heap[0].t > e->last_activity + drain))
+			break;
+		if (e->cfg.on_progress && e->events % PROGRESS_EVERY == 0) {
+			double f = sim_source_progress(e->cfg.src);
+
+			e->cfg.on_progress(e->cfg.ctx, e->now, e->m.completed, f);
+		}
+		last_t = e->now;
+	}
+	(void)last_t;
+	flush_deferred(e);
+	if (!e->fatal && e->outstanding)
+		fail(e, -EPROTO, "policy '%s' still holds %" PRIu64 " request(s) at t = %.9f s with "
+		     "nothing in flight and no wake-up pending: they would never complete",
+		     e->pol->ops->name, e->outstanding, e->now / 1e9);
+	if (e->fatal) {
+		snprintf(err, errlen, "%s", e->fatal_msg);
+		return e->fatal;
+	}
+	return 0;
+}
+
+/* ---- set-up and results ---- */
+
+int sim_engine_create(const struct sim_config *cfg, struct sim_engine **ret, char *err,
+		      size_t errlen)
+{
+	struct sim_engine *e;
+	int r;
+
+	if (!cfg->ndev || cfg->ndev > SIM_MAX_DEVS || !cfg->src || !cfg->policy) {
+		snprintf(err, errlen, "a run needs a policy, a workload and 1 to %d devices",
+			 SIM_MAX_DEVS);
+		return -EINVAL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	e->cfg = *cfg;
+	e->wake = UINT64_MAX;
+	sim_metrics_init(&e->m);
+	for (unsigned d = 0; d < cfg->ndev; d++)
+		e->info[d] = cfg->devs[d]->info;
+	e->env = (struct iosig_env){
+		.version = IOSIG_POLICY_ENV_VERSION,
+		.ctx = e,
+		.ndev = cfg->ndev,
+		.dev = e->info,
+		.now = env_now,
+		.inflight = env_inflight,
+		.issue = env_issue,
+		.finish = env_finish,
+		.wake_at = env_wake_at,
+	};
+	r = policy_create(cfg->policy, &e->env, &e->pol, err, errlen);
+	if (r < 0) {
+		sim_metrics_free(&e->m);
+		free(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
+}
+
+void sim_engine_destroy(struct sim_engine *e)
+{
+	if (!e)
+		return;
+	policy_destroy(e->pol);
+	for (size_t i = 0; i < e->nslabs; i++)
+		free(e->slabs[i]);
+	free(e->slabs);
+	free(e->heap);
+	sim_metrics_free(&e->m);
+	free(e);
+}
+
+const struct sim_metrics *sim_engine_metrics(const struct sim_engine *e)
+{
+	return &e->m;
+}
+
+const struct sim_dev_counters *sim_engine_dev_counters(const struct sim_engine *e, unsigned dev)
+{
+	return dev < e->cfg.ndev ? &e->dc[dev] : NULL;
+}
+
+uint64_t sim_engine_events(const struct sim_engine *e)
+{
+	return e->events;
+}
+
+uint64_t sim_engine_max_outstanding(const struct sim_engine *e)
+{
+	return e->max_outstanding;
+}
+
+static void emit_counter(void *ctx, const char *key, double value)
+{
+	json_num(ctx, key, value);
+}
+
+static const char *class_name(enum iosig_dev_class c)
+{
+	switch (c) {
+	case IOSIG_DEV_HDD: return "hdd";
+	case IOSIG_DEV_SSD: return "ssd";
+	case IOSIG_DEV_NVM: return "nvm";
+	case IOSIG_DEV_RAM: return "ram";
+	}
+	return "?";
+}
+
+void sim_engine_report(struct sim_engine *e, struct json_writer *w)
+{
+	uint64_t start = e->m.completed ? e->m.first_arrival_ns : 0;
+	uint64_t end = e->m.last_completion_ns > e->last_activity ? e->m.last_completion_ns
+								   : e->last_activity;
+	double span = end > start ? (double)(end - start) : 0, busy = 0;
+
+	for (unsigned d = 0; d < e->cfg.ndev; d++)
+		busy += (double)e->dc[d].busy_ns;
+
+	json_obj_begin(w, "policy");
+	json_str(w, "name", e->pol->ops->name);
+	json_str(w, "spec", e->cfg.policy);
+	json_obj_begin(w, "counters");
+	if (e->pol->ops->report)
+		e->pol->ops->report(e->pol, emit_counter, w);
+	json_obj_end(w);
+	json_obj_end(w);
+
+	json_obj_begin(w, "workload");
+	json_str(w, "source", e->cfg.src->kind);
+	json_uint(w, "requests_read", e->read_count);
+	json_uint(w, "requests_simulated", e->kept);
+	json_uint(w, "filtered_by_device", e->filtered);
+	json_uint(w, "addresses_wrapped", e->wrapped);
+	json_uint(w, "arrivals_clamped", e->cfg.src->clamped);
+	json_obj_end(w);
+
+	sim_metrics_json(&e->m, busy / 1e9, w);
+
+	json_arr_begin(w, "devices");
+	for (unsigned d = 0; d < e->cfg.ndev; d++) {
+		const struct sim_dev_counters *c = &e->dc[d];
+		struct sim_dev *dv = e->cfg.devs[d];
+
+		json_obj_begin(w, NULL);
+		json_str(w, "name", dv->name);
+		json_str(w, "class", class_name(dv->info.cls));
+		json_str(w, "model", dv->model);
+		json_uint(w, "capacity_bytes", dv->info.capacity);
+		json_uint(w, "queue_depth", dv->info.queue_depth);
+		json_uint(w, "commands", c->commands);
+		json_uint(w, "requests", c->requests);
+		json_uint(w, "bytes_read", c->bytes_read);
+		json_uint(w, "bytes_written", c->bytes_written);
+		json_uint(w, "internal_bytes", c->internal_bytes);
+		json_uint(w, "padding_bytes", c->padding_bytes);
+		json_uint(w, "redirected_bytes", c->redirected_bytes);
+		json_num(w, "busy_s", (double)c->busy_ns / 1e9);
+		json_num(w, "utilization", span > 0 ? (double)c->busy_ns / span : 0);
+		dv->ops->report(dv, w);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+
+	json_obj_begin(w, "engine");
+	json_uint(w, "events", e->events);
+	json_uint(w, "max_outstanding_requests", e->max_outstanding);
+	json_uint(w, "contract_violations", e->violations);
+	json_obj_end(w);
+}
