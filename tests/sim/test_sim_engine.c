@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: MIT */
+/* The discrete-event engine: determinism for a seed, closed loops, bounded
+ * memory, address wrapping, and the policy contract (issue/finish/wake_at
+ * and their errors) through a test policy registered here. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dev.h"
+#include "engine.h"
+#include "gen.h"
+#include "trace.h"
+
+/* ---- a test policy whose behaviour is chosen by an option ---- */
+
+enum { M_FIFO, M_HOLD, M_TIMER, M_PAD, M_FINISH, M_REJECT, M_BADISSUE };
+static const char *const modes[] = { "fifo", "hold", "timer", "pad", "finish", "reject",
+				     "badissue", NULL };
+
+struct tp_opts {
+	unsigned mode;
+};
+
+static const struct iosig_opt tp_tab[] = {
+	{ .name = "mode", .type = IOSIG_OPT_ENUM, .off = offsetof(struct tp_opts, mode),
+	  .def = "fifo", .choices = modes, .help = "behaviour under test" },
+	{ .name = NULL },
+};
+
+#define TPQ 4096
+struct tp {
+	unsigned mode;
+	struct iosig_req *q[TPQ];       /* FIFO ring of held requests */
+	unsigned head, n;
+	struct iosig_req pad[64];       /* internal requests */
+	unsigned pad_used;
+	unsigned ticks, completes;
+	int issue_results[4];           /* badissue: what env->issue returned */
+};
+
+/* What the badissue mode saw, for the test to check. */
+static int last_issue_results[4];
+
+static int tp_init(struct iosig_policy *pol)
+{
+	struct tp *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->mode = ((struct tp_opts *)pol->opts)->mode;
+	pol->priv = t;
+	return 0;
+}
+
+static int tp_submit(struct iosig_policy *pol, struct iosig_req *req)
+{
+	struct tp *t = pol->priv;
+	struct iosig_env *env = pol->env;
+
+	if (t->mode == M_REJECT && req->op == IOSIG_OP_WRITE)
+		return -EROFS;
+	if (t->mode == M_FINISH && req->op == IOSIG_OP_READ) {
+		env->finish(env, req, 0);
+		return 0;
+	}
+	if (t->n == TPQ)
+		return -ENOSPC;
+	t->q[(t->head + t->n++) % TPQ] = req;
+	if (t->mode == M_TIMER)
+		env->wake_at(env, env->now(env) + 1000000);
+	return 0;
+}
+
+static void issue_queued(struct iosig_policy *pol)
+{
+	struct tp *t = pol->priv;
+	struct iosig_env *env = pol->env;
+
+	while (t->n && env->inflight(env, 0) < env->dev[0].queue_depth) {
+		struct iosig_req *r = t->q[t->head];
+
+		t->head = (t->head + 1) % TPQ;
+		t->n--;
+		r->merge_next = NULL;
+		assert_int_equal(env->issue(env, r, 0, r->offset), 0);
+		if (t->mode == M_PAD && r->op == IOSIG_OP_WRITE && t->pad_used < 64 &&
+		    env->inflight(env, 1) < env->dev[1].queue_depth) {
+			struct iosig_req *p = &t->pad[t->pad_used++];
+
+			memset(p, 0, sizeof(*p));
+			p->id = (1ull << 63) + t->pad_used;
+			p->op = IOSIG_OP_WRITE;
+			p->len = r->len;
+			p->flags = IOSIG_REQ_INTERNAL | IOSIG_REQ_PAD;
+			p->dev = 1;
+			assert_int_equal(env->issue(env, p, 1, 0), 0);
+		}
+	}
+}
+
+static void tp_dispatch(struct iosig_policy *pol)
+{
+	struct tp *t = pol->priv;
+	struct iosig_env *env = pol->env;
+
+	if (t->mode == M_BADISSUE && t->n) {
+		struct iosig_req *r = t->q[t->head];
+
+		r->merge_next = NULL;
+		t->issue_results[0] = env->issue(env, r, 7, 0);                   /* no device 7 */
+		t->issue_results[1] = env->issue(env, r, 0, env->dev[0].capacity); /* beyond the end */
+		t->issue_results[2] = env->issue(env, r, 0, r->offset);           /* fine */
+		t->issue_results[3] = env->issue(env, r, 0, r->offset);           /* issued twice */
+		memcpy(last_issue_results, t->issue_results, sizeof(last_issue_results));
+		t->head = (t->head + 1) % TPQ;
+		t->n--;
+		t->mode = M_FIFO;
+		return;
+	}
+	if (t->mode == M_FIFO || t->mode == M_PAD || t->mode == M_FINISH || t->mode == M_REJECT)
+		issue_queued(pol);
+}
+
+static void tp_complete(struct iosig_policy *pol, struct iosig_req *req)
+{
+	struct tp *t = pol->priv;
+
+	t->completes++;
+}
+
+static void tp_tick(struct iosig_policy *pol)
+{
+	struct tp *t = pol->priv;
+
+	t->ticks++;
+	if (t->mode == M_TIMER)
+		issue_queued(pol);
+}
+
+static void tp_fini(struct iosig_policy *pol)
+{
+	free(pol->priv);
+}
+
+static void tp_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+{
+	struct tp *t = pol->priv;
+
+	emit(ctx, "ticks", t->ticks);
+	emit(ctx, "completes", t->completes);
+}
+
+static const struct iosig_policy_ops tp_ops = {
+	.version = IOSIG_POLICY_OPS_VERSION,
+	.name = "test-engine",
+	.summary = "engine test policy",
+	.opts = tp_tab,
+	.opts_size = sizeof(struct tp_opts),
+	.init = tp_init,
+	.submit = tp_submit,
+	.dispatch = tp_dispatch,
+	.complete = tp_complete,
+	.tick = tp_tick,
+	.fini = tp_fini,
+	.report = tp_report,
+};
+
+/* ---- helpers ---- */
+
+struct run {
+	char *json;          /* the report (caller frees) */
+	int rc;
+	char err[512];
+	uint64_t arrivals[8], dones[8];
+	unsigned ndone;
+	uint64_t max_outstanding;
+	struct sim_dev_counters dc[2];
+	struct sim_metrics m;   /* copied counters only (no histograms) */
+};
+
+static void on_done(void *ctx, const struct iosig_req *req, uint64_t done)
+{
+	struct run *r = ctx;
+
+	if (r->ndone < 8) {
+		r->arrivals[r->ndone] = req->arrival_ns;
+		r->dones[r->ndone] = done;
+	}
+	r->ndone++;
+}
+
+/* Runs policy on src with the devices; fills *out. */
+static void run(const char *policy, struct sim_source *src, const char *const *devspecs,
+		unsigned ndev, int64_t trace_dev, struct run *out)
+{
+	struct sim_dev *devs[4];
+	struct sim_engine *e = NULL;
+	struct json_writer w;
+	size_t len = 0;
+	FILE *fp;
+	char err[512];
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned d = 0; d < ndev; d++)
+		if (sim_dev_create(devspecs[d], d, &devs[d], err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+	{
+		struct sim_config cfg = { .policy = policy, .devs = devs, .ndev = ndev, .src = src,
+					  .trace_dev = trace_dev, .ctx = out, .on_complete = on_done };
+
+		if (sim_engine_create(&cfg, &e, err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+	}
+	out->rc = sim_engine_run(e, out->err, sizeof(out->err));
+	fp = open_memstream(&out->json, &len);
+	json_init(&w, fp, false);
+	json_obj_begin(&w, NULL);
+	sim_engine_report(e, &w);
+	json_obj_end(&w);
+	assert_int_equal(json_finish(&w), 0);
+	fclose(fp);
+	out->max_outstanding = sim_engine_max_outstanding(e);
+	for (unsigned d = 0; d < ndev && d < 2; d++)
+		out->dc[d] = *sim_engine_dev_counters(e, d);
+	out->m = *sim_engine_metrics(e);
+	out->m.lat.bucket = NULL;
+	sim_engine_destroy(e);
+	sim_source_destroy(src);
+	for (unsigned d = 0; d < ndev; d++)
+		sim_dev_destroy(devs[d]);
+}
+
+static struct sim_source *gen(const char *spec, uint64_t seed, uint64_t cap)
+{
+	struct sim_source *src;
+	char err[256];
+
+	if (sim_gen_create(spec, seed, cap, &src, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	return src;
+}
+
+static struct sim_source *text_trace(const char *text, const char *format)
+{
+	FILE *fp = fmemopen((void *)text, strlen(text), "r");
+	struct sim_source *src;
+	char err[256];
+
+	assert_non_null(fp);
+	assert_int_equal(sim_trace_open_fp(fp, "t", true, format, &src, err, sizeof(err)), 0);
+	return src;
+}
+
+/* ---- tests ---- */
+
+static void test_determinism(void **state)
+{
+	static const char *const hdd[] = { "hdd:generic" };
+	struct run a, b, c;
+
+	run("noop", gen("mapreduce:requests=20000", 1, 1ull << 40), hdd, 1, -1, &a);
+	run("noop", gen("mapreduce:requests=20000", 1, 1ull << 40), hdd, 1, -1, &b);
+	run("noop", gen("mapreduce:requests=20000", 2, 1ull << 40), hdd, 1, -1, &c);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(a.m.completed, 20000);
+	assert_string_equal(a.json, b.json);
+	assert_string_not_equal(a.json, c.json);
+	free(a.json);
+	free(b.json);
+	free(c.json);
+}
+
+static void test_closed_loop(void **state)
+{
+	/* Validate format: the next request arrives 5 ms after the previous
+	 * one completes, whatever the model's service time. */
+	static const char trace[] = "R Hit 1000 8 1.0 5000.0\nW Hit 2000 8 1.0 7000.0\n"
+				    "R Hit 3000 8 1.0 0\n";
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("noop", text_trace(trace, "validate"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.ndone, 3);
+	assert_int_equal(r.arrivals[0], 0);
+	assert_int_equal(r.arrivals[1], r.dones[0] + 5000000);
+	assert_int_equal(r.arrivals[2], r.dones[1] + 7000000);
+	assert_int_equal(r.max_outstanding, 1);
+	free(r.json);
+}
+
+static void test_bounded_memory(void **state)
+{
+	/* 200000 requests on a fast device: only a handful are ever
+	 * outstanding, so the engine holds a handful. */
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("noop", gen("pangu:requests=200000", 3, 16ull << 30), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.completed, 200000);
+	assert_true(r.max_outstanding < 64);
+	free(r.json);
+}
+
+static void test_wrap_and_filter(void **state)
+{
+	/* Device 5 only; block 10^9 is beyond a 1 GiB RAM disk: wrapped. */
+	static const char trace[] = "1.0 5 1000000000 8 1\n2.0 6 0 8 1\n3.0 5 16 8 0\n";
+	static const char *const ram[] = { "ram:generic,capacity=1GiB" };
+	struct run r;
+
+	run("noop", text_trace(trace, "disksim"), ram, 1, 5, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.completed, 2);
+	assert_non_null(strstr(r.json, "\"filtered_by_device\":1,\"addresses_wrapped\":1"));
+	free(r.json);
+}
+
+static void test_policy_holds_forever(void **state)
+{
+	static const char trace[] = "1.0 0 0 8 1\n2.0 0 8 8 1\n3.0 0 16 8 0\n";
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("test-engine:mode=hold", text_trace(trace, "disksim"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, -EPROTO);
+	assert_string_equal(r.err, "policy 'test-engine' still holds 3 request(s) at t = 0.003000000 s "
+				   "with nothing in flight and no wake-up pending: they would never "
+				   "complete");
+	free(r.json);
+}
+
+static void test_timer(void **state)
+{
+	static const char trace[] = "1.0 0 0 8 1\n1.5 0 8 8 1\n";
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("test-engine:mode=timer", text_trace(trace, "disksim"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.ndone, 2);
+	/* Both held until the wake-up at 2.0 ms: the second request's wake-up
+	 * at 2.5 ms merges into the earlier one. */
+	assert_true(r.dones[0] >= 2000000 && r.dones[0] < 2001000);
+	assert_true(r.dones[1] >= 2000000 && r.dones[1] < 2001000);
+	assert_non_null(strstr(r.json, "\"counters\":{\"ticks\":"));
+	free(r.json);
+}
+
+static void test_padding_and_internal(void **state)
+{
+	static const char trace[] = "1.0 0 0 8 0\n2.0 0 8 8 0\n3.0 0 16 8 1\n";
+	static const char *const devs[] = { "hdd:generic", "ssd" };
+	struct run r;
+
+	run("test-engine:mode=pad", text_trace(trace, "disksim"), devs, 2, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.completed, 3);
+	assert_int_equal(r.dc[1].padding_bytes, 2 * 4096);
+	assert_int_equal(r.dc[1].internal_bytes, 2 * 4096);
+	assert_int_equal(r.dc[0].bytes_written, 2 * 4096);
+	assert_int_equal(r.dc[0].bytes_read, 4096);
+	assert_int_equal(r.dc[0].commands, 3);
+	assert_true(r.dc[0].busy_ns > 0);
+	free(r.json);
+}
+
+static void test_finish_and_reject(void **state)
+{
+	static const char trace[] = "1.0 0 0 8 1\n2.0 0 8 8 0\n3.0 0 16 8 1\n";
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("test-engine:mode=finish", text_trace(trace, "disksim"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.completed, 3);
+	assert_int_equal(r.dc[0].commands, 1);     /* only the write reached the device */
+	assert_int_equal(r.arrivals[0], r.dones[0]);   /* finished at arrival: latency 0 */
+	free(r.json);
+
+	run("test-engine:mode=reject", text_trace(trace, "disksim"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.completed, 3);
+	assert_int_equal(r.m.errors, 1);
+	free(r.json);
+}
+
+static void test_issue_errors(void **state)
+{
+	static const char trace[] = "1.0 0 0 8 1\n";
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("test-engine:mode=badissue", text_trace(trace, "disksim"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(last_issue_results[0], -EINVAL);
+	assert_int_equal(last_issue_results[1], -EINVAL);
+	assert_int_equal(last_issue_results[2], 0);
+	assert_true(last_issue_results[3] == -EBUSY || last_issue_results[3] == -EINVAL);
+	assert_int_equal(r.m.completed, 1);
+	free(r.json);
+}
+
+static void test_create_errors(void **state)
+{
+	struct sim_dev *dev;
+	struct sim_engine *e;
+	struct sim_source *src = gen("pangu:requests=10", 1, 1ull << 30);
+	char err[512];
+	struct sim_config cfg = { .policy = "nosuch", .ndev = 1, .src = src };
+
+	assert_int_equal(sim_dev_create("ram", 0, &dev, err, sizeof(err)), 0);
+	cfg.devs = &dev;
+	assert_int_equal(sim_engine_create(&cfg, &e, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "unknown policy 'nosuch' (known: noop"));
+	cfg.policy = "noop:bogus=1";
+	assert_int_equal(sim_engine_create(&cfg, &e, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "noop: unknown option 'bogus' (valid: max_merge)");
+	cfg.ndev = 0;
+	assert_int_equal(sim_engine_create(&cfg, &e, err, sizeof(err)), -EINVAL);
+	sim_dev_destroy(dev);
+	sim_source_destroy(src);
+}
+
+static void test_trace_errors_surface(void **state)
+{
+	static const char trace[] = "1.0 0 0 8 1\n2.0 0 zz 8 1\n";
+	static const char *const ram[] = { "ram" };
+	struct run r;
+
+	run("noop", text_trace(trace, "disksim"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_string_equal(r.err, "t:2: block number 'zz' is not a block number");
+	free(r.json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_closed_loop),
+		cmocka_unit_test(test_bounded_memory),
+		cmocka_unit_test(test_wrap_and_filter),
+		cmocka_unit_test(test_policy_holds_forever),
+		cmocka_unit_test(test_timer),
+		cmocka_unit_test(test_padding_and_internal),
+		cmocka_unit_test(test_finish_and_reject),
+		cmocka_unit_test(test_issue_errors),
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_trace_errors_surface),
+	};
+	char err[256];
+
+	if (policy_register(&tp_ops, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
