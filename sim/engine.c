@@ -343,7 +343,7 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 	if (c->inflight++ == 0)
 		c->busy_since = e->now;
 	c->commands++;
-	for (m = req, offset = offset; m; m = m->merge_next) {
+	for (m = req; m; m = m->merge_next) {
 		struct ereq *q = ereq_of(e, m);
 
 		m->issued_dev = (uint16_t)dev;

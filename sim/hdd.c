@@ -787,11 +787,35 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 	return done;
 }
 
-static double serve_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
+/*
+ * Writes [lbn, lbn+n) to the media once the mechanism is free after t_cmd
+ * and the first sector's data is in the buffer; keeps a clean copy in a
+ * cache segment.  Returns when the last sector is written.
+ */
+static double media_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t, double t_cmd)
 {
-	double done, t_cmd, start, t_on, first_clean;
+	double start = t_cmd > h->mech_free ? t_cmd : h->mech_free;
 	struct stream s;
 	int i;
+
+	prefetch_to(h, start, true);
+	invalidate(h, lbn, n, -1);
+	s.next = lbn;
+	s.t = position(h, lbn, start, true, t_cmd + h->xfer_ns);
+	stream_advance(h, &s, lbn + n, INFINITY, true);
+	h->st.mech_ms += (s.t - start) / 1e6;
+	h->mech_free = s.t;
+	if (h->p.nsegs) {
+		i = pick_victim(h, t);
+		if (i >= 0)
+			seg_fill(h, i, lbn, n, s.t);
+	}
+	return s.t;
+}
+
+static double serve_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
+{
+	double t_cmd, first_clean, end, xfer_end;
 
 	if (h->p.bcw)
 		return bcw_write(h, lbn, n, t);
@@ -801,42 +825,17 @@ static double serve_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 		while (dirty_segments(h, t, &first_clean) >= (int)h->p.max_write_segs)
 			t = first_clean;
 		t_cmd = t + ovh(h, true, false);
-		done = t_cmd + (double)n * h->xfer_ns + h->p.write_complete_ms * 1e6;
-		start = t_cmd > h->mech_free ? t_cmd : h->mech_free;
-		prefetch_to(h, start, true);
-		invalidate(h, lbn, n, -1);
-		t_on = position(h, lbn, start, true, t_cmd + h->xfer_ns);
-		s.next = lbn;
-		s.t = t_on;
-		stream_advance(h, &s, lbn + n, INFINITY, true);
-		h->st.mech_ms += (s.t - start) / 1e6;
-		h->mech_free = s.t;
-		i = pick_victim(h, t);
-		if (i >= 0)
-			seg_fill(h, i, lbn, n, s.t);
+		media_write(h, lbn, n, t, t_cmd);
 		h->st.writes_buffered++;
 		h->st.destages++;
-		return done;
+		return t_cmd + (double)n * h->xfer_ns + h->p.write_complete_ms * 1e6;
 	}
 	/* Write-through: the data reaches the media before completion. */
 	h->st.writes_through++;
 	t_cmd = t + ovh(h, true, true);
-	start = t_cmd > h->mech_free ? t_cmd : h->mech_free;
-	prefetch_to(h, start, true);
-	invalidate(h, lbn, n, -1);
-	t_on = position(h, lbn, start, true, t_cmd + h->xfer_ns);
-	s.next = lbn;
-	s.t = t_on;
-	stream_advance(h, &s, lbn + n, INFINITY, true);
-	h->st.mech_ms += (s.t - start) / 1e6;
-	h->mech_free = s.t;
-	done = s.t > t_cmd + (double)n * h->xfer_ns ? s.t : t_cmd + (double)n * h->xfer_ns;
-	if (h->p.nsegs) {
-		i = pick_victim(h, t);
-		if (i >= 0)
-			seg_fill(h, i, lbn, n, s.t);
-	}
-	return done + h->p.write_complete_ms * 1e6;
+	end = media_write(h, lbn, n, t, t_cmd);
+	xfer_end = t_cmd + (double)n * h->xfer_ns;
+	return (end > xfer_end ? end : xfer_end) + h->p.write_complete_ms * 1e6;
 }
 
 uint64_t sim_hdd_serve(struct sim_hdd *h, int op, uint64_t lbn, uint32_t nblocks, uint64_t now_ns)

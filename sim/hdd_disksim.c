@@ -872,6 +872,21 @@ static int load_top(struct dsp_ctx *c, struct dsp_node *first, const char *file,
 	return sim_hdd_params_finish(p, c->err, c->errlen);
 }
 
+/* Sets up a loading context and a scratch parameter block. */
+static int ctx_start(struct dsp_ctx *c, const char *dir, struct sim_hdd_params **ret_p)
+{
+	*ret_p = calloc(1, sizeof(**ret_p));
+	c->dir = strdup(dir);
+	if (!*ret_p || !c->dir) {
+		free(*ret_p);
+		free(c->dir);
+		c->dir = NULL;
+		snprintf(c->err, c->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int sim_disksim_load(const char *dir, const char *name, struct sim_hdd_params *ret,
 		     char *err, size_t errlen)
 {
@@ -885,14 +900,9 @@ int sim_disksim_load(const char *dir, const char *name, struct sim_hdd_params *r
 		snprintf(err, errlen, "'%s' is not a drive name (expected e.g. barracuda)", name);
 		return -EINVAL;
 	}
-	p = calloc(1, sizeof(*p));
-	c.dir = strdup(dir);
-	if (!p || !c.dir) {
-		free(p);
-		free(c.dir);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	r = ctx_start(&c, dir, &p);
+	if (r < 0)
+		return r;
 	snprintf(file, sizeof(file), "%s/%s.parv", dir, name);
 	if (access(file, R_OK) != 0)
 		snprintf(file, sizeof(file), "%s/%s.diskspecs", dir, name);
@@ -918,16 +928,11 @@ int sim_disksim_parse_text(const char *text, size_t len, struct sim_hdd_params *
 	struct dsp_ctx c = { .err = err, .errlen = errlen, .no_source = true };
 	struct dsp_parser p = { .ctx = &c, .line = 1, .file = "<text>" };
 	struct dsp_node *first = NULL, **tail = &first;
-	struct sim_hdd_params *hp = calloc(1, sizeof(*hp));
-	int r;
+	struct sim_hdd_params *hp;
+	int r = ctx_start(&c, ".", &hp);
 
-	c.dir = strdup(".");
-	if (!hp || !c.dir) {
-		free(hp);
-		free(c.dir);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (r < 0)
+		return r;
 	if (len > DSP_MAX_FILE || memchr(text, '\0', len)) {
 		r = ctx_error(&c, -EINVAL, p.file, 0, "not a parameter text (NUL byte or too long)");
 		goto out;

@@ -125,13 +125,49 @@ static void help(FILE *fp)
 	fprintf(fp, "\nSee iosig-sim(1) and docs/sim.md.\n");
 }
 
-/* Appends ",text" (or "sep text") to buf.  false if it does not fit. */
-static bool append(char *buf, size_t size, char sep, const char *text)
-{
-	size_t n = strlen(buf);
-	int w = snprintf(buf + n, size - n, "%s%s", n ? (char[]){ sep, 0 } : "", text);
+/* A policy or workload given as --x NAME[:opt=val,...] and --x-opt OPT=VAL
+ * options, in any order. */
+struct spec {
+	char name[512];
+	char opts[MAX_OPT_TEXT];
+};
 
-	return w >= 0 && (size_t)w < size - n;
+static bool spec_name(struct spec *s, const char *arg, const char *flag)
+{
+	if (s->name[0]) {
+		usage_err("%s given twice", flag);
+		return false;
+	}
+	if (!*arg || strlen(arg) >= sizeof(s->name)) {
+		usage_err("%s: expected NAME[:opt=val,...] of at most %zu characters", flag,
+			  sizeof(s->name) - 1);
+		return false;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", arg);
+	return true;
+}
+
+static bool spec_opt(struct spec *s, const char *arg, const char *flag)
+{
+	size_t n = strlen(s->opts);
+
+	if (!strchr(arg, '=')) {
+		usage_err("%s '%s': expected OPT=VALUE", flag, arg);
+		return false;
+	}
+	if (n + strlen(arg) + 2 > sizeof(s->opts)) {
+		usage_err("%s: too many options", flag);
+		return false;
+	}
+	snprintf(s->opts + n, sizeof(s->opts) - n, "%s%s", n ? "," : "", arg);
+	return true;
+}
+
+/* "NAME[:opts]" followed by the --x-opt options. */
+static void spec_join(const struct spec *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", s->name, s->opts[0] ? (strchr(s->name, ':') ? "," : ":") : "",
+		 s->opts);
 }
 
 /* ---- progress ---- */
@@ -230,14 +266,15 @@ static int cmd_run(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static char policy[MAX_OPT_TEXT], workload[MAX_OPT_TEXT];
+	static char policy[MAX_OPT_TEXT + 600], workload[MAX_OPT_TEXT + 600];
 	const char *trace = NULL, *format = NULL, *json_path = NULL, *plot_dir = NULL;
 	const char *devspec[SIM_MAX_DEVS];
 	unsigned ndev = 0;
 	struct sim_dev *devs[SIM_MAX_DEVS] = { 0 };
 	uint64_t seed = 1, max_requests = 0, drain = 0;
 	int64_t trace_dev = -1;
-	bool quiet = false, have_policy_opt = false, have_workload_opt = false;
+	static struct spec pol_spec, wl_spec;
+	bool quiet = false;
 	struct sim_source *src = NULL;
 	struct sim_engine *eng = NULL;
 	struct run_ctx rc = { 0 };
@@ -245,36 +282,15 @@ static int cmd_run(int argc, char **argv)
 	FILE *jf = NULL;
 	int c, r, ret = EXIT_FAILURE;
 
-	policy[0] = workload[0] = '\0';
 	while ((c = getopt_long(argc, argv, "p:o:t:f:w:W:d:s:n:j:P:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (policy[0] && !have_policy_opt)
-				return usage_err("--policy given twice");
-			if (strlen(optarg) >= sizeof(policy) / 2)
-				return usage_err("--policy: too long");
-			if (have_policy_opt) {
-				/* Options given before the name: keep them after it. */
-				char opts[MAX_OPT_TEXT];
-
-				snprintf(opts, sizeof(opts), "%s", policy);
-				snprintf(policy, sizeof(policy), "%.1000s%s%.2000s", optarg,
-					 strchr(optarg, ':') ? "," : ":", opts);
-				have_policy_opt = false;
-				break;
-			}
-			snprintf(policy, sizeof(policy), "%s", optarg);
+			if (!spec_name(&pol_spec, optarg, "--policy"))
+				return EXIT_USAGE;
 			break;
 		case 'o':
-			if (!strchr(optarg, '='))
-				return usage_err("--policy-opt '%s': expected OPT=VALUE", optarg);
-			if (!policy[0]) {
-				have_policy_opt = true;
-				if (!append(policy, sizeof(policy), ',', optarg))
-					return usage_err("too many policy options");
-			} else if (!append(policy, sizeof(policy), strchr(policy, ':') ? ',' : ':', optarg)) {
-				return usage_err("too many policy options");
-			}
+			if (!spec_opt(&pol_spec, optarg, "--policy-opt"))
+				return EXIT_USAGE;
 			break;
 		case 't':
 			trace = optarg;
@@ -297,30 +313,12 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'w':
-			if (workload[0] && !have_workload_opt)
-				return usage_err("--workload given twice");
-			if (have_workload_opt) {
-				char opts[MAX_OPT_TEXT];
-
-				snprintf(opts, sizeof(opts), "%s", workload);
-				snprintf(workload, sizeof(workload), "%.1000s%s%.2000s", optarg,
-					 strchr(optarg, ':') ? "," : ":", opts);
-				have_workload_opt = false;
-				break;
-			}
-			snprintf(workload, sizeof(workload), "%s", optarg);
+			if (!spec_name(&wl_spec, optarg, "--workload"))
+				return EXIT_USAGE;
 			break;
 		case 'W':
-			if (!strchr(optarg, '='))
-				return usage_err("--workload-opt '%s': expected OPT=VALUE", optarg);
-			if (!workload[0]) {
-				have_workload_opt = true;
-				if (!append(workload, sizeof(workload), ',', optarg))
-					return usage_err("too many workload options");
-			} else if (!append(workload, sizeof(workload), strchr(workload, ':') ? ',' : ':',
-					   optarg)) {
-				return usage_err("too many workload options");
-			}
+			if (!spec_opt(&wl_spec, optarg, "--workload-opt"))
+				return EXIT_USAGE;
 			break;
 		case 'd':
 			if (ndev == SIM_MAX_DEVS)
@@ -370,10 +368,12 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_err("unexpected argument '%s'", argv[optind]);
-	if (!policy[0] || have_policy_opt)
+	if (!pol_spec.name[0])
 		return usage_err("no --policy given (try --policy noop; --list-policies lists them)");
-	if (have_workload_opt)
+	if (wl_spec.opts[0] && !wl_spec.name[0])
 		return usage_err("--workload-opt without --workload");
+	spec_join(&pol_spec, policy, sizeof(policy));
+	spec_join(&wl_spec, workload, sizeof(workload));
 	if (!trace == !workload[0])
 		return usage_err("give exactly one of --trace FILE --format F or --workload NAME");
 	if (trace && !format)

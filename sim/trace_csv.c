@@ -50,8 +50,8 @@ static const struct {
 
 static int parse_header(struct sim_trace *t, struct csv_state *st)
 {
-	static const char *const required[] = { "a time column (time_s, time_ms, time_us "
-						"or time_ns)", "op", "offset or lba",
+	static const char time_col[] = "a time column (time_s, time_ms, time_us or time_ns)";
+	static const char *const required[] = { time_col, "op", "offset or lba",
 						"bytes, len or sectors" };
 
 	for (unsigned c = 0; c < C_NUM; c++)

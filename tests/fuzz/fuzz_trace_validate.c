@@ -1,40 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * fuzz_trace_validate.c - the validate trace reader of iosig-sim on arbitrary
- * bytes: it must return requests or a "file:line: message" error, never
- * crash, hang or read past its input.
- */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "trace.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* fuzz_trace_validate.c - iosig-sim's validate trace reader on arbitrary bytes. */
+#include "fuzz_trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sim_source *src;
-	struct sim_io io;
-	char err[256];
-	FILE *fp;
-	int r;
-
-	if (size == 0)
-		return 0;
-	fp = fmemopen((void *)data, size, "r");
-	if (!fp)
-		return 0;
-	if (sim_trace_open_fp(fp, "fuzz", true, "validate", &src, err, sizeof(err)) < 0) {
-		fclose(fp);
-		return 0;
-	}
-	while ((r = sim_source_next(src, &io)) > 0)
-		if (io.len > (1ull << 62) || (io.op != SIM_OP_FLUSH && io.len == 0) || io.op > SIM_OP_FLUSH)
-			abort();   /* a reader let an impossible request through */
-	if (r < 0 && strncmp(src->err, "fuzz:", 5) != 0)
-		abort();           /* every error names the input and line */
-	sim_source_destroy(src);
-	return 0;
+	return fuzz_trace("validate", data, size);
 }
