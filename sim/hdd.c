@@ -40,10 +40,13 @@ struct seg {
 };
 
 /* Sequential media access in progress: the head reaches the start of
- * sector `next` at time `t` having transferred everything before it. */
+ * sector `next` at time `t` having transferred everything before it, or,
+ * with `pending`, has just finished the track before `next` at `t` and
+ * still has to switch to next's track. */
 struct stream {
 	uint64_t next;
 	double t;
+	bool pending;
 };
 
 struct sim_hdd {
@@ -482,11 +485,33 @@ static void stream_advance(struct sim_hdd *h, struct stream *s, uint64_t limit, 
 			   bool commit)
 {
 	while (s->next < limit) {
-		struct sim_hdd_pbn b, nb;
+		struct sim_hdd_pbn b;
 		uint64_t run, k;
 		double st;
 
 		map_run(&h->p, s->next, &b, &run);
+		if (s->pending) {
+			/* Track end: head switch or seek to the next block's track,
+			 * then wait for its (skewed) first sector. */
+			struct sim_hdd_pbn pb;
+			double sw;
+
+			if (s->t > t_stop)
+				return;
+			map_run(&h->p, s->next - 1, &pb, NULL);
+			if (b.cyl != pb.cyl)
+				sw = sim_hdd_seek_ms(&h->p, b.cyl > pb.cyl ? b.cyl - pb.cyl
+									: pb.cyl - b.cyl) * 1e6;
+			else
+				sw = h->p.head_switch_ms * 1e6;
+			if (commit) {
+				arm_to(h, b.cyl, s->t);
+				h->head = b.head;
+			}
+			s->t += sw;
+			s->t += rot_wait(h, &b, s->t);
+			s->pending = false;
+		}
 		st = h->sect_ns[b.zone];
 		k = run < limit - s->next ? run : limit - s->next;
 		if (s->t + (double)k * st > t_stop) {
@@ -500,29 +525,8 @@ static void stream_advance(struct sim_hdd *h, struct stream *s, uint64_t limit, 
 		}
 		s->next += k;
 		s->t += (double)k * st;
-		if (s->next >= limit || k < run)
-			return;
-		/* End of the track: switch to the track of the next block. */
-		if (s->t > t_stop || s->next >= h->p.blocks)
-			return;
-		map_run(&h->p, s->next, &nb, NULL);
-		{
-			double sw;
-
-			if (nb.cyl != b.cyl) {
-				uint32_t d = nb.cyl > b.cyl ? nb.cyl - b.cyl : b.cyl - nb.cyl;
-
-				sw = sim_hdd_seek_ms(&h->p, d) * 1e6;
-			} else {
-				sw = h->p.head_switch_ms * 1e6;
-			}
-			if (commit) {
-				arm_to(h, nb.cyl, s->t);
-				h->head = nb.head;
-			}
-			s->t += sw;
-			s->t += rot_wait(h, &nb, s->t);
-		}
+		if (k == run && s->next < h->p.blocks)
+			s->pending = true;
 	}
 }
 
@@ -627,11 +631,10 @@ static void seg_fill(struct sim_hdd *h, int i, uint64_t lbn, uint64_t n, double 
 	s->stamp = ++h->stamp;
 }
 
-/* Starts read-ahead after sector `from` into segment i, the head being at
- * the start of `from` at time t. */
-static void prefetch_start(struct sim_hdd *h, int i, uint64_t from, double t)
+/* Starts read-ahead into segment i from where the media stream s stands. */
+static void prefetch_start(struct sim_hdd *h, int i, const struct stream *s)
 {
-	uint64_t start = h->seg[i].start, limit;
+	uint64_t start = h->seg[i].start, limit, from = s->next;
 
 	if (!h->p.max_readahead || from >= h->p.blocks)
 		return;
@@ -645,8 +648,7 @@ static void prefetch_start(struct sim_hdd *h, int i, uint64_t from, double t)
 	h->pf_active = true;
 	h->pf_seg = (unsigned)i;
 	h->pf_limit = limit;
-	h->pf.next = from;
-	h->pf.t = t;
+	h->pf = *s;
 }
 
 static double ovh(const struct sim_hdd *h, bool write, bool miss)
@@ -715,7 +717,7 @@ static double bcw_empty_at(const struct sim_hdd *h, double t)
 
 static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 {
-	double done, t_on, start;
+	double done, t_on, start, reconnect;
 	struct stream s;
 	int i;
 
@@ -726,13 +728,17 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 
 		h->st.read_hits++;
 		sg->stamp = ++h->stamp;
-		done = t + ovh(h, false, false) + (double)n * h->xfer_ns + h->p.read_complete_ms * 1e6;
+		done = t + ovh(h, false, false) + h->p.data_prep_ms * 1e6 + (double)n * h->xfer_ns +
+		       h->p.read_complete_ms * 1e6;
 		if (h->p.readahead_on_idle_hit && !h->pf_active && lbn + n == sg->end &&
 		    sg->clean_at <= t && sg->end < h->p.blocks) {
 			/* Restart read-ahead from the segment end, keeping the
 			 * segment within its size. */
-			double at = position(h, sg->end, done > h->mech_free ? done : h->mech_free,
-					     false, 0);
+			struct stream f = {
+				.next = sg->end,
+				.t = position(h, sg->end, done > h->mech_free ? done : h->mech_free,
+					      false, 0),
+			};
 
 			if (sg->end - sg->start + h->p.max_readahead > h->p.seg_blocks)
 				sg->start = sg->end + h->p.max_readahead > h->p.seg_blocks
@@ -740,7 +746,7 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 						    : 0;
 			if (sg->start > lbn)
 				sg->start = lbn;
-			prefetch_start(h, i, sg->end, at);
+			prefetch_start(h, i, &f);
 		}
 		return done;
 	}
@@ -758,7 +764,8 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 
 	h->st.read_misses++;
 	prefetch_to(h, t, true);
-	start = t + ovh(h, false, true);
+	/* Command, then the drive leaves the bus during the seek. */
+	start = t + ovh(h, false, true) + h->p.read_disconnect_ms[h->last_write] * 1e6;
 	if (start < h->mech_free)
 		start = h->mech_free;
 	if (h->p.bcw) {
@@ -770,18 +777,30 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 		h->bcw_t = start;
 	}
 	t_on = position(h, lbn, start, false, 0);
-	s.next = lbn;
-	s.t = t_on;
+	/* It reconnects when the high water mark of the data is buffered,
+	 * then sends at bus speed while the rest is read. */
+	{
+		uint64_t k = (uint64_t)ceil(h->p.read_hwm * (double)(h->p.hwm_by_request || !h->p.nsegs
+								      ? n : h->p.seg_blocks));
+
+		if (k < 1)
+			k = 1;
+		if (k > n)
+			k = n;
+		s = (struct stream){ .next = lbn, .t = t_on };
+		stream_advance(h, &s, lbn + k, INFINITY, true);
+		reconnect = s.t + h->p.reselect_ms * 1e6;
+	}
 	stream_advance(h, &s, lbn + n, INFINITY, true);
 	h->st.mech_ms += (s.t - start) / 1e6;
 	h->mech_free = s.t;
-	done = s.t > t_on + (double)n * h->xfer_ns ? s.t : t_on + (double)n * h->xfer_ns;
+	done = s.t > reconnect + (double)n * h->xfer_ns ? s.t : reconnect + (double)n * h->xfer_ns;
 	done += h->p.read_complete_ms * 1e6;
 	if (h->p.nsegs) {
 		i = pick_victim(h, t);
 		if (i >= 0) {
 			seg_fill(h, i, lbn, n, 0);
-			prefetch_start(h, i, lbn + n, s.t);
+			prefetch_start(h, i, &s);
 		}
 	}
 	return done;
@@ -800,8 +819,7 @@ static double media_write(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t,
 
 	prefetch_to(h, start, true);
 	invalidate(h, lbn, n, -1);
-	s.next = lbn;
-	s.t = position(h, lbn, start, true, t_cmd + h->xfer_ns);
+	s = (struct stream){ .next = lbn, .t = position(h, lbn, start, true, t_cmd + h->xfer_ns) };
 	stream_advance(h, &s, lbn + n, INFINITY, true);
 	h->st.mech_ms += (s.t - start) / 1e6;
 	h->mech_free = s.t;

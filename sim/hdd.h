@@ -72,6 +72,12 @@ struct sim_hdd_params {
 	/* controller and interface */
 	double ovh_ms[8];                /* command overhead, indexed by SIM_OVH_* */
 	double read_complete_ms, write_complete_ms;
+	double data_prep_ms;             /* before a transfer that starts at once (read hits) */
+	double read_disconnect_ms[2];    /* read miss: bus released for the seek (after read, write) */
+	double reselect_ms;              /* read miss: bus taken back to send the data */
+	double read_hwm;                 /* read miss: fraction of the data in the buffer before
+	                                    the drive reconnects (DiskSim high water mark) */
+	bool hwm_by_request;             /* read_hwm is a fraction of the request, else of a segment */
 	double xfer_ms;                  /* bus time per sector (max of drive and buses) */
 	double media_rate;               /* derived: bytes/ns of the outermost zone (BCW drain) */
 	/* on-board cache */

@@ -798,6 +798,24 @@ static int load_disk(struct dsp_ctx *c, const struct dsp_node *disk, struct sim_
 		return r;
 	p->read_complete_ms *= scale;
 	p->write_complete_ms *= scale;
+	p->data_prep_ms = p->reselect_ms = p->read_disconnect_ms[0] = p->read_disconnect_ms[1] = 0;
+	if ((r = num_opt(c, disk, "Data preparation overhead", &p->data_prep_ms)) < 0 ||
+	    (r = num_opt(c, disk, "First reselect overhead", &p->reselect_ms)) < 0 ||
+	    (r = num_opt(c, disk, "Read disconnect afterread", &p->read_disconnect_ms[0])) < 0 ||
+	    (r = num_opt(c, disk, "Read disconnect afterwrite", &p->read_disconnect_ms[1])) < 0)
+		return r;
+	p->data_prep_ms *= scale;
+	p->reselect_ms *= scale;
+	p->read_disconnect_ms[0] *= scale;
+	p->read_disconnect_ms[1] *= scale;
+	v = 0;
+	if ((r = num_opt(c, disk, "High (read) water mark", &v)) < 0)
+		return r;
+	p->read_hwm = v < 0 ? 0 : v > 1 ? 1 : v;
+	v = 1;
+	if ((r = num_opt(c, disk, "Set watermark by reqsize", &v)) < 0)
+		return r;
+	p->hwm_by_request = v != 0;
 	if ((r = num_range(c, disk, "Bulk sector transfer time", 0, 1000, &p->xfer_ms)) < 0)
 		return r;
 

@@ -98,13 +98,15 @@ static void test_read_miss_times(void **state)
 	 * head at 0.05 turn, sector at 0 -> wait 9.5; media 1.0 -> 11.0 ms. */
 	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 0, 10, 0), 11.0);
 	/* t=11, lbn 5500 (cyl 55): 0.5 + seek 3.5 -> 15.0; head at 0.5 turn,
-	 * wait 5.0 -> 20.0; one sector -> 20.1 ms. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 5500, 1, 11 * MS), 20.1);
+	 * wait 5.0 -> 20.0; one sector -> 20.1, on the bus -> 20.11 ms.  (The
+	 * first request's bus transfer ended within its media transfer.) */
+	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 5500, 1, 11 * MS), 20.11);
 	assert_int_equal(sim_hdd_stats(h)->arm_moves, 1);
 	assert_int_equal(sim_hdd_stats(h)->tmd, 55);
-	/* Issued while busy: starts when the previous one completes (20.1):
-	 * 0.5 -> 20.6 (0.06 turn), sector 1 at 0.01 turn -> 30.1, +0.1. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 5501, 1, 15 * MS), 30.2);
+	/* Issued while busy: starts when the previous one completes (20.11):
+	 * 0.5 -> 20.61 (0.061 turn), sector 1 at 0.01 turn -> 30.1, +0.1 media,
+	 * +0.01 bus. */
+	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 5501, 1, 15 * MS), 30.21);
 	sim_hdd_destroy(h);
 }
 
