@@ -163,6 +163,14 @@ int bid_core_stage(struct bid *b, struct iosig_req *req)
 		}
 		sq->deadline = now + b->o.deadline_write;
 		sq->wait = wait_of(b, sq->hist);
+	} else if (sq->marked) {
+		/* Waiting in the marked list: it takes the request along. */
+		req->pptr = sq;
+		req->pdata[0] = now;
+		req->tnode.key = req->offset;
+		req->tnode.key2 = req->id;
+		bid_sq_add(sq, req);
+		return 0;
 	} else {
 		/* Gap between the newest staged request and this one. */
 		hist_add(sq->hist, now - sq->ts_new);
@@ -212,7 +220,6 @@ static void mark(struct bid *b, struct bid_sq *sq, uint64_t now)
 	struct bid_dev *bd = &b->dev[sq->dev];
 
 	pol_heap_remove(&b->timers, &sq->timer);
-	pol_map_del(&bd->open, sq->stream);
 	if (b->o.keep_history)
 		sq->hist = NULL;   /* the stream's next queue continues it */
 	sq->marked = true;
@@ -224,11 +231,44 @@ static void mark(struct bid *b, struct bid_sq *sq, uint64_t now)
 		b->marked_wait++;
 	if (b->on_mark)
 		b->on_mark(b, sq);
-	if (!sq->nreq) {
+	if (!sq->nreq && !sq->tiered) {
+		pol_map_del(&bd->open, sq->stream);
 		sq_free(b, sq);
 		return;
 	}
+	/* (An emptied tiered queue stays so that its process's late writes
+	 * follow it to the SSD; it is freed when its turn to flush comes.) */
 	pol_list_add_tail(&bd->marked, &sq->link);
+}
+
+struct bid_sq *bid_core_find(struct bid *b, unsigned dev, uint32_t stream)
+{
+	return pol_map_get(&b->dev[dev].open, stream);
+}
+
+/* The flush of sq begins: new requests of its process open a new queue. */
+static void flush_begin(struct bid_dev *bd, struct bid_sq *sq)
+{
+	if (sq->flushing)
+		return;
+	sq->flushing = true;
+	if (pol_map_get(&bd->open, sq->stream) == sq)
+		pol_map_del(&bd->open, sq->stream);
+}
+
+/* Frees the head marked queues that have nothing left to flush. */
+static void drop_empty_heads(struct bid *b, struct bid_dev *bd)
+{
+	while (!pol_list_empty(&bd->marked)) {
+		struct bid_sq *sq = pol_container_of(bd->marked.next, struct bid_sq, link);
+
+		if (sq->nreq)
+			return;
+		flush_begin(bd, sq);
+		pol_list_del(&sq->link);
+		sq_free(b, sq);
+		b->flushed_queues++;
+	}
 }
 
 void bid_core_expire(struct bid *b)
@@ -252,22 +292,41 @@ void bid_core_dispatch(struct bid *b)
 	for (unsigned d = 0; d < b->ndev; d++) {
 		struct bid_dev *bd = &b->dev[d];
 
+		drop_empty_heads(b, bd);
 		while (pol_dev_room(env, d) && !pol_list_empty(&bd->marked)) {
 			struct bid_sq *sq = pol_container_of(bd->marked.next, struct bid_sq, link);
 			struct iosig_req *rq = bid_sq_first(sq), *tail, *next;
 			uint64_t total;
 
-			/* Ascending offset order; contiguous requests merge. */
-			next = bid_sq_next(sq, rq);
+			flush_begin(bd, sq);
 			bid_sq_take(sq, rq);
 			rq->merge_next = NULL;
 			tail = rq;
 			total = rq->len;
 			b->staged_ns_total += now - rq->pdata[0];
 			b->staged_reqs++;
-			while (next && pol_can_merge(tail, next, total, b->o.max_merge)) {
-				struct iosig_req *after = bid_sq_next(sq, next);
+			/* Ascending offsets; contiguous requests merge, also into the
+			 * next marked queue when it continues the command. */
+			for (;;) {
+				next = bid_sq_first(sq);
+				if (!next) {
+					struct bid_sq *after;
 
+					pol_list_del(&sq->link);
+					sq_free(b, sq);
+					b->flushed_queues++;
+					drop_empty_heads(b, bd);
+					if (pol_list_empty(&bd->marked))
+						break;
+					after = pol_container_of(bd->marked.next, struct bid_sq, link);
+					next = bid_sq_first(after);
+					if (!pol_can_merge(tail, next, total, b->o.max_merge))
+						break;
+					sq = after;
+					flush_begin(bd, sq);
+				}
+				if (!pol_can_merge(tail, next, total, b->o.max_merge))
+					break;
 				bid_sq_take(sq, next);
 				next->merge_next = NULL;
 				tail->merge_next = next;
@@ -276,15 +335,8 @@ void bid_core_dispatch(struct bid *b)
 				b->staged_ns_total += now - next->pdata[0];
 				b->staged_reqs++;
 				b->merged++;
-				next = after;
 			}
 			b->commands++;
-			if (!sq->nreq) {
-				/* Whole queue flushed: the next marked one goes next. */
-				pol_list_del(&sq->link);
-				sq_free(b, sq);
-				b->flushed_queues++;
-			}
 			pol_issue(env, rq, d, rq->offset);
 		}
 	}

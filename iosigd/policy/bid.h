@@ -10,8 +10,12 @@
  * (5000 ms while it holds only writes, cut to 500 ms when a read joins).
  * When either expires SQ_p is marked; marked queues are flushed to the
  * device whole, one after another in marking order, each in ascending
- * offset order with contiguous requests merged.  Requests of p that arrive
- * after SQ_p was marked start a new SQ_p.
+ * offset order with contiguous requests merged - also across the boundary
+ * to the next marked queue when it continues the command, as the paper's
+ * LBA-sorted dispatch queue would merge them.  SQ_p exists until its flush
+ * begins ("SQ_p is created when ... there is no existing SQ_p"): requests
+ * of p arriving while it waits in the marked list join it; once its flush
+ * has begun they open a new SQ_p.
  */
 #ifndef IOSIG_POL_BID_H
 #define IOSIG_POL_BID_H
@@ -36,6 +40,8 @@ struct bid_sq {
 	uint32_t stream;
 	uint16_t dev;
 	bool marked;
+	bool flushing;                /* its flush began: no longer takes requests */
+	bool tiered;                  /* hybrid: its writes went to the SSD */
 	struct iosig_tnode *reqs;     /* by (offset, id) */
 	unsigned nreq, nwrite;
 	uint64_t bytes, write_bytes;
@@ -55,9 +61,8 @@ struct bid_hist {
 };
 
 struct bid_dev {
-	struct pol_map open;          /* stream -> its unmarked SQ */
+	struct pol_map open;          /* stream -> its SQ (open, or marked and waiting) */
 	struct iosig_list marked;     /* marked SQs, marking order */
-	struct bid_sq *flushing;      /* head of marked being flushed */
 };
 
 struct bid;
@@ -113,6 +118,8 @@ struct bid {
 
 int bid_core_init(struct bid *b, struct iosig_env *env, const struct bid_core_opts *o);
 void bid_core_fini(struct bid *b);
+/* The SQ that a request of (dev, stream) would join now, or NULL. */
+struct bid_sq *bid_core_find(struct bid *b, unsigned dev, uint32_t stream);
 /* Stages a request of (req->dev, req->stream).  0 or -ENOMEM. */
 int bid_core_stage(struct bid *b, struct iosig_req *req);
 /* Marks every queue whose timer expired by now and re-arms the wake-up. */

@@ -187,6 +187,7 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 	if (v != V_BULKY && pf < y->o.pf_threshold &&
 	    y->ssd_next + sq->write_bytes <= y->ssd_limit) {
 		y->tiered_queues++;
+		sq->tiered = true;
 		for (r = bid_sq_first(sq); r; r = next) {
 			next = bid_sq_next(sq, r);
 			if (r->op != IOSIG_OP_WRITE)
@@ -316,6 +317,16 @@ static int hyb_submit(struct iosig_policy *pol, struct iosig_req *req)
 	}
 	if (v == V_LIGHT && req->op == IOSIG_OP_WRITE && place_on_ssd(y, req))
 		return 0;
+	if (req->op == IOSIG_OP_WRITE) {
+		/* Joining a queue already categorised: follow its verdict. */
+		struct bid_sq *sq = bid_core_find(&y->bid, req->dev, req->stream);
+
+		if (sq && sq->marked) {
+			if (sq->tiered && place_on_ssd(y, req))
+				return 0;
+			pol_extmap_clear(&y->loc, req->dev, req->offset, req->len);
+		}
+	}
 	return bid_core_stage(&y->bid, req);
 }
 

@@ -28,8 +28,9 @@
 
 #define SECT 512u
 #define NV_POOL 256
+#define NV_MAX_SPAN 256   /* lines one cached write may touch; longer ones go through */
 
-enum { L_VALID = 1, L_LOADING = 2, L_WB = 4 };
+enum { L_LOADING = 2, L_WB = 4, L_HOLD = 8 /* taken by the write being placed */ };
 
 struct nv_opts {
 	uint64_t line;
@@ -180,33 +181,50 @@ static struct line *find(struct nv *c, uint64_t blk)
 	return NULL;
 }
 
-/* A line for blk: present, empty, or the LRU clean idle line (evicted).
- * NULL when every way is dirty or busy. */
-static struct line *alloc_line(struct nv *c, uint64_t blk)
+/* The way blk would take in its set: empty, or the LRU clean idle line.
+ * NULL when every way is dirty or busy.  Nothing changes yet. */
+static struct line *alloc_victim(struct nv *c, uint64_t blk)
 {
 	struct line *s = &c->lines[set_of(c, blk) * c->o.ways], *victim = NULL;
 
 	for (uint64_t w = 0; w < c->o.ways; w++) {
 		struct line *l = &s[w];
 
-		if (l->tag == blk + 1)
+		if (!l->tag)
 			return l;
-		if (!l->tag) {
-			victim = l;
-			break;
-		}
-		if (!l->dirty && !(l->flags & (L_LOADING | L_WB)) && (!victim || l->lru < victim->lru))
+		if (!l->dirty && !(l->flags & (L_LOADING | L_WB | L_HOLD)) &&
+		    (!victim || l->lru < victim->lru))
 			victim = l;
 	}
-	if (!victim)
-		return NULL;
-	if (victim->tag)
-		c->evictions++;
-	victim->tag = blk + 1;
-	victim->valid = victim->dirty = 0;
-	victim->flags = 0;
-	victim->gen = victim->wb_gen = 0;
 	return victim;
+}
+
+/* Re-tags line l for blk (its old content is dropped). */
+static void claim(struct nv *c, struct line *l, uint64_t blk)
+{
+	bool on_dirty = l->on_dirty;
+
+	l->tag = blk + 1;
+	l->valid = l->dirty = 0;
+	l->flags = 0;
+	l->gen = l->wb_gen = 0;
+	l->on_dirty = on_dirty;   /* clean lines are never on the dirty list */
+}
+
+/* A line for blk: present, or a claimed victim (counted as an eviction). */
+static struct line *alloc_line(struct nv *c, uint64_t blk)
+{
+	struct line *l = find(c, blk);
+
+	if (l)
+		return l;
+	l = alloc_victim(c, blk);
+	if (!l)
+		return NULL;
+	if (l->tag)
+		c->evictions++;
+	claim(c, l, blk);
+	return l;
 }
 
 static uint64_t line_index(const struct nv *c, const struct line *l)
@@ -275,18 +293,48 @@ static bool cache_write(struct nv *c, struct iosig_req *w)
 {
 	uint64_t first = w->offset / c->o.line, last = (w->offset + w->len - 1) / c->o.line;
 
-	/* All or nothing: check room first. */
+	struct { struct line *l; struct line old; } taken[NV_MAX_SPAN];
+	unsigned ntaken = 0;
+
+	if (last - first >= NV_MAX_SPAN)
+		return false;
+	/* All or nothing: take every line first (held, so that taking the
+	 * next one cannot evict it); if one is missing, put back the lines
+	 * taken, including what they held before. */
 	for (uint64_t b = first; b <= last; b++) {
 		struct line *l = find(c, b);
 
-		if (!l && !alloc_line(c, b))
-			return false;
+		if (!l) {
+			l = alloc_victim(c, b);
+			if (!l) {
+				while (ntaken--) {
+					taken[ntaken].l->flags &= (uint8_t)~L_HOLD;
+					*taken[ntaken].l = taken[ntaken].old;
+				}
+				for (uint64_t u = first; u < b; u++) {
+					struct line *h = find(c, u);
+
+					if (h)
+						h->flags &= (uint8_t)~L_HOLD;
+				}
+				return false;
+			}
+			taken[ntaken].l = l;
+			taken[ntaken].old = *l;
+			ntaken++;
+			claim(c, l, b);
+		}
+		l->flags |= L_HOLD;
 	}
+	for (unsigned i = 0; i < ntaken; i++)
+		if (taken[i].old.tag)
+			c->evictions++;
 	c->tick++;
 	for (uint64_t b = first; b <= last; b++) {
 		struct line *l = find(c, b);
 		uint64_t m = mask_of(c, b, w->offset, w->len);
 
+		l->flags &= (uint8_t)~L_HOLD;
 		l->valid |= m;
 		l->dirty |= m;
 		l->gen++;
@@ -414,6 +462,8 @@ static int nv_submit(struct iosig_policy *pol, struct iosig_req *req)
 		struct nvs *s = stream_of(c, req->stream);
 		bool seq = s && s->next_off == req->offset;
 
+		if (s && !seq)
+			s->ra_end = 0;   /* the reader jumped: its old window is useless */
 		if (s && c->o.ra_size && seq)
 			read_ahead(c, s, req->offset + req->len);
 		if (s)

@@ -215,6 +215,53 @@ static void test_bid_queue_not_interleaved(void **state)
 	hx_free(h);
 }
 
+static const struct hx_model flat10 = { .overhead_ns = 10 * MS };
+
+/* SQ_p exists until its flush begins: requests of p join it while it waits
+ * in the marked list; after its flush began they open a new SQ_p. */
+static void test_bid_join_marked_queue(void **state)
+{
+	struct hx *h = mk1("bid-hdd:wait_default=1ms", &flat10);
+
+	for (unsigned i = 0; i < 5; i++)
+		hx_add(h, i * 10 * US, 2, 0, IOSIG_OP_WRITE, 1 * GiB + i * 4 * KiB, 4 * KiB, 0);
+	for (unsigned i = 0; i < 5; i++)
+		hx_add(h, 100 * US + i * 10 * US, 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+	hx_add(h, 5 * MS, 1, 0, IOSIG_OP_WRITE, 20 * KiB, 4 * KiB, 0);    /* joins */
+	hx_add(h, 12 * MS, 1, 0, IOSIG_OP_WRITE, 24 * KiB, 4 * KiB, 0);   /* too late */
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 3);
+	assert_int_equal(hx_cmd(h, 0)->stream, 2);
+	assert_int_equal(hx_cmd(h, 0)->nreq, 5);
+	assert_int_equal(hx_cmd(h, 1)->stream, 1);
+	assert_int_equal(hx_cmd(h, 1)->nreq, 6);
+	assert_int_equal(hx_cmd(h, 1)->len, 24 * KiB);
+	assert_int_equal(hx_cmd(h, 2)->off, 24 * KiB);
+	assert_int_equal(hx_cmd(h, 2)->nreq, 1);
+	hx_free(h);
+}
+
+/* A command continues into the next marked queue when that queue's first
+ * request continues it (the paper's LBA-sorted dispatch queue merges). */
+static void test_bid_merge_across_queues(void **state)
+{
+	struct hx *h = mk1("bid-hdd:wait_default=1ms,max_merge=16KiB", &flat10);
+
+	for (unsigned i = 0; i < 6; i++)
+		hx_add(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+	/* After the first queue's flush began: a second queue, contiguous. */
+	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 24 * KiB, 4 * KiB, 0);
+	hx_add(h, 1 * MS + 10 * US, 1, 0, IOSIG_OP_WRITE, 28 * KiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_ncmd(h), 2);
+	assert_int_equal(hx_cmd(h, 0)->nreq, 4);
+	assert_int_equal(hx_cmd(h, 1)->nreq, 4);
+	assert_int_equal(hx_cmd(h, 1)->off, 16 * KiB);
+	assert_int_equal(hx_cmd(h, 1)->len, 16 * KiB);
+	assert_int_equal(hx_report(h, "flushed_queues"), 2);
+	hx_free(h);
+}
+
 static void test_bid_bad_options(void **state)
 {
 	struct hx *h = hx_new(1, &hdd, &flat1);
@@ -437,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_bid_adaptive_wait),
 		cmocka_unit_test(test_bid_deadlines),
 		cmocka_unit_test(test_bid_queue_not_interleaved),
+		cmocka_unit_test(test_bid_join_marked_queue),
+		cmocka_unit_test(test_bid_merge_across_queues),
 		cmocka_unit_test(test_bid_bad_options),
 		cmocka_unit_test(test_hybrid_packing_fraction),
 		cmocka_unit_test(test_hybrid_location_table),

@@ -90,6 +90,17 @@ static void test_nvcache_read_ahead(void **state)
 	assert_true(hx_report(h, "parked_reads") >= 1);
 	hx_free(h);
 
+	/* A reader that jumps back to a lower offset (next chunk) gets a new
+	 * read-ahead window there (regression: it kept the old one). */
+	h = mk("nvcache:ra_size=64KiB", 0);
+	for (unsigned i = 0; i < 64; i++)
+		hx_add(h, i * 100 * US, 1, 0, IOSIG_OP_READ,
+		       (i < 32 ? 2 * GiB : 1 * GiB) + (i % 32) * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "read_misses"), 4);
+	assert_int_equal(hx_report(h, "read_hits"), 60);
+	hx_free(h);
+
 	/* ra_size=0: every sequential read misses. */
 	h = mk("nvcache:ra_size=0", 0);
 	for (unsigned i = 0; i < 16; i++)
@@ -176,6 +187,25 @@ static void test_nvcache_write_through_when_full(void **state)
 	hx_free(h);
 }
 
+/* A write spanning several lines of one set must not evict the lines it
+ * took a moment before (regression: it crashed the simulator). */
+static void test_nvcache_multi_line_write_one_set(void **state)
+{
+	/* One set of 4 lines: a 16 KiB write takes all four. */
+	struct hx *h = mk("nvcache:cache_size=16KiB,ways=4", 0);
+
+	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 1 * MiB, 16 * KiB, 0);
+	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 2 * MiB, 20 * KiB, 0);   /* 5 lines: no room */
+	hx_add(h, 100 * MS, 2, 0, IOSIG_OP_READ, 1 * MiB + 4 * KiB, 8 * KiB, IOSIG_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_report(h, "writes_cached"), 1);
+	assert_int_equal(hx_report(h, "writes_through"), 1);
+	assert_int_equal(hx_r(h, 0)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, 2)->r.issued_dev, 1);   /* still cached */
+	hx_free(h);
+}
+
 static void test_nvcache_setup_errors(void **state)
 {
 	struct hx *h = hx_new(1, devs, models);
@@ -202,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_nvcache_write_back),
 		cmocka_unit_test(test_nvcache_rewrite_during_writeback),
 		cmocka_unit_test(test_nvcache_write_through_when_full),
+		cmocka_unit_test(test_nvcache_multi_line_write_one_set),
 		cmocka_unit_test(test_nvcache_setup_errors),
 	};
 
