@@ -280,6 +280,8 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 	q->r.dev = 0;
 	q->r.op = io.op;
 	q->r.flags = (io.flags & SIM_IO_SYNC) ? IOSIG_REQ_SYNC : 0;
+	q->r.hint_size = io.hint_size;
+	q->r.hint_pattern = io.hint_pattern;
 	q->think_ns = io.think_ns;
 	if (q->r.arrival_ns < e->now)
 		q->r.arrival_ns = e->now;

@@ -109,6 +109,8 @@ static void mr_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 		io->op = s->op;
 		io->offset = s->pos;
 		io->len = len;
+		io->hint_size = o->bulky_size;              /* what its signature declares */
+		io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
 		s->pos += len;
 		s->left -= len;
 		s->t += (uint64_t)sim_rng_exp(&s->rng, (double)o->bulky_gap);
@@ -121,6 +123,8 @@ static void mr_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 	io->op = sim_rng_uniform(&s->rng) < o->light_read ? SIM_OP_READ : SIM_OP_WRITE;
 	io->len = o->light_size;
 	io->offset = sim_gen_offset(&s->rng, 0, g->span, o->light_size, 4096);
+	io->hint_size = o->light_size;
+	io->hint_pattern = IOSIG_PATTERN_RANDOM;
 	s->t += 1 + (uint64_t)sim_rng_exp(&s->rng, (double)o->light_gap);
 }
 

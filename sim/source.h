@@ -37,6 +37,8 @@ struct sim_io {
 	uint32_t dev;            /* device number in the trace (0 if the format has none) */
 	uint8_t op;              /* enum sim_op */
 	uint8_t flags;           /* enum sim_io_flag */
+	uint8_t hint_pattern;    /* the stream's declared pattern (enum iosig_pattern), 0 = none */
+	uint64_t hint_size;      /* the stream's declared size_per_io in bytes, 0 = none */
 };
 
 struct sim_source;
