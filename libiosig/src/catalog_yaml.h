@@ -28,7 +28,8 @@ struct cat_yaml {
 };
 
 /* Parses buf into y->doc (exactly one document).  -EINVAL with libyaml's
- * problem and position in y->err. */
+ * problem and position in y->err; nothing to free then.  On success the
+ * caller frees the document with cat_yaml_done(). */
 int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len);
 void cat_yaml_done(struct cat_yaml *y);
 

@@ -316,6 +316,13 @@ const char *cat_yaml_shown(const char *s, char *buf, size_t size)
 	return buf;
 }
 
+void cat_yaml_done(struct cat_yaml *y)
+{
+	if (y->loaded)
+		yaml_document_delete(&y->doc);
+	y->loaded = false;
+}
+
 int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len)
 {
 	yaml_parser_t parser;
@@ -359,15 +366,11 @@ int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len)
 	yaml_document_delete(&extra);
 out_delete_parser:
 	yaml_parser_delete(&parser);
+	if (r < 0)
+		cat_yaml_done(y); /* on failure the caller has nothing to free */
 	return r;
 }
 
-void cat_yaml_done(struct cat_yaml *y)
-{
-	if (y->loaded)
-		yaml_document_delete(&y->doc);
-	y->loaded = false;
-}
 
 static int oom(struct cat_yaml *p)
 {
