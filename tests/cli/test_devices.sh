@@ -1,0 +1,133 @@
+#!/bin/sh
+# CLI test of `iosig devices`: the IOSIG paper's machine (tests/data/
+# table2.yaml) as a table that fits 80 columns, with MTTDL for --size, as
+# JSON with sources and as --sources; this machine's catalog; and a precise
+# message with the right exit status for bad arguments and bad configs.
+# Usage: sh test_devices.sh PATH-TO-iosig
+set -u
+iosig=${1:?usage: test_devices.sh PATH-TO-iosig}
+data=$(cd "$(dirname "$0")/../data" && pwd)
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+export IOSIG_PROBE_CACHE=
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+run() {
+	"$iosig" devices "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+expect_out() {
+	grep -Eq -- "$1" "$tmp/out" || fail "stdout of [$args] lacks /$1/:
+$(cat "$tmp/out")"
+}
+
+ok() {
+	args="$*"
+	run "$@"
+	[ "$rc" -eq 0 ] || fail "[$args] exited $rc, expected 0: $(cat "$tmp/err")"
+}
+
+# bad STATUS MESSAGE ARGS...: exit STATUS, "iosig devices: MESSAGE" on stderr.
+bad() {
+	status=$1
+	want=$2
+	shift 2
+	args="$*"
+	run "$@"
+	[ "$rc" -eq "$status" ] || fail "[$args] exited $rc, expected $status"
+	grep -Fq -- "iosig devices: $want" "$tmp/err" ||
+		fail "[$args] stderr lacks 'iosig devices: $want': $(cat "$tmp/err")"
+	[ ! -s "$tmp/out" ] || fail "[$args] wrote to stdout"
+}
+
+t2="--no-discovery --config $data/table2.yaml"
+
+# The five devices of Table 2, one line each, every line within 80 columns.
+ok $t2
+expect_out '^MOUNT +FS +CLASS +VIS +PERS +FREE +RD/s +WR/s +LAT +IOPS +MTTF +MTTDL$'
+expect_out '^/mnt/ramdisk +tmpfs +ram +local +no +1\.0G +2\.3G +2\.4G +1us +800k +10y +-$'
+expect_out '^/mnt/nvram +ext4 +nvm +local +yes +2\.0G +1\.7G +1\.7G +100us +9000 +10y +10y$'
+expect_out '^/mnt/raid1 +xfs +raid +local +yes +4\.0G +430M +415M +110us +6000 +10y +7[0-9]{3}y$'
+expect_out '^/mnt/hdd +xfs +hdd +local +yes +1\.5T +130M +125M +150ms +10 +10y +10y$'
+expect_out '^/home +nfs4 +network +global +yes +1\.0T +105M +103M +400us +1000 +10y +7[0-9]{3}y$'
+expect_out '^MTTDL for a 1 GiB file\.$'
+[ "$(grep -c '^/' "$tmp/out")" -eq 5 ] || fail "table2: not 5 mounts: $(cat "$tmp/out")"
+awk 'length > 80 { exit 1 }' "$tmp/out" || fail "table2: a line is longer than 80 columns"
+
+# Sect. 7.4: 1 TB on RAID1 has an MTTDL of about 12 years.
+ok $t2 --size 1TiB
+expect_out '^/mnt/raid1 .* 1[0-9]y$'
+expect_out '^MTTDL for a 1 TiB file\.$'
+
+# --sources: every field with its value and source.
+ok $t2 --sources
+expect_out '^/mnt/raid1  \(xfs on /dev/sdb1\)$'
+expect_out '^seq_read_bw +430 MiB/s +config$'
+expect_out '^layout +raid1, 2 disks, tolerates 1 +config$'
+expect_out '^rand_read_bw +as sequential +default: same as sequential \(Eq\. 3\)$'
+expect_out '^data_dir +/home/iosig +config$'
+
+# JSON: every value with its source; parses.
+ok $t2 --json
+expect_out '"path": "/mnt/ramdisk"'
+expect_out '"source": "config"'
+expect_out '"origin": "same as sequential \(Eq\. 3\)"'
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$tmp/out" <<'EOF' || fail "JSON check failed: $(cat "$tmp/out" | head -40)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+m = doc["mounts"]
+assert len(m) == 5, len(m)
+raid = [x for x in m if x["path"] == "/mnt/raid1"][0]
+assert raid["seq_read_bw"] == {"value": 430 * 2**20, "source": "config"}, raid["seq_read_bw"]
+assert raid["layout"]["value"] == {"kind": "raid1", "disks": 2, "tolerated": 1}
+assert raid["rotational"]["source"] == "default"
+assert raid["mttdl"] > 100 * 365 * 86400
+ram = m[0]
+assert ram["mttdl"] == 0 and ram["volatile"]["value"] is True
+assert doc["mttdl_size"] == 2**30
+assert doc["notes"] == []
+EOF
+fi
+
+# This machine: builds, lists, JSON parses, --all shows reasons.
+IOSIG_CONFIG= "$iosig" devices >"$tmp/out" 2>"$tmp/err" || fail "discovery: exit $?: $(cat "$tmp/err")"
+args="(this machine)"
+expect_out '^MOUNT +FS +CLASS'
+IOSIG_CONFIG= "$iosig" devices --all >"$tmp/out" 2>"$tmp/err" || fail "--all: exit $?"
+IOSIG_CONFIG= "$iosig" devices --json >"$tmp/out" 2>"$tmp/err" || fail "--json: exit $?"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all("path" in m and "eligible" in m for m in d["mounts"])' "$tmp/out" ||
+		fail "discovery JSON does not parse"
+fi
+
+# Bad command lines: exit 2 and a hint.
+bad 2 "--no-discovery lists the mounts of a configuration: give --config FILE" --no-discovery
+bad 2 "--size: bad value '10 years': expected a size such as 1GiB or 64*MiB" $t2 --size "10 years"
+bad 2 "--size: bad value '0': expected a size such as 1GiB or 64*MiB" $t2 --size 0
+bad 2 "unknown option '--bogus'" --bogus
+bad 2 "unexpected argument 'extra'" $t2 extra
+grep -q "Try 'iosig devices --help'" "$tmp/err" || fail "no hint to --help"
+
+# Bad configurations: exit 1, file:line:column and the message.
+printf 'mounts:\n  /data:\n    class: ssd\n    mtff: 10*y\n' >"$tmp/typo.yaml"
+bad 1 "$tmp/typo.yaml:4:5: mtff: unknown key in mount '/data'; did you mean 'mttf'?" \
+	--no-discovery --config "$tmp/typo.yaml"
+bad 1 "$tmp/missing.yaml: cannot read configuration file: No such file or directory" \
+	--config "$tmp/missing.yaml"
+IOSIG_CONFIG="$tmp/typo.yaml" "$iosig" devices >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "IOSIG_CONFIG with an error: exit status not 1"
+grep -Fq "typo.yaml:4:5: mtff" "$tmp/err" || fail "IOSIG_CONFIG error not reported"
+
+run --help
+[ "$rc" -eq 0 ] || fail "--help exited $rc"
+expect_out '^Usage: iosig devices'
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "ok"
