@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -366,6 +368,83 @@ static void test_this_machine(void **state)
 	iosig_catalog_free(cat);
 }
 
+/* The process-wide catalog: built once from IOSIG_CONFIG, the same for
+ * every thread; a bad configuration gives NULL and the same error every
+ * time.  Each case runs in a child: the catalog lives as long as the
+ * process. */
+struct default_run {
+	const struct iosig_catalog *cat;
+};
+
+static void *get_default(void *arg)
+{
+	struct default_run *run = arg;
+	struct iosig_error err;
+
+	run->cat = cat_default(&err);
+	return NULL;
+}
+
+static int default_good(const char *cfg)
+{
+	struct default_run runs[4];
+	pthread_t th[4];
+	const struct iosig_mount *root;
+
+	setenv("IOSIG_CONFIG", cfg, 1);
+	setenv("IOSIG_PROBE_CACHE", "", 1);
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, get_default, &runs[i]))
+			return 10;
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++)
+		if (!runs[i].cat || runs[i].cat != runs[0].cat)
+			return 11;
+	root = iosig_catalog_find(runs[0].cat, "/");
+	if (!root || root->mttf != 3 * 365 * 86400.0 || root->src[IOSIG_F_MTTF] != IOSIG_SRC_CONFIG)
+		return 12;
+	if (strcmp(cat_catalog_config_file(runs[0].cat), cfg))
+		return 13;
+	return 0;
+}
+
+static int default_bad(const char *cfg)
+{
+	struct iosig_error e1, e2;
+
+	setenv("IOSIG_CONFIG", cfg, 1);
+	if (cat_default(&e1) || cat_default(&e2))
+		return 20;
+	if (strcmp(e1.msg, "mtff: unknown key in mount '/'; did you mean 'mttf'?") ||
+	    strcmp(e1.msg, e2.msg) || e1.line != 3 || strcmp(e1.file, cfg))
+		return 21;
+	return 0;
+}
+
+static void test_default(void **state)
+{
+	static const char *const good = "mounts:\n  /:\n    class: ssd\n    mttf: 3*y\n";
+	static const char *const bad = "mounts:\n  /:\n    mtff: 3*y\n";
+	int (*fns[2])(const char *) = { default_good, default_bad };
+	const char *texts[2] = { good, bad };
+
+	for (int i = 0; i < 2; i++) {
+		pid_t pid;
+		int status;
+
+		write_file(cfgfile, texts[i]);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			_exit(fns[i](cfgfile));
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status))
+			fail_msg("case %d: check %d failed", i, WEXITSTATUS(status));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_this_machine),
+		cmocka_unit_test(test_default),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_catalog_mounts.c - discovery on real mounts the test makes in a
+ * private mount namespace: a tmpfs (class ram, volatile, its size), ext4 on
+ * a loop device whose image lies on that tmpfs (class of the backing file's
+ * filesystem: ram; block size; ext4's file size limit), xfs on a loop device
+ * backed by a file on the disk (the class of that disk), a read-only mount,
+ * a bind mount, proc and an over-mount; data directories created on them;
+ * the probe cache key telling a reformatted filesystem from the old one.
+ *
+ * Needs root, mount namespaces and loop devices; exits 77 with the reason
+ * otherwise.  The namespace is private: every mount disappears with the
+ * process even if it crashes, and loop devices are set to auto-clear.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "catalog_internal.h"
+
+#define MiB (1024ull * 1024)
+
+static char base[] = "/tmp/iosig-mnt-XXXXXX";
+static char mounted[16][300];
+static unsigned nmounted;
+static bool have_xfs;
+static struct iosig_catalog *cat;
+
+static const char *at(const char *rel)
+{
+	static char bufs[16][300];
+	static unsigned next;
+	char *b = bufs[next++ % 16];
+
+	snprintf(b, 300, "%s/%s", base, rel);
+	return b;
+}
+
+static __attribute__((noreturn)) void skip_all(const char *why)
+{
+	printf("skipped: %s\n", why);
+	exit(77);
+}
+
+static const char *tool(const char *name)
+{
+	static char buf[4][64];
+	static unsigned next;
+	const char *dirs[] = { "/usr/sbin", "/sbin", "/usr/bin" };
+	char *b = buf[next++ % 4];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(b, 64, "%s/%s", dirs[i], name);
+		if (access(b, X_OK) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+static int do_mount(const char *src, const char *rel, const char *type, unsigned long flags,
+		    const char *data)
+{
+	const char *target = at(rel);
+
+	if (mkdir(target, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (mount(src, target, type, flags, data) < 0)
+		return -errno;
+	snprintf(mounted[nmounted++], sizeof(mounted[0]), "%s", target);
+	return 0;
+}
+
+/* Attaches `img` to a free loop device (auto-clear) and mounts it. */
+static int loop_mount(const char *img, const char *rel, const char *type)
+{
+	char dev[64];
+	int ctl, lfd = -1, ffd, r = -EBUSY;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return -errno;
+	ffd = open(img, O_RDWR | O_CLOEXEC);
+	if (ffd < 0) {
+		close(ctl);
+		return -errno;
+	}
+	/* Another process may take the free device first: retry. */
+	for (int tries = 0; tries < 20 && r == -EBUSY; tries++) {
+		struct loop_config lc = { .fd = (unsigned)ffd,
+					  .info = { .lo_flags = LO_FLAGS_AUTOCLEAR } };
+		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
+
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+		lfd = open(dev, O_RDWR | O_CLOEXEC);
+		if (lfd < 0) {
+			r = -errno;
+			break;
+		}
+		r = ioctl(lfd, LOOP_CONFIGURE, &lc) < 0 ? -errno : 0;
+		if (r < 0) {
+			close(lfd);
+			lfd = -1;
+		}
+	}
+	close(ctl);
+	close(ffd);
+	if (r < 0)
+		return r;
+	/* The mount holds the device; closing it afterwards lets auto-clear
+	 * detach it at unmount. */
+	r = do_mount(dev, rel, type, 0, NULL);
+	close(lfd);
+	return r;
+}
+
+static int make_image(const char *img, unsigned long long size, const char *mkfs,
+		      const char *args)
+{
+	char cmd[600];
+	int fd = open(img, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s %s '%s' >/dev/null 2>&1", mkfs, args, img);
+	return system(cmd) == 0 ? 0 : -EIO;
+}
+
+static void build(void)
+{
+	struct iosig_catalog_opts opts = { .config = "", .probe_cache = "" };
+	struct iosig_error err = { 0 };
+
+	iosig_catalog_free(cat);
+	cat = NULL;
+	if (iosig_catalog_new(&opts, &cat, &err) < 0)
+		fail_msg("%s: %s", err.file, err.msg);
+}
+
+static const struct iosig_mount *mount_at(const char *path)
+{
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++)
+		if (!strcmp(iosig_catalog_mount(cat, i)->path, path))
+			return iosig_catalog_mount(cat, i);
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	const char *mkfs_ext4 = tool("mkfs.ext4");
+	const char *mkfs_xfs = tool("mkfs.xfs");
+	int r;
+
+	if (geteuid() != 0)
+		skip_all("mounting filesystems needs root");
+	if (access("/dev/loop-control", R_OK | W_OK) < 0)
+		skip_all("no /dev/loop-control: loop devices are not available");
+	if (!mkfs_ext4)
+		skip_all("mkfs.ext4 not found (e2fsprogs)");
+	if (unshare(CLONE_NEWNS) < 0)
+		skip_all("cannot create a private mount namespace");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		skip_all("cannot make the mount namespace private");
+	if (!mkdtemp(base))
+		return -1;
+	if (do_mount("iosig-test-ram", "ram", "tmpfs", 0, "size=128m,mode=1777") < 0)
+		return -1;
+	if (mkdir(at("ram/sub"), 0755) < 0)
+		return -1;
+	if (make_image(at("ram/ext4.img"), 48 * MiB, mkfs_ext4, "-q -F -b 4096 -E nodiscard") < 0)
+		return -1;
+	r = loop_mount(at("ram/ext4.img"), "ext4", "ext4");
+	if (r < 0) {
+		fprintf(stderr, "loop mount: %s\n", strerror(-r));
+		skip_all("cannot attach and mount a loop device");
+	}
+	have_xfs = mkfs_xfs && make_image(at("xfs.img"), 320 * MiB, mkfs_xfs, "-q -f -K") == 0 &&
+		   loop_mount(at("xfs.img"), "xfs", "xfs") == 0;
+	if (!have_xfs)
+		printf("note: no xfs on a loop device here; that part is skipped\n");
+	if (do_mount("iosig-test-ro", "ro", "tmpfs", MS_RDONLY, "size=1m") < 0 ||
+	    do_mount(at("ram/sub"), "bind", NULL, MS_BIND, NULL) < 0 ||
+	    do_mount("proc", "proc", "proc", 0, NULL) < 0 ||
+	    do_mount("cover-first", "cover", "tmpfs", 0, "size=1m") < 0 ||
+	    do_mount("cover-second", "cover", "tmpfs", 0, "size=2m") < 0)
+		return -1;
+	build();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	iosig_catalog_free(cat);
+	while (nmounted)
+		umount2(mounted[--nmounted], MNT_DETACH);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_tmpfs(void **state)
+{
+	const struct iosig_mount *m = mount_at(at("ram"));
+	char want[400];
+
+	assert_non_null(m);
+	assert_null(m->ineligible);
+	assert_string_equal(m->fstype, "tmpfs");
+	assert_string_equal(m->source, "iosig-test-ram");
+	assert_int_equal(m->cls, IOSIG_CLASS_RAM);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_DISCOVERED);
+	assert_true(m->volatile_);
+	assert_false(m->global);
+	assert_true(m->capacity == 128 * MiB);
+	assert_true(m->free <= m->capacity && m->free > 64 * MiB);
+	assert_int_equal(m->src[IOSIG_F_CAPACITY], IOSIG_SRC_DISCOVERED);
+	/* A sticky world-writable root: <mnt>/iosig-<uid>. */
+	snprintf(want, sizeof(want), "%s/iosig-0", at("ram"));
+	assert_string_equal(m->data_dir, want);
+	assert_true(iosig_mount_mttdl(m, 1e9) == 0);
+}
+
+static void test_ext4_on_ram(void **state)
+{
+	const struct iosig_mount *m = mount_at(at("ext4"));
+
+	assert_non_null(m);
+	assert_null(m->ineligible);
+	assert_string_equal(m->fstype, "ext4");
+	assert_true(!strncmp(m->source, "/dev/loop", 9));
+	/* The image lies on the tmpfs: it is RAM, and gone at reboot. */
+	assert_int_equal(m->cls, IOSIG_CLASS_RAM);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_DISCOVERED);
+	assert_true(m->volatile_);
+	assert_int_equal(m->block_size, 4096);
+	assert_int_equal(m->src[IOSIG_F_BLOCK_SIZE], IOSIG_SRC_DISCOVERED);
+	assert_true(m->max_filesize == 4096ull << 32);
+	assert_int_equal(m->src[IOSIG_F_MAX_FILESIZE], IOSIG_SRC_DISCOVERED);
+	assert_true(m->capacity > 30 * MiB && m->capacity <= 48 * MiB);
+	assert_ptr_equal(iosig_catalog_find(cat, at("ext4/new/file")), m);
+}
+
+static void test_xfs_on_disk(void **state)
+{
+	const struct iosig_mount *m, *holder;
+
+	if (!have_xfs)
+		skip();
+	m = mount_at(at("xfs"));
+	holder = iosig_catalog_find(cat, at("xfs.img"));
+	assert_non_null(m);
+	assert_non_null(holder);
+	assert_string_equal(m->fstype, "xfs");
+	if (holder->src[IOSIG_F_CLASS] == IOSIG_SRC_NONE) {
+		/* The disk holding the image could not be classified: the
+		 * loop device inherits that. */
+		assert_non_null(m->ineligible);
+		return;
+	}
+	assert_null(m->ineligible);
+	assert_int_equal(m->cls, holder->cls);
+	assert_int_equal(m->volatile_, holder->volatile_);
+	assert_int_equal(m->rotational, holder->rotational);
+	assert_true(m->block_size >= 4096);
+}
+
+static void test_ineligible_and_absent(void **state)
+{
+	const struct iosig_mount *m;
+	char want[400];
+	unsigned covers = 0;
+
+	m = mount_at(at("ro"));
+	assert_non_null(m);
+	assert_string_equal(m->ineligible, "mounted read-only");
+	m = mount_at(at("bind"));
+	assert_non_null(m);
+	snprintf(want, sizeof(want), "same filesystem as %s (a bind mount): files go there",
+		 at("ram"));
+	assert_string_equal(m->ineligible, want);
+	assert_null(mount_at(at("proc")));
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++) {
+		const struct iosig_mount *x = iosig_catalog_mount(cat, i);
+
+		assert_false(cat_fstype_is_pseudo(x->fstype));
+		if (!strcmp(x->path, at("cover"))) {
+			covers++;
+			assert_string_equal(x->source, "cover-second");
+		}
+	}
+	assert_int_equal(covers, 1);
+	assert_null(iosig_catalog_find(cat, at("proc/self/status")));
+}
+
+static void test_datadir_on_mounts(void **state)
+{
+	const struct iosig_mount *m = mount_at(at("ext4"));
+	struct iosig_mount other;
+	struct iosig_error err;
+	struct stat st;
+	char want[600];
+	int fd = -1;
+
+	assert_int_equal(cat_datadir_open(m, &fd, &err), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_true((uint64_t)st.st_dev == m->dev);
+	close(fd);
+	/* A data directory path that crosses into another filesystem. */
+	assert_int_equal(do_mount("inner", "ext4/inner", "tmpfs", 0, "size=1m"), 0);
+	other = *m;
+	other.data_dir = at("ext4/inner/d");
+	fd = -1;
+	assert_int_equal(cat_datadir_open(&other, &fd, &err), -EXDEV);
+	snprintf(want, sizeof(want), "data directory %s: %s is on another filesystem",
+		 at("ext4/inner/d"), at("ext4/inner"));
+	assert_string_equal(err.msg, want);
+	assert_int_equal(umount2(at("ext4/inner"), MNT_DETACH), 0);
+	nmounted--;
+}
+
+/* The probe cache keys entries by filesystem: a new filesystem at the same
+ * mount point does not inherit the old one's measurements. */
+static void test_probe_key(void **state)
+{
+	struct iosig_catalog_opts opts = { .config = "" };
+	struct cat_probe_record rec;
+	char cache[300];
+	struct iosig_error err;
+	struct iosig_catalog *c2 = NULL;
+	const struct iosig_mount *m = mount_at(at("ext4"));
+
+	snprintf(cache, sizeof(cache), "%s", at("probe.yaml"));
+	opts.probe_cache = cache;
+	cat_probe_record_init(&rec, m);
+	assert_true(rec.fsid != 0);
+	rec.set = CAT_BIT(IOSIG_F_SEQ_WRITE_BW);
+	rec.seq_write_bw = 12345678;
+	assert_int_equal(cat_probe_store(cache, &rec, &err), 0);
+	assert_int_equal(iosig_catalog_new(&opts, &c2, &err), 0);
+	for (size_t i = 0; i < iosig_catalog_size(c2); i++) {
+		const struct iosig_mount *x = iosig_catalog_mount(c2, i);
+
+		if (!strcmp(x->path, at("ext4"))) {
+			assert_true(x->seq_write_bw == 12345678);
+			assert_int_equal(x->src[IOSIG_F_SEQ_WRITE_BW], IOSIG_SRC_PROBED);
+		}
+	}
+	iosig_catalog_free(c2);
+
+	/* Reformat: same path, same kind of device, a new filesystem. */
+	assert_int_equal(umount2(at("ext4"), 0), 0);
+	assert_int_equal(make_image(at("ram/ext4.img"), 48 * MiB, tool("mkfs.ext4"),
+				    "-q -F -b 4096 -E nodiscard"),
+			 0);
+	assert_int_equal(loop_mount(at("ram/ext4.img"), "ext4", "ext4"), 0);
+	assert_int_equal(iosig_catalog_new(&opts, &c2, &err), 0);
+	for (size_t i = 0; i < iosig_catalog_size(c2); i++) {
+		const struct iosig_mount *x = iosig_catalog_mount(c2, i);
+
+		if (!strcmp(x->path, at("ext4")))
+			assert_int_equal(x->src[IOSIG_F_SEQ_WRITE_BW], IOSIG_SRC_DEFAULT);
+	}
+	assert_int_equal(cat_catalog_notes(c2), 1);
+	if (!strstr(cat_catalog_note(c2, 0), "is mounted there: ignored"))
+		fail_msg("note: %s", cat_catalog_note(c2, 0));
+	iosig_catalog_free(c2);
+	build();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tmpfs),
+		cmocka_unit_test(test_ext4_on_ram),
+		cmocka_unit_test(test_xfs_on_disk),
+		cmocka_unit_test(test_ineligible_and_absent),
+		cmocka_unit_test(test_datadir_on_mounts),
+		cmocka_unit_test(test_probe_key),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
