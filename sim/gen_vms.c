@@ -27,7 +27,7 @@ static const struct iosig_opt vms_tab[] = {
 	{ .name = "burst", .type = IOSIG_OPT_SIZE, .off = offsetof(struct vms_opts, burst),
 	  .def = "64MiB", .min = 4096, .max = 1ull << 40, .help = "bytes moved by one burst" },
 	{ .name = "rate", .type = IOSIG_OPT_RATE, .off = offsetof(struct vms_opts, rate),
-	  .def = "100MiB/s", .min = 1024, .max = 1ull << 40,
+	  .def = "8MiB/s", .min = 1024, .max = 1ull << 40,
 	  .help = "bandwidth a VM asks for during a burst (above B_threshold = bursty)" },
 	{ .name = "idle", .type = IOSIG_OPT_TIME, .off = offsetof(struct vms_opts, idle),
 	  .def = "1s", .min = 0, .max = 3600 * IOSIG_NS_PER_S,

@@ -368,8 +368,9 @@ static double sector_angle(const struct sim_hdd_params *p, const struct sim_hdd_
 	double tracksw = b->head + (double)(p->surfaces - 1) * cylrel;
 	double s = z->first_offset + tracksw * z->track_skew + cylrel * z->cyl_skew + b->sector;
 
-	s = fmod(s, (double)z->bpt);
-	return s / z->bpt;
+	/* s / bpt modulo 1, without fmod (slow for large quotients). */
+	s /= z->bpt;
+	return s - floor(s);
 }
 
 /* ---- the drive ---- */
@@ -434,7 +435,8 @@ static void arm_to(struct sim_hdd *h, uint32_t cyl, double t)
 /* Time from t until the start of sector b passes under the head. */
 static double rot_wait(const struct sim_hdd *h, const struct sim_hdd_pbn *b, double t)
 {
-	double head = fmod(t, h->rot_ns) / h->rot_ns;
+	double turns = t / h->rot_ns;
+	double head = turns - floor(turns);
 	double w = sector_angle(&h->p, b) - head;
 
 	if (w < 0)

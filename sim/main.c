@@ -478,6 +478,17 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!quiet && !(json_path && !strcmp(json_path, "-")))
 		summary(eng, devs, ndev);
+	{
+		const struct sim_metrics *m = sim_engine_metrics(eng);
+
+		/* Failed requests are results, not a failed run, but say so. */
+		if (m->errors)
+			fprintf(stderr, "%s: warning: %" PRIu64 " of %" PRIu64 " requests failed, the first "
+				"at t = %.6f s with '%s' (a policy refuses requests it cannot place: "
+				"check the device order, the first --device is the home device)\n",
+				prog, m->errors, m->completed, m->first_error_ns / 1e9,
+				strerror(-m->first_error));
+	}
 	if (!quiet && isatty(STDERR_FILENO))
 		fprintf(stderr, "%s: %" PRIu64 " events in %.2f s\n", prog, sim_engine_events(eng),
 			wall() - rc.start);

@@ -3,6 +3,7 @@
 #include "metrics.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "source.h"
 
@@ -60,7 +61,10 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
 		m->last_completion_ns = done_ns;
 	m->latency_sum_ns += (double)lat;
 	if (status) {
-		m->errors++;
+		if (!m->errors++) {
+			m->first_error = status;
+			m->first_error_ns = done_ns;
+		}
 		return 0;
 	}
 	if (op == SIM_OP_FLUSH) {
@@ -100,6 +104,10 @@ void sim_metrics_json(const struct sim_metrics *m, double device_time_s, struct 
 	json_obj_begin(w, "requests");
 	json_uint(w, "completed", m->completed);
 	json_uint(w, "errors", m->errors);
+	if (m->errors) {
+		json_str(w, "first_error", strerror(-m->first_error));
+		json_num(w, "first_error_s", (double)m->first_error_ns / 1e9);
+	}
 	json_uint(w, "reads", m->reads);
 	json_uint(w, "writes", m->writes);
 	json_uint(w, "flushes", m->flushes);

@@ -24,6 +24,8 @@ const char *sim_size_class_name(unsigned cls);
 struct sim_metrics {
 	uint64_t completed;             /* workload requests finished (any status) */
 	uint64_t errors;                /* ... with a non-zero status */
+	int first_error;                /* status of the first of them (-errno), 0 = none */
+	uint64_t first_error_ns;        /* when it finished */
 	uint64_t reads, writes, flushes;
 	uint64_t bytes_read, bytes_written;
 	uint64_t first_arrival_ns;      /* earliest arrival seen */
