@@ -8,7 +8,9 @@
  *    the SSD (a read straddling both tiers is split into pieces).
  *  - Tier categorisation: when a staging queue SQ_p is marked, its packing
  *    fraction PF = (write bytes / 512) / (write requests after merging) is
- *    computed.  PF < pf_threshold: p is non-bulky, its writes go to the
+ *    computed, a request being a run of contiguous writes that also counts
+ *    the process's contiguous bytes just before it (the paper's request
+ *    queue merges bios before staging).  PF < pf_threshold: p is non-bulky, its writes go to the
  *    SSD (allocated append-only, recorded in the table); otherwise the
  *    queue flushes to the HDD as in BID-HDD.  Reads never change tier.
  *  - The SSD is served by per-process FIFOs in round robin (the paper's
@@ -44,6 +46,12 @@ struct hyb_opts {
 	bool use_hints;
 };
 
+/* The end of a process's latest write and the contiguous bytes up to it. */
+struct wrun {
+	uint64_t end, len;
+	uint16_t dev;
+};
+
 /* One process's FIFO on the SSD. */
 struct ssd_fifo {
 	uint32_t stream;
@@ -62,6 +70,7 @@ struct hyb {
 	struct pol_map fifos;          /* stream -> ssd_fifo */
 	struct iosig_list rr;          /* busy FIFOs */
 	struct pol_map verdicts;       /* stream -> enum verdict (hints) */
+	struct pol_map runs;           /* stream -> struct wrun */
 	struct pol_splitter split;     /* pieces of reads straddling the tiers */
 	struct iosig_list waiting;     /* reads waiting for pieces */
 	/* counters */
@@ -149,12 +158,19 @@ static bool place_on_ssd(struct hyb *y, struct iosig_req *w)
 	return true;
 }
 
-/* Write requests of sq after merging contiguous ones (the kernel's
- * "request" structures the packing fraction counts). */
-static uint64_t merged_writes(struct bid_sq *sq, uint64_t max_merge)
+/*
+ * Packing fraction of sq's writes in 512-byte sectors per request.  A
+ * request is a run of contiguous writes (the kernel's "request" coalesced
+ * from bios, at most max_merge).  A run that continues its process's
+ * previous write, in an earlier queue, counts with the contiguous bytes
+ * before it (req->pdata[1], set at submit): the paper's request queue
+ * merges bios before staging, so a sequential writer whose queues happen
+ * to be marked small still shows as bulky.
+ */
+static uint64_t packing_fraction(struct bid_sq *sq, uint64_t max_merge)
 {
 	struct iosig_req *prev = NULL;
-	uint64_t n = 0, run = 0;
+	uint64_t n = 0, run = 0, sum = 0;
 
 	for (struct iosig_req *r = bid_sq_first(sq); r; r = bid_sq_next(sq, r)) {
 		if (r->op != IOSIG_OP_WRITE)
@@ -162,19 +178,43 @@ static uint64_t merged_writes(struct bid_sq *sq, uint64_t max_merge)
 		if (prev && pol_can_merge(prev, r, run, max_merge)) {
 			run += r->len;
 		} else {
+			if (prev)
+				sum += run < max_merge ? run : max_merge;
 			n++;
-			run = r->len;
+			run = r->len + r->pdata[1];
 		}
 		prev = r;
 	}
-	return n;
+	if (prev)
+		sum += run < max_merge ? run : max_merge;
+	return n ? sum / SECTOR / n : 0;
+}
+
+/* Contiguous write bytes of the stream just before req (see above). */
+static void note_run(struct hyb *y, struct iosig_req *req)
+{
+	struct wrun *w = pol_map_get(&y->runs, req->stream);
+
+	req->pdata[1] = 0;
+	if (!w) {
+		w = calloc(1, sizeof(*w));
+		if (!w || pol_map_put(&y->runs, req->stream, w) < 0) {
+			free(w);
+			return;
+		}
+	}
+	if (w->end == req->offset && w->dev == req->dev)
+		req->pdata[1] = w->len;
+	w->len = req->pdata[1] + req->len;
+	w->end = req->offset + req->len;
+	w->dev = req->dev;
 }
 
 /* Tier categorisation of a freshly marked staging queue. */
 static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 {
 	struct hyb *y = hyb_of(b);
-	uint64_t nreq, pf;
+	uint64_t pf;
 	enum verdict v = V_UNKNOWN;
 	struct iosig_req *r, *next;
 
@@ -182,8 +222,7 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 		return;   /* read-only queues bypass categorisation */
 	if (y->o.use_hints)
 		v = (enum verdict)(uintptr_t)pol_map_get(&y->verdicts, sq->stream);
-	nreq = merged_writes(sq, b->o.max_merge);
-	pf = sq->write_bytes / SECTOR / (nreq ? nreq : 1);
+	pf = packing_fraction(sq, b->o.max_merge);
 	if (v != V_BULKY && pf < y->o.pf_threshold &&
 	    y->ssd_next + sq->write_bytes <= y->ssd_limit) {
 		y->tiered_queues++;
@@ -238,6 +277,7 @@ static int hyb_init(struct iosig_policy *pol)
 		goto out_loc;
 	pol_map_init(&y->fifos);
 	pol_map_init(&y->verdicts);
+	pol_map_init(&y->runs);
 	pol_list_init(&y->rr);
 	pol_list_init(&y->waiting);
 	pol->priv = y;
@@ -318,6 +358,7 @@ static int hyb_submit(struct iosig_policy *pol, struct iosig_req *req)
 	if (v == V_LIGHT && req->op == IOSIG_OP_WRITE && place_on_ssd(y, req))
 		return 0;
 	if (req->op == IOSIG_OP_WRITE) {
+		note_run(y, req);
 		/* Joining a queue already categorised: follow its verdict. */
 		struct bid_sq *sq = bid_core_find(&y->bid, req->dev, req->stream);
 
@@ -410,6 +451,9 @@ static void hyb_fini(struct iosig_policy *pol)
 		free(y->fifos.vals[i]);
 	pol_map_free(&y->fifos);
 	pol_map_free(&y->verdicts);
+	for (size_t i = 0; i < y->runs.cap; i++)
+		free(y->runs.vals[i]);
+	pol_map_free(&y->runs);
 	pol_splitter_free(&y->split);
 	pol_extmap_free(&y->loc);
 	bid_core_fini(&y->bid);

@@ -344,6 +344,30 @@ static void test_hybrid_packing_fraction(void **state)
 	hx_free(h);
 }
 
+/* A sequential writer whose queues are marked small is still bulky: its
+ * runs continue across queues (the paper's request queue merges bios
+ * before staging); a random writer with the same timing stays light. */
+static void test_hybrid_pf_counts_runs_across_queues(void **state)
+{
+	for (int random = 0; random <= 1; random++) {
+		struct hx *h = mk2("bid-hybrid:wait_default=1ms", 64 * GiB);
+		unsigned late_on_ssd = 0;
+
+		/* 20 bursts of 3 x 4 KiB, 5 ms apart: one queue per burst. */
+		for (unsigned b = 0; b < 20; b++)
+			for (unsigned i = 0; i < 3; i++)
+				hx_add(h, b * 5 * MS + i * 10 * US, 1, 0, IOSIG_OP_WRITE,
+				       random ? (b * 3 + i) * 7 * MiB : (b * 3 + i) * 4 * KiB, 4 * KiB, 0);
+		hx_run(h, UINT64_MAX);
+		assert_int_equal(hx_outstanding(h), 0);
+		for (unsigned i = 30; i < 60; i++)
+			late_on_ssd += hx_r(h, i)->r.issued_dev == 1;
+		assert_int_equal(late_on_ssd, random ? 30 : 0);
+		assert_int_equal(hx_report(h, "tiered_queues") + hx_report(h, "bulky_queues"), 20);
+		hx_free(h);
+	}
+}
+
 static void test_hybrid_location_table(void **state)
 {
 	struct hx *h = mk2("bid-hybrid", 64 * GiB);
@@ -488,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_bid_merge_across_queues),
 		cmocka_unit_test(test_bid_bad_options),
 		cmocka_unit_test(test_hybrid_packing_fraction),
+		cmocka_unit_test(test_hybrid_pf_counts_runs_across_queues),
 		cmocka_unit_test(test_hybrid_location_table),
 		cmocka_unit_test(test_hybrid_hints),
 		cmocka_unit_test(test_hybrid_tier_limits),
