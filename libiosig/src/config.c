@@ -1247,8 +1247,8 @@ void cat_config_free(struct cat_config *cfg)
 bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
 		   size_t size)
 {
-	const char *xdg = getenv(xdg_var);
-	const char *home = getenv("HOME");
+	const char *xdg = secure_getenv(xdg_var);
+	const char *home = secure_getenv("HOME");
 
 	if (xdg && xdg[0] == '/')
 		return cat_fmt(buf, size, "%s/%s", xdg, rel);
@@ -1267,7 +1267,7 @@ void cat_config_locate(const char *opts_config, char *buf, size_t size, bool *re
 		snprintf(buf, size, "%s", opts_config);
 		return;
 	}
-	env = getenv("IOSIG_CONFIG");
+	env = secure_getenv("IOSIG_CONFIG");
 	if (env) {
 		snprintf(buf, size, "%s", env);
 		return;

@@ -98,8 +98,8 @@ static void resolve_prefix(const char *path, char *out, size_t size)
 
 void cat_datadir_ctx_init(struct cat_datadir_ctx *ctx, const char *const *mount_paths, size_t n)
 {
-	const char *home = getenv("HOME");
-	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = secure_getenv("HOME");
+	const char *xdg = secure_getenv("XDG_CACHE_HOME");
 	char tmp[PATH_MAX];
 
 	memset(ctx, 0, sizeof(*ctx));

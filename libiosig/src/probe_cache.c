@@ -210,7 +210,7 @@ static bool user_cache_path(char *buf, size_t size)
 
 unsigned cat_probe_cache_locate(const char *opts_cache, char bufs[2][4096])
 {
-	const char *env = getenv("IOSIG_PROBE_CACHE");
+	const char *env = secure_getenv("IOSIG_PROBE_CACHE");
 	unsigned n = 0;
 
 	if (opts_cache || env) {
@@ -229,7 +229,7 @@ unsigned cat_probe_cache_locate(const char *opts_cache, char bufs[2][4096])
 
 void cat_probe_cache_write_path(char *buf, size_t size)
 {
-	const char *env = getenv("IOSIG_PROBE_CACHE");
+	const char *env = secure_getenv("IOSIG_PROBE_CACHE");
 
 	if (env && env[0])
 		snprintf(buf, size, "%s", env);
@@ -451,10 +451,16 @@ int cat_probe_store(const char *file, const struct cat_probe_record *rec, struct
 			nv = prev->v;
 	}
 	values_from_record(&nv, rec);
-	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, fmode);
-	if (fd < 0) {
+	/* A fresh, unpredictable name created with O_EXCL: nothing planted
+	 * next to the cache (a link to another file) is ever written. */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, fmode) < 0) {
 		r = -errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		cat_error(err, tmp, 0, 0, "cannot write the probe cache: %s", strerror(-r));
 		goto out_free_old;
 	}
