@@ -336,6 +336,43 @@ static void test_find(void **state)
 	iosig_catalog_free(cat);
 }
 
+/* A zram device (when the machine has one) is RAM, whatever filesystem is
+ * on it; sysfs is what tells. */
+static void test_zram(void **state)
+{
+	char devno[32] = "", line[600], table[300], name[64];
+	struct iosig_catalog_opts opts = { .config = "", .probe_cache = "" };
+	struct iosig_catalog *cat = NULL;
+	struct iosig_error err;
+	const struct iosig_mount *m;
+	FILE *fp;
+
+	for (int i = 0; i < 16 && !devno[0]; i++) {
+		snprintf(name, sizeof(name), "/sys/block/zram%d/dev", i);
+		fp = fopen(name, "r");
+		if (!fp)
+			continue;
+		if (!fgets(devno, sizeof(devno), fp))
+			devno[0] = '\0';
+		fclose(fp);
+		devno[strcspn(devno, "\n")] = '\0';
+	}
+	if (!devno[0]) {
+		printf("skipped: no zram device on this machine\n");
+		skip();
+	}
+	snprintf(table, sizeof(table), "%s/zram-mountinfo", base);
+	snprintf(line, sizeof(line), "90 1 %s / %s rw - ext4 /dev/zram rw\n", devno, dir("9p"));
+	write_file(table, line);
+	opts.mountinfo = table;
+	assert_int_equal(iosig_catalog_new(&opts, &cat, &err), 0);
+	m = iosig_catalog_mount(cat, 0);
+	assert_int_equal(m->cls, IOSIG_CLASS_RAM);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_DISCOVERED);
+	assert_true(m->volatile_);
+	iosig_catalog_free(cat);
+}
+
 /* A mount table that cannot be read is an error naming it. */
 static void test_bad_table(void **state)
 {
@@ -454,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_bad_data_dir),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_zram),
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_this_machine),
 		cmocka_unit_test(test_default),

@@ -5,7 +5,8 @@
  * a loop device whose image lies on that tmpfs (class of the backing file's
  * filesystem: ram; block size; ext4's file size limit), xfs on a loop device
  * backed by a file on the disk (the class of that disk), a read-only mount,
- * a bind mount, proc and an over-mount; data directories created on them;
+ * a bind mount, proc and an over-mount, ext4 on a partition of a loop
+ * device (looked up on its disk); data directories created on them;
  * the probe cache key telling a reformatted filesystem from the old one.
  *
  * Needs root, mount namespaces and loop devices; exits 77 with the reason
@@ -34,7 +35,7 @@
 #define MiB (1024ull * 1024)
 
 static char base[] = "/tmp/iosig-mnt-XXXXXX";
-static char mounted[16][300];
+static char mounted[24][300];
 static unsigned nmounted;
 static bool have_xfs;
 static struct iosig_catalog *cat;
@@ -83,10 +84,10 @@ static int do_mount(const char *src, const char *rel, const char *type, unsigned
 	return 0;
 }
 
-/* Attaches `img` to a free loop device (auto-clear) and mounts it. */
-static int loop_mount(const char *img, const char *rel, const char *type)
+/* Attaches `img` to a free loop device (auto-clear, plus `flags`); the
+ * device's name goes to dev and an open fd to *ret_fd. */
+static int loop_attach(const char *img, unsigned flags, char *dev, size_t size, int *ret_fd)
 {
-	char dev[64];
 	int ctl, lfd = -1, ffd, r = -EBUSY;
 
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
@@ -100,14 +101,14 @@ static int loop_mount(const char *img, const char *rel, const char *type)
 	/* Another process may take the free device first: retry. */
 	for (int tries = 0; tries < 20 && r == -EBUSY; tries++) {
 		struct loop_config lc = { .fd = (unsigned)ffd,
-					  .info = { .lo_flags = LO_FLAGS_AUTOCLEAR } };
+					  .info = { .lo_flags = LO_FLAGS_AUTOCLEAR | flags } };
 		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
 
 		if (n < 0) {
 			r = -errno;
 			break;
 		}
-		snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+		snprintf(dev, size, "/dev/loop%d", n);
 		lfd = open(dev, O_RDWR | O_CLOEXEC);
 		if (lfd < 0) {
 			r = -errno;
@@ -121,6 +122,18 @@ static int loop_mount(const char *img, const char *rel, const char *type)
 	}
 	close(ctl);
 	close(ffd);
+	if (r == 0)
+		*ret_fd = lfd;
+	return r;
+}
+
+/* Attaches `img` to a loop device and mounts it at base/rel. */
+static int loop_mount(const char *img, const char *rel, const char *type)
+{
+	char dev[64];
+	int lfd, r;
+
+	r = loop_attach(img, 0, dev, sizeof(dev), &lfd);
 	if (r < 0)
 		return r;
 	/* The mount holds the device; closing it afterwards lets auto-clear
@@ -390,6 +403,56 @@ static void test_probe_key(void **state)
 	build();
 }
 
+/* A filesystem on a partition: sysfs attributes are looked up on the
+ * partition's disk (here a loop device whose image is on the tmpfs: ram). */
+static void test_partition(void **state)
+{
+	unsigned char mbr[512] = { 0 };
+	const unsigned long long size = 40 * MiB, start = 2048;
+	unsigned long long sectors = size / 512 - start;
+	char dev[64], part[80], cmd[300];
+	const struct iosig_mount *m;
+	struct stat st;
+	int fd, lfd = -1, tries;
+
+	/* One Linux partition from 1 MiB to the end, in an MBR. */
+	mbr[446 + 4] = 0x83;
+	for (int i = 0; i < 4; i++) {
+		mbr[446 + 8 + i] = (unsigned char)(start >> (8 * i));
+		mbr[446 + 12 + i] = (unsigned char)(sectors >> (8 * i));
+	}
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	fd = open(at("ram/part.img"), O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, mbr, sizeof(mbr)), sizeof(mbr));
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+	assert_int_equal(loop_attach(at("ram/part.img"), LO_FLAGS_PARTSCAN, dev, sizeof(dev), &lfd),
+			 0);
+	snprintf(part, sizeof(part), "%sp1", dev);
+	for (tries = 0; tries < 50 && stat(part, &st) < 0; tries++)
+		usleep(20000);
+	if (tries == 50) {
+		close(lfd);
+		printf("skipped: the kernel made no partition device %s\n", part);
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "%s -q -F -b 4096 -E nodiscard %s >/dev/null 2>&1",
+		 tool("mkfs.ext4"), part);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(do_mount(part, "part", "ext4", 0, NULL), 0);
+	close(lfd);
+	build();
+	m = mount_at(at("part"));
+	assert_non_null(m);
+	assert_null(m->ineligible);
+	assert_string_equal(m->source, part);
+	assert_int_equal(m->cls, IOSIG_CLASS_RAM);
+	assert_int_equal(m->src[IOSIG_F_CLASS], IOSIG_SRC_DISCOVERED);
+	assert_int_equal(m->block_size, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_ineligible_and_absent),
 		cmocka_unit_test(test_datadir_on_mounts),
 		cmocka_unit_test(test_probe_key),
+		cmocka_unit_test(test_partition),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
