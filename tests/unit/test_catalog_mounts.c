@@ -7,7 +7,8 @@
  * backed by a file on the disk (the class of that disk), a read-only mount,
  * a bind mount, proc and an over-mount, ext4 on a partition of a loop
  * device (looked up on its disk); data directories created on them;
- * the probe cache key telling a reformatted filesystem from the old one.
+ * the probe cache key telling a reformatted filesystem from the old one;
+ * the user's probe cache over the system's.
  *
  * Needs root, mount namespaces and loop devices; exits 77 with the reason
  * otherwise.  The namespace is private: every mount disappears with the
@@ -15,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/loop.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -26,6 +28,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -453,6 +456,84 @@ static void test_partition(void **state)
 	assert_int_equal(m->block_size, 4096);
 }
 
+/* Default probe caches: the system's (written by root) under the user's
+ * (written by the user), field by field.  /var/cache is a tmpfs of this
+ * private namespace, so the machine's own cache is not touched. */
+static int user_layering(void)
+{
+	struct iosig_catalog_opts opts = { .config = "" };
+	struct cat_probe_record rec;
+	struct iosig_catalog *c = NULL;
+	struct iosig_error err;
+	const struct iosig_mount *m = NULL;
+
+	unsetenv("IOSIG_PROBE_CACHE");
+	setenv("XDG_CACHE_HOME", at("ram/xdg"), 1);
+	if (iosig_catalog_new(&opts, &c, &err) < 0)
+		return 1;
+	for (size_t i = 0; i < iosig_catalog_size(c); i++)
+		if (!strcmp(iosig_catalog_mount(c, i)->path, at("ram")))
+			m = iosig_catalog_mount(c, i);
+	if (!m || m->seq_read_bw != 1e9 || m->iops != 1000 ||
+	    m->src[IOSIG_F_SEQ_READ_BW] != IOSIG_SRC_PROBED)
+		return 2;
+	cat_probe_record_init(&rec, m);
+	rec.set = CAT_BIT(IOSIG_F_IOPS);
+	rec.iops = 2000;
+	if (cat_probe_store(NULL, &rec, &err) < 0) {
+		fprintf(stderr, "user store: %s: %s\n", err.file, err.msg);
+		return 3;
+	}
+	if (access(at("ram/xdg/iosig/probe.yaml"), R_OK) < 0)
+		return 4;
+	iosig_catalog_free(c);
+	c = NULL;
+	if (iosig_catalog_new(&opts, &c, &err) < 0)
+		return 5;
+	for (size_t i = 0; i < iosig_catalog_size(c); i++)
+		if (!strcmp(iosig_catalog_mount(c, i)->path, at("ram")))
+			m = iosig_catalog_mount(c, i);
+	if (m->seq_read_bw != 1e9 || m->iops != 2000 || m->src[IOSIG_F_IOPS] != IOSIG_SRC_PROBED)
+		return 6;
+	iosig_catalog_free(c);
+	return 0;
+}
+
+static void test_probe_layers(void **state)
+{
+	struct cat_probe_record rec;
+	struct iosig_error err;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(mount("iosig-test-cache", "/var/cache", "tmpfs", 0, "size=4m"), 0);
+	snprintf(mounted[nmounted++], sizeof(mounted[0]), "/var/cache");
+	unsetenv("IOSIG_PROBE_CACHE");
+	cat_probe_record_init(&rec, mount_at(at("ram")));
+	rec.set = CAT_BIT(IOSIG_F_SEQ_READ_BW) | CAT_BIT(IOSIG_F_IOPS);
+	rec.seq_read_bw = 1e9;
+	rec.iops = 1000;
+	assert_int_equal(cat_probe_store(NULL, &rec, &err), 0);
+	assert_int_equal(access(CAT_SYSTEM_PROBE_CACHE, R_OK), 0);
+	assert_int_equal(chmod(base, 0755), 0);
+	assert_int_equal(mkdir(at("ram/xdg"), 0700), 0);
+	assert_int_equal(chown(at("ram/xdg"), 65534, 65534), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(10);
+		_exit(user_layering());
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status))
+		fail_msg("check %d failed as nobody", WEXITSTATUS(status));
+	assert_int_equal(umount2("/var/cache", MNT_DETACH), 0);
+	nmounted--;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_ineligible_and_absent),
 		cmocka_unit_test(test_datadir_on_mounts),
 		cmocka_unit_test(test_probe_key),
+		cmocka_unit_test(test_probe_layers),
 		cmocka_unit_test(test_partition),
 	};
 
