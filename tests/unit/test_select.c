@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Selection (DESIGN 5.3) on the IOSIG paper's Table 2 machine
+ * (tests/data/table2.yaml, loaded without discovery):
+ *  - posterization (Sect. 7.3): totalsize 6 GB, persist, sequential picks the
+ *    shared NFS below about 100 MB per I/O and the local HDD above;
+ *  - the parameter sets ps1..ps4 of Fig. 10 (random, totalsize 1 GB) pick
+ *    NFS, RAID1, NVRAM and the ramdisk, for every chunk size the paper used
+ *    (32 KiB .. 32 MiB);
+ *  - verdicts name the constraint that removed each mount.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "iosig.h"
+
+static struct iosig_catalog *table2;
+
+static int setup(void **state)
+{
+	struct iosig_catalog_opts o = { .flags = IOSIG_CATALOG_NO_DISCOVERY };
+	char path[4096];
+	struct iosig_error err = { 0 };
+	const char *data = getenv("IOSIG_TEST_DATA");
+
+	snprintf(path, sizeof(path), "%s/table2.yaml", data ? data : "tests/data");
+	o.config = path;
+	if (iosig_catalog_new(&o, &table2, &err) < 0) {
+		fprintf(stderr, "table2.yaml: %s:%d: %s\n", err.file, err.line, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	iosig_catalog_free(table2);
+	return 0;
+}
+
+/* Class of the mount chosen for `text`; -1 when nothing qualifies. */
+static int choose(const char *text, struct iosig_choice *ret)
+{
+	struct iosig_sig sig;
+	struct iosig_choice ch;
+	struct iosig_error err = { 0 };
+
+	if (iosig_sig_parse(text, NULL, NULL, 0, &sig, &err) < 0)
+		fail_msg("%s: %s", text, err.msg);
+	assert_int_equal(iosig_select(table2, &sig, NULL, NULL, &ch), 0);
+	if (ret)
+		*ret = ch;
+	return ch.mount ? ch.mount->cls : -1;
+}
+
+static void test_table2_shape(void **state)
+{
+	unsigned seen[IOSIG_CLASS_COUNT] = { 0 };
+
+	assert_int_equal(iosig_catalog_size(table2), 5);
+	for (size_t i = 0; i < 5; i++)
+		seen[iosig_catalog_mount(table2, i)->cls]++;
+	assert_int_equal(seen[IOSIG_CLASS_RAM], 1);
+	assert_int_equal(seen[IOSIG_CLASS_NVM], 1);
+	assert_int_equal(seen[IOSIG_CLASS_RAID], 1);
+	assert_int_equal(seen[IOSIG_CLASS_HDD], 1);
+	assert_int_equal(seen[IOSIG_CLASS_NETWORK], 1);
+}
+
+static void test_posterization(void **state)
+{
+	static const unsigned nfs_mib[] = { 1, 4, 16, 32, 64 };
+	static const unsigned hdd_mib[] = { 128, 256, 512, 1024, 2048 };
+	char sig[160];
+	double lo = 16, hi = 1024;
+
+	for (size_t i = 0; i < sizeof(nfs_mib) / sizeof(nfs_mib[0]); i++) {
+		snprintf(sig, sizeof(sig), "persist sequential totalsize(6*GiB) size_per_io(%u*MiB)",
+			 nfs_mib[i]);
+		assert_int_equal(choose(sig, NULL), IOSIG_CLASS_NETWORK);
+	}
+	for (size_t i = 0; i < sizeof(hdd_mib) / sizeof(hdd_mib[0]); i++) {
+		snprintf(sig, sizeof(sig), "persist sequential totalsize(6*GiB) size_per_io(%u*MiB)",
+			 hdd_mib[i]);
+		assert_int_equal(choose(sig, NULL), IOSIG_CLASS_HDD);
+	}
+	/* The crossover, found by bisection, is "about 100 MB" (Fig. 6a). */
+	while (hi - lo > 0.5) {
+		double mid = (lo + hi) / 2;
+
+		snprintf(sig, sizeof(sig), "persist sequential totalsize(6*GiB) size_per_io(%.0f)",
+			 mid * 1048576);
+		if (choose(sig, NULL) == IOSIG_CLASS_NETWORK)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	assert_true(lo > 60 && lo < 140);
+}
+
+static void test_ps1_to_ps4(void **state)
+{
+	static const struct {
+		const char *params;
+		int cls;
+	} ps[] = {
+		{ "global", IOSIG_CLASS_NETWORK },         /* ps1 */
+		{ "min_mttdl(20*y)", IOSIG_CLASS_RAID },   /* ps2 */
+		{ "persist", IOSIG_CLASS_NVM },            /* ps3 */
+		{ "", IOSIG_CLASS_RAM },                   /* ps4 */
+	};
+	char sig[200];
+
+	for (size_t p = 0; p < 4; p++) {
+		for (unsigned kib = 32; kib <= 32 * 1024; kib *= 2) {
+			snprintf(sig, sizeof(sig), "random totalsize(1*GiB) size_per_io(%u*KiB) %s",
+				 kib, ps[p].params);
+			if (choose(sig, NULL) != ps[p].cls)
+				fail_msg("ps%zu at %u KiB: chose class %d, expected %d", p + 1, kib,
+					 choose(sig, NULL), ps[p].cls);
+		}
+	}
+}
+
+static void test_verdicts_explained(void **state)
+{
+	struct iosig_candidate c[5];
+	struct iosig_choice ch;
+	struct iosig_sig sig;
+	struct iosig_error err = { 0 };
+
+	assert_int_equal(iosig_sig_parse("random totalsize(1*GiB) size_per_io(512*KiB) "
+					 "min_mttdl(20*y)", NULL, NULL, 0, &sig, &err), 0);
+	assert_int_equal(iosig_select(table2, &sig, NULL, c, &ch), 0);
+	assert_int_equal(ch.eligible, 2); /* RAID1 and the NFS (itself a RAID1) */
+	for (size_t i = 0; i < 5; i++) {
+		switch (c[i].mount->cls) {
+		case IOSIG_CLASS_RAM:
+			/* volatile: MTTDL 0 */
+			assert_int_equal(c[i].verdict, IOSIG_V_MTTDL);
+			break;
+		case IOSIG_CLASS_NVM:
+		case IOSIG_CLASS_HDD:
+			/* one device: MTTDL = MTTF = 10 y < 20 y */
+			assert_int_equal(c[i].verdict, IOSIG_V_MTTDL);
+			assert_true(c[i].mttdl > 9 * 365 * 86400.0 && c[i].mttdl < 11 * 365 * 86400.0);
+			assert_non_null(strstr(c[i].why, "below the required"));
+			break;
+		case IOSIG_CLASS_RAID:
+			assert_int_equal(c[i].verdict, IOSIG_V_OK);
+			/* Sect. 7.3: "more than 100 years" for 1 GB */
+			assert_true(c[i].mttdl > 100 * 365 * 86400.0);
+			assert_int_equal((int)i, ch.index);
+			break;
+		case IOSIG_CLASS_NETWORK:
+			assert_int_equal(c[i].verdict, IOSIG_V_OK);
+			assert_true(c[i].throughput < ch.throughput);
+			break;
+		}
+		assert_true(c[i].throughput > 0);
+	}
+
+	/* space: 6 GB fits only the HDD and the NFS */
+	assert_int_equal(iosig_sig_parse("totalsize(6*GiB)", NULL, NULL, 0, &sig, &err), 0);
+	assert_int_equal(iosig_select(table2, &sig, NULL, c, &ch), 0);
+	assert_int_equal(ch.eligible, 2);
+	for (size_t i = 0; i < 5; i++) {
+		int cls = c[i].mount->cls;
+
+		if (cls == IOSIG_CLASS_HDD || cls == IOSIG_CLASS_NETWORK)
+			assert_int_equal(c[i].verdict, IOSIG_V_OK);
+		else {
+			assert_int_equal(c[i].verdict, IOSIG_V_SPACE);
+			assert_non_null(strstr(c[i].why, "free"));
+		}
+	}
+
+	/* nothing is labelled archive on that machine */
+	assert_int_equal(iosig_sig_parse("archive", NULL, NULL, 0, &sig, &err), 0);
+	assert_int_equal(iosig_select(table2, &sig, NULL, c, &ch), 0);
+	assert_int_equal(ch.index, -1);
+	assert_null(ch.mount);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(c[i].verdict, IOSIG_V_ARCHIVE);
+}
+
+static void test_availability(void **state)
+{
+	/* 1 GiB for a 30-day job.  Single devices (MTTF 10 y): P(loss) =
+	 * 1 - exp(-30 d / 10 y) = 0.82 %.  RAID1 pairs (the SSD RAID1 and the NFS
+	 * server's HDD RAID1, same MTTF/MTTR/UBER): MTTDL ~ 7.7e3 y, P(loss) ~
+	 * 11 ppm.  So 100 ppm admits exactly the two RAID1s (the SSD one is
+	 * faster); 1 ppm admits nothing. */
+	struct iosig_candidate c[5];
+	struct iosig_choice ch;
+	struct iosig_sig sig;
+	struct iosig_error err = { 0 };
+
+	assert_int_equal(iosig_sig_parse("random size_per_io(512*KiB) totalsize(1*GiB) "
+					 "availability(100*ppm)", NULL, NULL, 0, &sig, &err), 0);
+	sig.lifetime = 30 * 86400.0;
+	sig.set |= IOSIG_HAS(IOSIG_P_LIFETIME);
+	assert_int_equal(iosig_select(table2, &sig, NULL, c, &ch), 0);
+	assert_non_null(ch.mount);
+	assert_int_equal(ch.mount->cls, IOSIG_CLASS_RAID);
+	assert_int_equal(ch.eligible, 2);
+	for (size_t i = 0; i < 5; i++) {
+		if (c[i].mount->cls == IOSIG_CLASS_NVM || c[i].mount->cls == IOSIG_CLASS_HDD) {
+			assert_int_equal(c[i].verdict, IOSIG_V_AVAILABILITY);
+			assert_true(fabs(c[i].p_loss - 0.0081857) < 2e-4);
+		}
+	}
+
+	sig.availability = 1e-6;
+	assert_int_equal(iosig_select(table2, &sig, NULL, c, &ch), 0);
+	assert_int_equal(ch.index, -1);
+	assert_int_equal(ch.eligible, 0);
+}
+
+static void test_defaults_filled(void **state)
+{
+	struct iosig_choice ch;
+
+	choose("persist", &ch);
+	assert_int_equal(ch.effective.size_per_io, 1024 * 1024);
+	assert_true(ch.effective.lifetime == 86400.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table2_shape),
+		cmocka_unit_test(test_posterization),
+		cmocka_unit_test(test_ps1_to_ps4),
+		cmocka_unit_test(test_verdicts_explained),
+		cmocka_unit_test(test_availability),
+		cmocka_unit_test(test_defaults_filled),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
