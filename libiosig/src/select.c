@@ -120,6 +120,9 @@ static int judge(const struct iosig_mount *m, const struct iosig_sig *eff, bool 
 			       fmt_bytes((double)m->reserve, b, sizeof(b)),
 			       fmt_bytes((double)m->free, (char[32]){ 0 }, 32));
 	}
+	if ((set & IOSIG_HAS(IOSIG_P_MIN_MTTDL)) && m->volatile_)
+		REJECT(IOSIG_V_MTTDL, "min_mttdl %s requested, but the mount is volatile "
+		       "(no persistence, MTTDL 0)", fmt_duration(eff->min_mttdl, a, sizeof(a)));
 	if ((set & IOSIG_HAS(IOSIG_P_MIN_MTTDL)) && !(c->mttdl >= eff->min_mttdl))
 		REJECT(IOSIG_V_MTTDL, "MTTDL %s for %s is below the required %s",
 		       fmt_duration(c->mttdl, a, sizeof(a)), fmt_bytes(size, b, sizeof(b)),
@@ -136,22 +139,40 @@ static int judge(const struct iosig_mount *m, const struct iosig_sig *eff, bool 
 	return c->verdict = IOSIG_V_OK;
 }
 
+/* The original path's mount, looked up only when a tie needs it (the lookup
+ * resolves the path: system calls we avoid on the common path). */
+struct orig_mount {
+	const struct iosig_catalog *catalog;
+	const char *path;
+	const struct iosig_mount *mount;
+	bool looked_up;
+};
+
+static const struct iosig_mount *orig_get(struct orig_mount *o)
+{
+	if (!o->looked_up) {
+		o->mount = o->path ? iosig_catalog_find(o->catalog, o->path) : NULL;
+		o->looked_up = true;
+	}
+	return o->mount;
+}
+
 /* True when candidate x beats the current best y (both satisfy everything). */
 static bool better(const struct iosig_candidate *x, const struct iosig_candidate *y,
-		   const struct iosig_mount *orig)
+		   struct orig_mount *o)
 {
 	double tx = x->throughput, ty = y->throughput;
 	double scale = fmax(fabs(tx), fabs(ty));
-	int cmp;
+	const struct iosig_mount *orig;
 
 	if (fabs(tx - ty) > TPUT_TIE_REL * scale)
 		return tx > ty;
+	orig = orig_get(o);
 	if ((x->mount == orig) != (y->mount == orig))
 		return x->mount == orig;
 	if (x->mount->free != y->mount->free)
 		return x->mount->free > y->mount->free;
-	cmp = strcmp(x->mount->path, y->mount->path);
-	return cmp < 0;
+	return strcmp(x->mount->path, y->mount->path) < 0;
 }
 
 int iosig_select(const struct iosig_catalog *catalog, const struct iosig_sig *sig,
@@ -160,15 +181,13 @@ int iosig_select(const struct iosig_catalog *catalog, const struct iosig_sig *si
 {
 	struct iosig_choice choice = { .index = -1 };
 	struct iosig_candidate best = { 0 }, tmp;
-	const struct iosig_mount *orig = NULL;
+	struct orig_mount orig = { .catalog = catalog, .path = orig_path };
 	size_t n;
 
 	if (!catalog || !sig || !ret_choice)
 		return -EINVAL;
 	fill_defaults(sig, &choice.effective);
 	n = iosig_catalog_size(catalog);
-	if (orig_path)
-		orig = iosig_catalog_find(catalog, orig_path);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct iosig_mount *m = iosig_catalog_mount(catalog, i);
@@ -177,7 +196,7 @@ int iosig_select(const struct iosig_catalog *catalog, const struct iosig_sig *si
 		if (judge(m, &choice.effective, cands != NULL, c) != IOSIG_V_OK)
 			continue;
 		choice.eligible++;
-		if (choice.index < 0 || better(c, &best, orig)) {
+		if (choice.index < 0 || better(c, &best, &orig)) {
 			best = *c;
 			choice.index = (int)i;
 		}
