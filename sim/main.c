@@ -112,8 +112,10 @@ static void help(FILE *fp)
 "\n"
 "Units: sizes 4KiB, 64k, 2MB (powers of 1024); times 500ms, 5s, 100us; rates 2MB/s.\n",
 		prog, prog, prog);
-	fprintf(fp, "\nPolicies (options: %s --list-policies):\n", prog);
+	fprintf(fp, "\nPolicies (--policy NAME, --policy-opt OPT=VAL):\n");
 	list_policies(fp, false);
+	fprintf(fp, "\nPolicy options:");
+	list_policies(fp, true);
 	fprintf(fp, "\nTrace formats:\n");
 	for (unsigned i = 0; sim_trace_formats[i]; i++)
 		fprintf(fp, "  %-10s %s\n", sim_trace_formats[i]->name, sim_trace_formats[i]->summary);
