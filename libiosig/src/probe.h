@@ -113,7 +113,8 @@ void *prb_buffer(size_t size, uint64_t seed);
  * ---------------------------------------------------------------------- */
 
 enum prb_pattern {
-	PRB_APPEND,  /* write at the end of the file; truncate to 0 (untimed) when it would pass span */
+	PRB_APPEND,  /* write at the end of the file (offset `start`, its current size; 0 =
+			empty it first); empty it (untimed) when it would pass span */
 	PRB_SEQ,     /* overwrite sequentially from `start`, wrapping at span */
 	PRB_RANDOM,  /* uniformly random multiples of the chunk size within [0, span) */
 };
@@ -124,7 +125,7 @@ struct prb_sync_job {
 	uint64_t ds;           /* chunk size (size-per-IO), bytes */
 	enum prb_pattern pattern;
 	uint64_t span;         /* file range used, bytes (>= ds) */
-	uint64_t start;        /* PRB_SEQ: first offset */
+	uint64_t start;        /* PRB_SEQ: first offset; PRB_APPEND: current file size */
 	bool read;             /* pread() instead of pwrite() (PRB_SEQ, PRB_RANDOM only) */
 	bool fsync;            /* fsync() after every write (the dd experiment) */
 	bool drop_cache;       /* drop the file's cached pages first (POSIX_FADV_DONTNEED),
@@ -143,14 +144,14 @@ struct prb_sync_stats {
 	double total;          /* seconds spent in timed operations */
 	double median;         /* median duration of one operation (write + fsync), seconds */
 	double p25, p75;       /* quartiles of the operation duration, seconds */
-	uint64_t next;         /* PRB_SEQ: offset the next op would use */
+	uint64_t next;         /* offset the next op would use (PRB_APPEND: the file size) */
 };
 
 /*
  * Runs a synchronous chunked job: per op pwrite(ds) (and fsync when asked)
- * or pread(ds), timed individually.  PRB_APPEND truncates the file to 0 and
- * commits that with an untimed fsync first, so blocks freed by the previous
- * run (and their discards) are not charged to this one.  0 or -errno (-ECANCELED when cancelled,
+ * or pread(ds), timed individually.  PRB_APPEND empties the file with an
+ * untimed ftruncate + fsync, so blocks freed by earlier writes (and their
+ * discards) are not charged to the timed writes.  0 or -errno (-ECANCELED when cancelled,
  * -ENOSPC, -EIO ...); *ret is filled with what was done even on error.
  */
 int prb_sync_run(const struct prb_sync_job *job, struct prb_sync_stats *ret);
@@ -311,5 +312,37 @@ struct prb_result {
  */
 int prb_run(struct prb_session *s, const struct prb_opts *opts, struct prb_result *ret,
 	    struct iosig_error *err);
+
+/* ------------------------------------------------------------------------
+ * What the probe and validate tools share (probe_cli.c)
+ * ---------------------------------------------------------------------- */
+
+/* Set to the signal number by SIGINT, SIGTERM or SIGHUP once
+ * prb_cli_signals() ran; pass &prb_cli_stop as `cancel` to the engine. */
+extern volatile sig_atomic_t prb_cli_stop;
+/* Installs the handlers (no SA_RESTART).  A second signal before the first
+ * was handled removes the active session directory and exits 128 + signal. */
+void prb_cli_signals(void);
+/* Registers the session directory in use (NULL: none). */
+void prb_cli_active(const char *dir);
+
+/*
+ * Resolves MOUNT arguments to catalog mounts (in argument order, without
+ * duplicates); with argc == 0, every eligible mount.  Each argument must be
+ * an existing path that is a mount point of the catalog: -ENOENT or -EINVAL
+ * otherwise, with a message naming the argument (and the mount it is on).
+ * *ret_sel is malloc'ed.
+ */
+int prb_cli_select(const struct iosig_catalog *cat, int argc, char *const *argv,
+		   const struct iosig_mount ***ret_sel, size_t *ret_n, struct iosig_error *err);
+/* Why mount `m` cannot be measured right now (gone, replaced by another
+ * filesystem, read-only), written to buf; NULL when it can. */
+const char *prb_cli_unusable(const struct iosig_mount *m, char *buf, size_t size);
+/* Where a session on `m` goes: its data directory when it exists and passes
+ * the catalog's safety checks, else the mount point (a missing data
+ * directory is not created: measuring leaves nothing behind). */
+const char *prb_cli_parent(const struct iosig_mount *m);
+/* Text of a progress bar that redraws itself ("\r[####....]  42%  label"). */
+char *prb_cli_bar(char *buf, size_t size, double fraction, const char *label);
 
 #endif /* IOSIG_PROBE_H */

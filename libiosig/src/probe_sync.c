@@ -76,10 +76,14 @@ int prb_sync_run(const struct prb_sync_job *job, struct prb_sync_stats *ret)
 		times = own;
 	}
 	if (job->pattern == PRB_APPEND) {
-		/* Start from an empty file, as dd does. */
-		r = empty_file(job->fd);
-		if (r < 0)
-			goto out_free;
+		size = job->start;
+		/* A fresh start empties the file first, as dd does. */
+		if (size == 0 || size + job->ds > job->span) {
+			r = empty_file(job->fd);
+			if (r < 0)
+				goto out_free;
+			size = 0;
+		}
 	} else if (job->pattern == PRB_SEQ && off + job->ds > job->span) {
 		off = 0;
 	}
@@ -135,7 +139,7 @@ int prb_sync_run(const struct prb_sync_job *job, struct prb_sync_stats *ret)
 	}
 
 out_stats:
-	ret->next = off;
+	ret->next = job->pattern == PRB_APPEND ? size : off;
 	if (ret->ops) {
 		double *tmp = malloc(ret->ops * sizeof(*tmp));
 
