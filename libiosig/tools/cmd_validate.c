@@ -1,0 +1,1162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_validate.c - `iosig validate [MOUNT...]`: the IOSIG paper's model
+ * check (Sect. 7.1, Fig. 6) on this machine.  For chunk sizes from 512 B to
+ * 64 MiB (powers of two plus a linear sweep near the block size) it measures
+ * synchronous chunked writes (write + fsync per chunk, sequential appends
+ * and random overwrites: the paper's dd experiment) on every mount side by
+ * side, compares them with the throughput Eq. 3 predicts from the catalog
+ * (probed values), and reports whether the model ranks the mounts as the
+ * measurement does (docs/validation.md, iosig-validate(1)).
+ *
+ * Side by side: within one (size, pattern) cell the mounts take turns, one
+ * write each, so a burst of load from other processes hits them all; cells
+ * are repeated in rounds and medians are used.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "json.h"
+#include "probe.h"
+#include "tool.h"
+
+#define CMD "validate"
+#define MiB (1024ull * 1024)
+
+/* The target of docs/validation.md: the model picks the measured-fastest
+ * mount in at least this share of cases ... */
+#define TARGET_HIT 0.90
+/* ... and the mount it picks reaches this share of the best one, always. */
+#define TARGET_RATIO 0.85
+
+extern char **environ;
+
+struct opts {
+	uint64_t min_size, max_size;
+	unsigned sweep;        /* points of the linear sweep (0 = none) */
+	bool seq, rand;        /* patterns */
+	unsigned repeat;       /* rounds */
+	double cell_time;      /* seconds per cell and round, shared by all mounts */
+	unsigned min_ops;      /* writes per mount, cell and round, at least */
+	unsigned max_ops;      /* ... and at most */
+	uint64_t max_space;    /* per mount */
+	const char *json;      /* file or "-" */
+	const char *plot;      /* PNG file */
+	bool quiet;
+};
+
+/* One mount under test. */
+struct vmount {
+	const struct iosig_mount *m;
+	const char *label;     /* short name for tables and plots */
+	struct prb_session *s;
+	int fd_seq;            /* appended to, emptied when it reaches seq_span */
+	int fd_rand;           /* written once, overwritten at random */
+	uint64_t seq_span, rand_span;
+	uint64_t append_pos;   /* current size of fd_seq */
+	char why[400];         /* not measured: why */
+	bool ok;               /* prepared and measuring */
+	bool failed;           /* a write failed during the measurement */
+};
+
+/* Durations of single writes. */
+struct samples {
+	double *v;
+	size_t n, cap;
+};
+
+/* One mount in one case. */
+struct vcell {
+	struct samples t;      /* every write of every round, seconds */
+	double *round_med;     /* median duration per round (NaN: none) */
+	double model;          /* Eq. 3, bytes/s */
+	double meas;           /* ds / median duration, bytes/s */
+	double lo, hi;         /* ds / 75th and 25th percentile duration */
+	bool skip;             /* not measured for this size (space) */
+};
+
+/* One chunk size and pattern. */
+struct vcase {
+	uint64_t ds;
+	bool random;
+	bool sweep;            /* part of the linear sweep */
+	struct vcell *c;       /* one per mount */
+	int pick;              /* the model's choice (index), -1 if none */
+	int best;              /* the measured-fastest, -1 if none */
+	bool decisive;         /* best beats the runner-up beyond the spread */
+	double ratio;          /* measured throughput of pick / of best */
+	int pick_p, best_p;    /* the same among persistent mounts */
+	bool decisive_p;
+	double ratio_p;
+};
+
+struct summary {
+	unsigned cases, hits, decisive, decisive_hits, below;
+	double worst;          /* lowest ratio */
+	unsigned pairs, pair_agree, pair_ties;
+};
+
+static int samples_push(struct samples *s, double v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		double *n = realloc(s->v, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->v = n;
+		s->cap = cap;
+	}
+	s->v[s->n++] = v;
+	return 0;
+}
+
+static double quantile_copy(const double *v, size_t n, double q)
+{
+	double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	double r;
+
+	if (!tmp)
+		return NAN;
+	memcpy(tmp, v, n * sizeof(*tmp));
+	r = prb_quantile(tmp, n, q);
+	free(tmp);
+	return r;
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: iosig validate [OPTIONS] [MOUNT...]\n"
+		"\n"
+		"Checks the throughput model (IOSIG Eq. 3, with the catalog's probed values)\n"
+		"against measurement: synchronous chunked writes (write + fsync per chunk,\n"
+		"sequential appends and random overwrites) on every mount side by side, for\n"
+		"chunk sizes from 512 B to 64 MiB plus a linear sweep near the block size.\n"
+		"Prints a table and whether the model ranks the mounts as measured.\n"
+		"Run 'iosig probe' on the mounts first.\n"
+		"\n"
+		"Options:\n"
+		"      --min-size S    smallest chunk size (default 512)\n"
+		"      --max-size S    largest chunk size (default 64MiB)\n"
+		"      --sweep N       points of the linear sweep, steps of a quarter block\n"
+		"                      (default 16; 0 = powers of two only)\n"
+		"      --pattern P     seq, rand or both (default both)\n"
+		"  -r, --repeat N      rounds; medians over all of them (default 3)\n"
+		"  -t, --time T        time per chunk size, pattern and round, shared by the\n"
+		"                      mounts (default 0.3s; each mount writes at least 3 chunks)\n"
+		"  -s, --max-space S   space per mount (default 512MiB; never more than 10%% of\n"
+		"                      the free space)\n"
+		"  -j, --json FILE     write the results as JSON ('-' = stdout)\n"
+		"  -p, --plot FILE     draw them as a PNG like the paper's Fig. 6 (gnuplot)\n"
+		"  -q, --quiet         no progress bar and no table\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exit status: 0 done, 1 a mount or the output failed, 2 bad command line or\n"
+		"unknown mount, 128+N interrupted by signal N.  See iosig-validate(1).\n");
+}
+
+static int parse_size(const char *opt, const char *arg, uint64_t *ret)
+{
+	struct iosig_error err;
+	double v;
+
+	if (iosig_parse_value(arg, IOSIG_DIM_SIZE, &v, &err) < 0)
+		return tool_usage_err(CMD, "%s '%s': %s", opt, arg, err.msg);
+	if (v < 1 || v > 1e15 || v != floor(v))
+		return tool_usage_err(CMD, "%s '%s': expected a whole number of bytes >= 1", opt,
+				      arg);
+	*ret = (uint64_t)v;
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned max, unsigned *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (end == arg || *end || errno || v > max || arg[0] == '-')
+		return tool_usage_err(CMD, "%s '%s': expected a whole number from 0 to %u", opt, arg,
+				      max);
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_MIN = 256, OPT_MAX, OPT_SWEEP, OPT_PATTERN };
+	static const struct option longopts[] = {
+		{ "min-size", required_argument, NULL, OPT_MIN },
+		{ "max-size", required_argument, NULL, OPT_MAX },
+		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		{ "pattern", required_argument, NULL, OPT_PATTERN },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "time", required_argument, NULL, 't' },
+		{ "max-space", required_argument, NULL, 's' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct iosig_error err;
+	double v;
+	int c, r;
+
+	*o = (struct opts){
+		.min_size = 512, .max_size = 64 * MiB, .sweep = 16, .seq = true, .rand = true,
+		.repeat = 3, .cell_time = 0.3, .min_ops = 3, .max_ops = 64, .max_space = 512 * MiB,
+	};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:t:s:j:p:qh", longopts, NULL)) != -1) {
+		r = 0;
+		switch (c) {
+		case OPT_MIN:
+			r = parse_size("--min-size", optarg, &o->min_size);
+			break;
+		case OPT_MAX:
+			r = parse_size("--max-size", optarg, &o->max_size);
+			break;
+		case OPT_SWEEP:
+			r = parse_uint("--sweep", optarg, 64, &o->sweep);
+			break;
+		case OPT_PATTERN:
+			o->seq = !strcmp(optarg, "seq") || !strcmp(optarg, "both");
+			o->rand = !strcmp(optarg, "rand") || !strcmp(optarg, "both");
+			if (!o->seq && !o->rand)
+				return tool_usage_err(CMD, "--pattern '%s': expected seq, rand or both",
+						      optarg);
+			break;
+		case 'r':
+			r = parse_uint("--repeat", optarg, 100, &o->repeat);
+			if (!r && !o->repeat)
+				return tool_usage_err(CMD, "--repeat: expected at least 1 round");
+			break;
+		case 't':
+			if (iosig_parse_value(optarg, IOSIG_DIM_TIME, &v, &err) < 0)
+				return tool_usage_err(CMD, "--time '%s': %s", optarg, err.msg);
+			if (!(v > 0) || v > 600)
+				return tool_usage_err(CMD, "--time '%s': expected more than 0 and at "
+						      "most 10 min", optarg);
+			o->cell_time = v;
+			break;
+		case 's':
+			r = parse_size("--max-space", optarg, &o->max_space);
+			if (!r && o->max_space < PRB_MIN_SPACE)
+				return tool_usage_err(CMD, "--max-space '%s': expected at least 8 MiB",
+						      optarg);
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'p':
+			o->plot = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			return tool_usage_err(CMD, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return tool_usage_err(CMD, "unknown option '%s'", argv[optind - 1]);
+		}
+		if (r)
+			return r;
+	}
+	if (o->min_size > o->max_size)
+		return tool_usage_err(CMD, "--min-size is larger than --max-size");
+	if (o->max_size > 1024 * MiB)
+		return tool_usage_err(CMD, "--max-size: at most 1 GiB");
+	return 0;
+}
+
+/* Short name of a mount for tables and plots: its last path component. */
+static const char *label_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* Opens the mount's session and writes the random-access file once. */
+static int prepare(struct vmount *vm, const struct opts *o, const void *buf)
+{
+	struct iosig_error err = { 0 };
+	const struct prb_fsinfo *fi;
+	struct prb_sync_stats st;
+	uint64_t rng = 1;
+	int r;
+
+	if (prb_cli_unusable(vm->m, vm->why, sizeof(vm->why)))
+		return -ENODEV;
+	r = prb_session_open(prb_cli_parent(vm->m), o->max_space, &vm->s, &err);
+	if (r < 0) {
+		snprintf(vm->why, sizeof(vm->why), "%s", err.msg);
+		return r;
+	}
+	prb_cli_active(prb_session_dir(vm->s));
+	fi = prb_session_info(vm->s);
+	/* 60 % of the budget for the random file, 35 % for the appended one. */
+	vm->rand_span = fi->budget / 100 * 60 / MiB * MiB;
+	vm->seq_span = fi->budget / 100 * 35 / MiB * MiB;
+	r = prb_session_file(vm->s, false, &vm->fd_seq);
+	if (r == 0)
+		r = prb_session_file(vm->s, false, &vm->fd_rand);
+	if (r < 0) {
+		snprintf(vm->why, sizeof(vm->why), "cannot create a test file: %s", strerror(-r));
+		return r;
+	}
+	/* Untimed: the random overwrites need written data under them. */
+	{
+		struct prb_sync_job job = {
+			.fd = vm->fd_rand, .buf = buf, .ds = MiB, .pattern = PRB_SEQ,
+			.span = vm->rand_span, .min_ops = (unsigned)(vm->rand_span / MiB),
+			.max_ops = (unsigned)(vm->rand_span / MiB), .cancel = &prb_cli_stop,
+			.rng = &rng,
+		};
+
+		r = prb_sync_run(&job, &st);
+	}
+	if (r == 0 && fdatasync(vm->fd_rand) < 0)
+		r = -errno;
+	if (r < 0) {
+		if (r != -ECANCELED)
+			snprintf(vm->why, sizeof(vm->why), "cannot write its random-access file: %s",
+				 strerror(-r));
+		return r;
+	}
+	vm->ok = true;
+	return 0;
+}
+
+static void release(struct vmount *vm)
+{
+	if (vm->fd_seq >= 0)
+		close(vm->fd_seq);
+	if (vm->fd_rand >= 0)
+		close(vm->fd_rand);
+	prb_session_close(vm->s);
+	vm->s = NULL;
+	vm->fd_seq = vm->fd_rand = -1;
+}
+
+/* Whether mount vm can take chunks of ds bytes in this pattern. */
+static bool fits(const struct vmount *vm, uint64_t ds, bool random)
+{
+	return random ? vm->rand_span / ds >= 2 : vm->seq_span >= ds;
+}
+
+/*
+ * One cell of one round: the mounts take turns, one synchronous write each,
+ * until each did min_ops and the cell's time is up (or max_ops).
+ */
+static int run_cell(struct vmount *vm, size_t nm, struct vcase *cs, unsigned round,
+		    const struct opts *o, const void *buf, uint64_t *rng)
+{
+	unsigned *ops = calloc(nm, sizeof(*ops));
+	double end = prb_now() + o->cell_time;
+	int r = 0;
+
+	if (!ops)
+		return -ENOMEM;
+	for (unsigned turn = 0;; turn++) {
+		bool any = false;
+
+		for (size_t j = 0; j < nm; j++) {
+			/* Rotate who goes first, so no mount always follows another. */
+			size_t i = (j + turn) % nm;
+			struct vcell *c = &cs->c[i];
+			struct prb_sync_stats st;
+			double t;
+			struct prb_sync_job job = {
+				.fd = cs->random ? vm[i].fd_rand : vm[i].fd_seq, .buf = buf,
+				.ds = cs->ds, .pattern = cs->random ? PRB_RANDOM : PRB_APPEND,
+				.span = cs->random ? vm[i].rand_span : vm[i].seq_span,
+				.start = vm[i].append_pos, .fsync = true, .min_ops = 1, .max_ops = 1,
+				.cancel = &prb_cli_stop, .rng = rng, .times = &t,
+				/* A random cell starts with the file out of the page cache. */
+				.drop_cache = cs->random && ops[i] == 0,
+			};
+
+			if (!vm[i].ok || c->skip || ops[i] >= o->max_ops ||
+			    (ops[i] >= o->min_ops && prb_now() >= end))
+				continue;
+			if (!cs->random && ops[i] == 0)
+				job.start = 0; /* a fresh file per cell, as dd writes one */
+			r = prb_sync_run(&job, &st);
+			if (r < 0) {
+				if (r != -ECANCELED) {
+					snprintf(vm[i].why, sizeof(vm[i].why),
+						 "a %s write of %llu bytes failed: %s",
+						 cs->random ? "random" : "sequential",
+						 (unsigned long long)cs->ds, strerror(-r));
+					vm[i].ok = false;
+					vm[i].failed = true;
+					r = 0;
+					continue;
+				}
+				goto out_free;
+			}
+			vm[i].append_pos = cs->random ? vm[i].append_pos : st.next;
+			r = samples_push(&c->t, t);
+			if (r < 0)
+				goto out_free;
+			ops[i]++;
+			any = true;
+		}
+		if (!any)
+			break;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		struct vcell *c = &cs->c[i];
+
+		c->round_med[round] = ops[i] ? quantile_copy(c->t.v + c->t.n - ops[i], ops[i], 0.5)
+					     : NAN;
+	}
+out_free:
+	free(ops);
+	return r;
+}
+
+/* Sizes to measure: powers of two in [min, max] and the linear sweep. */
+static int make_sizes(const struct opts *o, uint64_t cs, uint64_t **ret, bool **ret_sweep,
+		      size_t *ret_n)
+{
+	size_t cap = 64 + o->sweep, n = 0;
+	uint64_t *v = calloc(cap, sizeof(*v));
+	bool *sw = calloc(cap, sizeof(*sw));
+	uint64_t step = cs / 4 ? cs / 4 : 1;
+
+	if (!v || !sw) {
+		free(v);
+		free(sw);
+		return -ENOMEM;
+	}
+	for (uint64_t p = 1; p <= o->max_size && p; p *= 2)
+		if (p >= o->min_size)
+			v[n++] = p;
+	for (unsigned k = 1; k <= o->sweep; k++) {
+		uint64_t ds = k * step;
+		bool found = false;
+
+		if (ds < o->min_size || ds > o->max_size)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i] == ds) {
+				sw[i] = found = true;
+				break;
+			}
+		}
+		if (!found) {
+			sw[n] = true;
+			v[n++] = ds;
+		}
+	}
+	/* Insertion sort: a few dozen sizes. */
+	for (size_t i = 1; i < n; i++) {
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+			bool b = sw[j];
+
+			v[j] = v[j - 1];
+			sw[j] = sw[j - 1];
+			v[j - 1] = t;
+			sw[j - 1] = b;
+		}
+	}
+	*ret = v;
+	*ret_sweep = sw;
+	*ret_n = n;
+	return 0;
+}
+
+static void finish_cell(struct vcell *c, uint64_t ds)
+{
+	if (!c->t.n) {
+		c->meas = c->lo = c->hi = NAN;
+		return;
+	}
+	c->meas = (double)ds / quantile_copy(c->t.v, c->t.n, 0.5);
+	c->lo = (double)ds / quantile_copy(c->t.v, c->t.n, 0.75);
+	c->hi = (double)ds / quantile_copy(c->t.v, c->t.n, 0.25);
+}
+
+/* Decides a case over the mounts selected by `use`. */
+static void decide(const struct vcase *cs, const struct vmount *vm, size_t nm, const bool *use,
+		   int *ret_pick, int *ret_best, bool *ret_decisive, double *ret_ratio)
+{
+	int pick = -1, best = -1, second = -1;
+
+	for (size_t i = 0; i < nm; i++) {
+		const struct vcell *c = &cs->c[i];
+
+		if (!use[i] || !vm[i].ok || c->skip || !(c->meas > 0))
+			continue;
+		if (pick < 0 || c->model > cs->c[pick].model)
+			pick = (int)i;
+		if (best < 0 || c->meas > cs->c[best].meas) {
+			second = best;
+			best = (int)i;
+		} else if (second < 0 || c->meas > cs->c[second].meas) {
+			second = (int)i;
+		}
+	}
+	*ret_pick = pick;
+	*ret_best = best;
+	/* Decisive: the best one's interquartile range lies above the
+	 * runner-up's, so repeating the measurement would not change it. */
+	*ret_decisive = best >= 0 && (second < 0 || cs->c[best].lo > cs->c[second].hi);
+	*ret_ratio = pick >= 0 && best >= 0 ? cs->c[pick].meas / cs->c[best].meas : NAN;
+}
+
+static void summarize(const struct vcase *cases, size_t nc, const struct vmount *vm, size_t nm,
+		      bool persistent, struct summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->worst = INFINITY;
+	for (size_t k = 0; k < nc; k++) {
+		const struct vcase *cs = &cases[k];
+		int pick = persistent ? cs->pick_p : cs->pick;
+		int best = persistent ? cs->best_p : cs->best;
+		bool dec = persistent ? cs->decisive_p : cs->decisive;
+		double ratio = persistent ? cs->ratio_p : cs->ratio;
+		unsigned used = 0;
+
+		for (size_t i = 0; i < nm; i++)
+			used += vm[i].ok && !cs->c[i].skip && cs->c[i].meas > 0 &&
+				(!persistent || !vm[i].m->volatile_);
+		if (pick < 0 || best < 0 || used < 2)
+			continue;
+		s->cases++;
+		s->hits += pick == best;
+		s->decisive += dec;
+		s->decisive_hits += dec && pick == best;
+		s->below += ratio < TARGET_RATIO;
+		if (ratio < s->worst)
+			s->worst = ratio;
+		for (size_t a = 0; a < nm; a++) {
+			for (size_t b = a + 1; b < nm; b++) {
+				const struct vcell *ca = &cs->c[a], *cb = &cs->c[b];
+
+				if (!vm[a].ok || !vm[b].ok || ca->skip || cb->skip ||
+				    !(ca->meas > 0) || !(cb->meas > 0))
+					continue;
+				if (persistent && (vm[a].m->volatile_ || vm[b].m->volatile_))
+					continue;
+				s->pairs++;
+				if (ca->lo <= cb->hi && cb->lo <= ca->hi)
+					s->pair_ties++;
+				else if ((ca->model > cb->model) == (ca->meas > cb->meas))
+					s->pair_agree++;
+			}
+		}
+	}
+}
+
+static void print_summary(FILE *fp, const char *what, const struct summary *s)
+{
+	if (!s->cases) {
+		fprintf(fp, "%s: fewer than two mounts measured, nothing to rank\n", what);
+		return;
+	}
+	fprintf(fp,
+		"%s: model picks the measured-fastest mount in %u of %u cases (%.0f%%; target "
+		">= %.0f%%) - %u of %u where the fastest is clear beyond the spread;\n"
+		"  its pick reaches %.0f%% of the fastest at worst (target >= %.0f%% in every "
+		"case; %u cases below);\n"
+		"  pairs: %u of %u ordered as measured, %u more within the measurement spread\n",
+		what, s->hits, s->cases, 100.0 * s->hits / s->cases, TARGET_HIT * 100,
+		s->decisive_hits, s->decisive, s->worst * 100, TARGET_RATIO * 100, s->below,
+		s->pair_agree, s->pairs - s->pair_ties, s->pair_ties);
+}
+
+static void print_table(const struct vcase *cases, size_t nc, const struct vmount *vm, size_t nm)
+{
+	size_t ncol = 3 + nm + 2;
+	const char **hdr = calloc(ncol, sizeof(*hdr));
+	const char **cells = calloc(ncol, sizeof(*cells));
+	char (*txt)[48] = calloc(nm + 2, sizeof(*txt));
+	struct tool_table *t;
+
+	if (!hdr || !cells || !txt) {
+		free(hdr);
+		free(cells);
+		free(txt);
+		return;
+	}
+	hdr[0] = "PATTERN";
+	hdr[1] = "SIZE";
+	hdr[2] = "";
+	for (size_t i = 0; i < nm; i++)
+		hdr[3 + i] = vm[i].label;
+	hdr[3 + nm] = "MODEL PICK";
+	hdr[4 + nm] = "MEASURED BEST";
+	t = tool_table_new((unsigned)ncol, hdr);
+	for (size_t i = 1; i < 3 + nm; i++)
+		tool_table_align_right(t, (unsigned)i);
+	printf("Throughput in MiB/s, measured / model (Eq. 3); * marks the model's pick.\n");
+	for (size_t k = 0; k < nc; k++) {
+		const struct vcase *cs = &cases[k];
+		char size[32];
+
+		cells[0] = cs->random ? "rand" : "seq";
+		cells[1] = fmt_bytes((double)cs->ds, size, sizeof(size));
+		cells[2] = cs->sweep ? "sweep" : "";
+		for (size_t i = 0; i < nm; i++) {
+			const struct vcell *c = &cs->c[i];
+
+			if (!vm[i].ok || c->skip || !(c->meas > 0))
+				snprintf(txt[i], sizeof(txt[i]), "-");
+			else
+				snprintf(txt[i], sizeof(txt[i]), "%s%.4g / %.4g",
+					 (int)i == cs->pick ? "*" : "", c->meas / MiB, c->model / MiB);
+			cells[3 + i] = txt[i];
+		}
+		cells[3 + nm] = cs->pick >= 0 ? vm[cs->pick].label : "-";
+		snprintf(txt[nm], sizeof(txt[nm]), "%s%s%s",
+			 cs->best >= 0 ? vm[cs->best].label : "-",
+			 cs->pick >= 0 && cs->pick == cs->best ? "" : " (miss)",
+			 cs->decisive ? "" : " ~");
+		cells[4 + nm] = txt[nm];
+		tool_table_row(t, cells);
+	}
+	tool_table_print(t, stdout);
+	printf("~ : the fastest and the runner-up overlap within their interquartile ranges.\n");
+	tool_table_free(t);
+	free(hdr);
+	free(cells);
+	free(txt);
+}
+
+/* Noise: median over cells of the per-write IQR / median, and of the
+ * spread of the round medians (max / min - 1). */
+static void noise(const struct vcase *cases, size_t nc, size_t nm, unsigned rounds,
+		  double *ret_iqr, double *ret_rounds)
+{
+	struct samples iqr = { 0 }, rs = { 0 };
+
+	for (size_t k = 0; k < nc; k++) {
+		for (size_t i = 0; i < nm; i++) {
+			const struct vcell *c = &cases[k].c[i];
+			double lo = INFINITY, hi = 0;
+
+			if (c->t.n < 3 || !(c->meas > 0))
+				continue;
+			samples_push(&iqr, (c->hi - c->lo) / c->meas);
+			for (unsigned r = 0; r < rounds; r++) {
+				if (isnan(c->round_med[r]))
+					continue;
+				lo = fmin(lo, c->round_med[r]);
+				hi = fmax(hi, c->round_med[r]);
+			}
+			if (hi > 0 && isfinite(lo))
+				samples_push(&rs, hi / lo - 1);
+		}
+	}
+	*ret_iqr = prb_quantile(iqr.v, iqr.n, 0.5);
+	*ret_rounds = prb_quantile(rs.v, rs.n, 0.5);
+	free(iqr.v);
+	free(rs.v);
+}
+
+static void json_summary(struct json_writer *w, const char *key, const struct summary *s)
+{
+	json_obj_begin(w, key);
+	json_uint(w, "cases", s->cases);
+	json_uint(w, "hits", s->hits);
+	json_num(w, "hit_rate", s->cases ? (double)s->hits / s->cases : NAN);
+	json_uint(w, "decisive_cases", s->decisive);
+	json_uint(w, "decisive_hits", s->decisive_hits);
+	json_num(w, "worst_ratio", s->cases ? s->worst : NAN);
+	json_uint(w, "cases_below_ratio", s->below);
+	json_bool(w, "target_met", s->cases && (double)s->hits >= TARGET_HIT * s->cases &&
+				   s->worst >= TARGET_RATIO);
+	json_uint(w, "pairs", s->pairs);
+	json_uint(w, "pairs_agree", s->pair_agree);
+	json_uint(w, "pairs_within_spread", s->pair_ties);
+	json_obj_end(w);
+}
+
+static int write_json(const char *file, const struct opts *o, const struct vcase *cases,
+		      size_t nc, const struct vmount *vm, size_t nm, const struct summary *all,
+		      const struct summary *pers, double iqr, double rspread)
+{
+	FILE *fp = strcmp(file, "-") ? fopen(file, "we") : stdout;
+	struct json_writer w;
+	int r;
+
+	if (!fp)
+		return -errno;
+	json_init(&w, fp, true);
+	json_obj_begin(&w, NULL);
+	json_obj_begin(&w, "settings");
+	json_uint(&w, "rounds", o->repeat);
+	json_num(&w, "cell_time", o->cell_time);
+	json_uint(&w, "min_ops", o->min_ops);
+	json_uint(&w, "max_ops", o->max_ops);
+	json_str(&w, "method", "write + fsync per chunk; seq = appends to a fresh file, "
+			       "rand = overwrites at random chunk multiples of an uncached file");
+	json_obj_end(&w);
+	json_arr_begin(&w, "mounts");
+	for (size_t i = 0; i < nm; i++) {
+		const struct iosig_mount *m = vm[i].m;
+
+		json_obj_begin(&w, NULL);
+		json_str(&w, "path", m->path);
+		json_str(&w, "label", vm[i].label);
+		json_str(&w, "fstype", m->fstype);
+		json_str(&w, "class", iosig_class_name((enum iosig_class)m->cls));
+		json_bool(&w, "volatile", m->volatile_);
+		json_bool(&w, "rotational", m->rotational);
+		json_bool(&w, "measured", vm[i].ok);
+		if (!vm[i].ok)
+			json_str(&w, "error", vm[i].why);
+		json_obj_begin(&w, "model_inputs");
+		json_num(&w, "latency", m->latency);
+		json_str(&w, "latency_source", iosig_source_name(m->src[IOSIG_F_LATENCY]));
+		json_num(&w, "seek", m->seek);
+		json_num(&w, "seq_write_bw", m->seq_write_bw);
+		json_str(&w, "seq_write_bw_source", iosig_source_name(m->src[IOSIG_F_SEQ_WRITE_BW]));
+		json_num(&w, "rand_write_bw", m->rand_write_bw);
+		json_num(&w, "seq_read_bw", m->seq_read_bw);
+		json_num(&w, "rand_read_bw", m->rand_read_bw);
+		json_num(&w, "iops", m->iops);
+		json_uint(&w, "block_size", m->block_size);
+		json_str(&w, "block_size_source", iosig_source_name(m->src[IOSIG_F_BLOCK_SIZE]));
+		json_obj_end(&w);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_arr_begin(&w, "cases");
+	for (size_t k = 0; k < nc; k++) {
+		const struct vcase *cs = &cases[k];
+
+		json_obj_begin(&w, NULL);
+		json_str(&w, "pattern", cs->random ? "rand" : "seq");
+		json_uint(&w, "size", cs->ds);
+		json_bool(&w, "sweep", cs->sweep);
+		json_arr_begin(&w, "mounts");
+		for (size_t i = 0; i < nm; i++) {
+			const struct vcell *c = &cs->c[i];
+
+			json_obj_begin(&w, NULL);
+			json_str(&w, "label", vm[i].label);
+			json_num(&w, "model", c->model);
+			json_num(&w, "measured", c->meas);
+			json_num(&w, "measured_p25", c->lo);
+			json_num(&w, "measured_p75", c->hi);
+			json_uint(&w, "writes", c->t.n);
+			json_arr_begin(&w, "round_medians");
+			for (unsigned r2 = 0; r2 < o->repeat; r2++)
+				json_num(&w, NULL, isnan(c->round_med[r2]) ? NAN :
+					 (double)cs->ds / c->round_med[r2]);
+			json_arr_end(&w);
+			json_obj_end(&w);
+		}
+		json_arr_end(&w);
+		json_str(&w, "model_pick", cs->pick >= 0 ? vm[cs->pick].label : NULL);
+		json_str(&w, "measured_best", cs->best >= 0 ? vm[cs->best].label : NULL);
+		json_bool(&w, "decisive", cs->decisive);
+		json_num(&w, "ratio", cs->ratio);
+		json_str(&w, "model_pick_persistent", cs->pick_p >= 0 ? vm[cs->pick_p].label : NULL);
+		json_str(&w, "measured_best_persistent",
+			 cs->best_p >= 0 ? vm[cs->best_p].label : NULL);
+		json_num(&w, "ratio_persistent", cs->ratio_p);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_summary(&w, "summary", all);
+	json_summary(&w, "summary_persistent", pers);
+	json_obj_begin(&w, "noise");
+	json_num(&w, "write_iqr_over_median", iqr);
+	json_num(&w, "round_spread", rspread);
+	json_obj_end(&w);
+	json_obj_end(&w);
+	r = json_finish(&w);
+	if (fp != stdout && fclose(fp) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* ---- the plot ---------------------------------------------------------- */
+
+/* Writes one data file per mount and panel: size, measured, p25, p75, model. */
+static int plot_data(const char *dir, const struct vcase *cases, size_t nc, size_t nm,
+		     size_t mount, bool random, bool sweep)
+{
+	char path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/m%zu-%s-%s.dat", dir, mount, random ? "rand" : "seq",
+		 sweep ? "sweep" : "pow");
+	fp = fopen(path, "we");
+	if (!fp)
+		return -errno;
+	for (size_t k = 0; k < nc; k++) {
+		const struct vcase *cs = &cases[k];
+		const struct vcell *c = &cs->c[mount];
+		bool pow2 = (cs->ds & (cs->ds - 1)) == 0;
+
+		(void)nm;
+		if (cs->random != random || (sweep ? !cs->sweep : !pow2) || !(c->meas > 0))
+			continue;
+		fprintf(fp, "%.17g %.17g %.17g %.17g %.17g\n",
+			sweep ? (double)cs->ds / 1024 : (double)cs->ds, c->meas / MiB, c->lo / MiB,
+			c->hi / MiB, c->model / MiB);
+	}
+	return fclose(fp) ? -errno : 0;
+}
+
+static void plot_panel(FILE *sp, const char *dir, const struct vmount *vm, size_t nm,
+		       bool random, bool sweep, char tag)
+{
+	fprintf(sp, "set title '(%c) %s writes + fsync, %s chunk sizes'\n", tag,
+		random ? "random" : "sequential", sweep ? "linear" : "doubling");
+	if (sweep) {
+		fprintf(sp, "unset logscale x\nset xlabel 'chunk size (KiB)'\nset format x '%%g'\n");
+	} else {
+		fprintf(sp, "set logscale x 2\nset xlabel 'chunk size (bytes)'\n"
+			    "set format x '2^{%%L}'\n");
+	}
+	fprintf(sp, "plot ");
+	for (size_t i = 0; i < nm; i++) {
+		if (!vm[i].ok)
+			continue;
+		fprintf(sp, "%s'%s/m%zu-%s-%s.dat' using 1:2:3:4 with yerrorbars lc %zu pt 7 ps 0.6 "
+			    "title '%s measured', '' using 1:5 with lines lc %zu dt 2 title '%s model'",
+			i ? ", " : "", dir, i, random ? "rand" : "seq", sweep ? "sweep" : "pow",
+			i + 1, vm[i].label, i + 1, vm[i].label);
+	}
+	fprintf(sp, "\n");
+}
+
+static int spawn_wait(char *const argv[])
+{
+	pid_t pid;
+	int st, r;
+
+	r = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (r)
+		return -r;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+/* Draws the four panels (sequential, random; doubling, linear sizes) with
+ * gnuplot into `file`.  Data and script live in a private temporary
+ * directory removed afterwards. */
+static int plot(const char *file, const struct vcase *cases, size_t nc, const struct vmount *vm,
+		size_t nm, bool have_sweep, struct iosig_error *err)
+{
+	char dir[] = "/tmp/iosig-validate-XXXXXX", script[PATH_MAX], out[PATH_MAX];
+	char *argv[] = { "gnuplot", script, NULL };
+	FILE *sp;
+	int r = 0;
+
+	memset(err, 0, sizeof(*err));
+	if (!realpath(".", out) || (file[0] != '/' && strlen(out) + strlen(file) + 2 > sizeof(out)))
+		return -ENAMETOOLONG;
+	if (file[0] == '/')
+		snprintf(out, sizeof(out), "%s", file);
+	else
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "/%s", file);
+	if (!mkdtemp(dir))
+		return -errno;
+	for (size_t i = 0; i < nm && r == 0; i++) {
+		for (int p = 0; p < 4 && r == 0; p++)
+			r = plot_data(dir, cases, nc, nm, i, p & 1, p & 2);
+	}
+	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	sp = r == 0 ? fopen(script, "we") : NULL;
+	if (!sp) {
+		r = r ? r : -errno;
+		goto out_rm;
+	}
+	fprintf(sp, "set terminal pngcairo size 1600,%d font ',10'\n", have_sweep ? 1200 : 600);
+	fprintf(sp, "set output '%s'\n", out);
+	fprintf(sp, "set multiplot layout %d,2 title 'IOSIG Eq. 3 (dashed) vs measured (points, "
+		    "IQR bars): synchronous chunked writes'\n", have_sweep ? 2 : 1);
+	fprintf(sp, "set logscale y\nset ylabel 'throughput (MiB/s)'\nset grid\n"
+		    "set key left top font ',8'\n");
+	plot_panel(sp, dir, vm, nm, false, false, 'a');
+	plot_panel(sp, dir, vm, nm, true, false, 'b');
+	if (have_sweep) {
+		plot_panel(sp, dir, vm, nm, false, true, 'c');
+		plot_panel(sp, dir, vm, nm, true, true, 'd');
+	}
+	fprintf(sp, "unset multiplot\n");
+	if (fclose(sp) != 0) {
+		r = -errno;
+		goto out_rm;
+	}
+	r = spawn_wait(argv);
+	if (r == -ENOENT)
+		snprintf(err->msg, sizeof(err->msg),
+			 "gnuplot not found: install gnuplot-nox (scripts/install-deps)");
+	else if (r < 0)
+		snprintf(err->msg, sizeof(err->msg), "gnuplot failed to draw %s", out);
+out_rm:
+	for (size_t i = 0; i < nm; i++) {
+		for (int p = 0; p < 4; p++) {
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/m%zu-%s-%s.dat", dir, i, p & 1 ? "rand" : "seq",
+				 p & 2 ? "sweep" : "pow");
+			unlink(path);
+		}
+	}
+	unlink(script);
+	rmdir(dir);
+	return r;
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static int run(int argc, char **argv)
+{
+	struct iosig_catalog_opts copts = { 0 };
+	struct iosig_catalog *cat = NULL;
+	const struct iosig_mount **sel = NULL;
+	struct vmount *vm = NULL;
+	struct vcase *cases = NULL;
+	uint64_t *sizes = NULL, cs_max = 0, rng = 0x5eed;
+	bool *sweep = NULL, *all_use = NULL, *pers_use = NULL, have_sweep = false;
+	struct summary s_all, s_pers;
+	struct iosig_error err = { 0 };
+	size_t nm = 0, ns = 0, nc = 0, done = 0, total;
+	struct opts o;
+	double iqr, rspread;
+	void *buf = NULL;
+	bool bar;
+	int r, rc = TOOL_EXIT_OK, ok = 0;
+
+	r = parse_opts(argc, argv, &o);
+	if (r)
+		return r < 0 ? TOOL_EXIT_OK : r;
+	r = iosig_catalog_new(&copts, &cat, &err);
+	if (r < 0) {
+		tool_print_error(CMD, &err);
+		return TOOL_EXIT_FAIL;
+	}
+	r = prb_cli_select(cat, argc - optind, argv + optind, &sel, &nm, &err);
+	if (r < 0) {
+		tool_print_error(CMD, &err);
+		rc = r == -ENOMEM ? TOOL_EXIT_FAIL : TOOL_EXIT_USAGE;
+		goto out_free_catalog;
+	}
+	vm = calloc(nm ? nm : 1, sizeof(*vm));
+	for (size_t i = 0; vm && i < nm; i++)
+		vm[i].fd_seq = vm[i].fd_rand = -1;
+	all_use = calloc(nm ? nm : 1, sizeof(*all_use));
+	pers_use = calloc(nm ? nm : 1, sizeof(*pers_use));
+	buf = prb_buffer(o.max_size > MiB ? o.max_size : MiB, 77);
+	if (!vm || !all_use || !pers_use || !buf) {
+		tool_err(CMD, "out of memory");
+		rc = TOOL_EXIT_FAIL;
+		goto out_free;
+	}
+	prb_cli_signals();
+	bar = !o.quiet && isatty(STDERR_FILENO);
+	for (size_t i = 0; i < nm; i++) {
+		char line[PATH_MAX + 96], label[PATH_MAX + 32];
+
+		vm[i].m = sel[i];
+		vm[i].label = label_of(sel[i]->path);
+		all_use[i] = true;
+		pers_use[i] = !sel[i]->volatile_;
+		if (bar) {
+			snprintf(label, sizeof(label), "preparing %s", sel[i]->path);
+			fputs(prb_cli_bar(line, sizeof(line), 0, label), stderr);
+		}
+		r = prepare(&vm[i], &o, buf);
+		prb_cli_active(NULL);
+		if (r == -ECANCELED || prb_cli_stop)
+			goto out_interrupted;
+		if (r < 0) {
+			if (bar)
+				fputs("\r\033[K", stderr);
+			tool_err(CMD, "%s: %s", sel[i]->path, vm[i].why);
+			rc = TOOL_EXIT_FAIL;
+			continue;
+		}
+		ok++;
+		if (sel[i]->block_size > cs_max)
+			cs_max = sel[i]->block_size;
+	}
+	if (!ok) {
+		tool_err(CMD, "no mount could be measured");
+		rc = TOOL_EXIT_FAIL;
+		goto out_free;
+	}
+	if (cs_max < (uint64_t)sysconf(_SC_PAGESIZE))
+		cs_max = (uint64_t)sysconf(_SC_PAGESIZE);
+	r = make_sizes(&o, cs_max, &sizes, &sweep, &ns);
+	if (r < 0) {
+		tool_err(CMD, "out of memory");
+		rc = TOOL_EXIT_FAIL;
+		goto out_free;
+	}
+	cases = calloc(2 * ns, sizeof(*cases));
+	if (!cases) {
+		tool_err(CMD, "out of memory");
+		rc = TOOL_EXIT_FAIL;
+		goto out_free;
+	}
+	for (size_t k = 0; k < ns; k++) {
+		for (int p = 0; p < 2; p++) {
+			struct vcase *cs;
+
+			if ((p == 0 && !o.seq) || (p == 1 && !o.rand))
+				continue;
+			cs = &cases[nc++];
+			cs->ds = sizes[k];
+			cs->random = p;
+			cs->sweep = sweep[k];
+			have_sweep |= sweep[k];
+			cs->c = calloc(nm, sizeof(*cs->c));
+			if (!cs->c) {
+				tool_err(CMD, "out of memory");
+				rc = TOOL_EXIT_FAIL;
+				goto out_free;
+			}
+			for (size_t i = 0; i < nm; i++) {
+				cs->c[i].round_med = calloc(o.repeat, sizeof(double));
+				if (!cs->c[i].round_med) {
+					tool_err(CMD, "out of memory");
+					rc = TOOL_EXIT_FAIL;
+					goto out_free;
+				}
+				cs->c[i].skip = vm[i].ok && !fits(&vm[i], cs->ds, cs->random);
+				cs->c[i].model = iosig_throughput(vm[i].m, cs->ds, cs->random,
+								  IOSIG_OP_WRITE);
+			}
+		}
+	}
+	for (size_t i = 0; i < nm; i++) {
+		if (vm[i].ok && cases[nc - 1].c[i].skip)
+			tool_err(CMD, "%s: its space budget is too small for the largest chunks; "
+				 "they are left out for this mount (see --max-space)", vm[i].m->path);
+	}
+
+	total = nc * o.repeat;
+	for (unsigned round = 0; round < o.repeat; round++) {
+		for (size_t k = 0; k < nc; k++) {
+			if (bar) {
+				char line[256], label[128], size[32];
+
+				snprintf(label, sizeof(label), "round %u/%u  %s %s", round + 1, o.repeat,
+					 cases[k].random ? "rand" : "seq",
+					 fmt_bytes((double)cases[k].ds, size, sizeof(size)));
+				fputs(prb_cli_bar(line, sizeof(line), (double)done / (double)total,
+						  label), stderr);
+				fflush(stderr);
+			}
+			r = run_cell(vm, nm, &cases[k], round, &o, buf, &rng);
+			if (r == -ECANCELED || prb_cli_stop)
+				goto out_interrupted;
+			if (r < 0) {
+				tool_err(CMD, "%s", strerror(-r));
+				rc = TOOL_EXIT_FAIL;
+				goto out_free;
+			}
+			done++;
+		}
+	}
+	if (bar)
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < nm; i++) {
+		if (vm[i].failed) {
+			tool_err(CMD, "%s: %s", vm[i].m->path, vm[i].why);
+			rc = TOOL_EXIT_FAIL;
+		}
+		release(&vm[i]);
+	}
+	for (size_t k = 0; k < nc; k++) {
+		struct vcase *cs = &cases[k];
+
+		for (size_t i = 0; i < nm; i++)
+			finish_cell(&cs->c[i], cs->ds);
+		decide(cs, vm, nm, all_use, &cs->pick, &cs->best, &cs->decisive, &cs->ratio);
+		decide(cs, vm, nm, pers_use, &cs->pick_p, &cs->best_p, &cs->decisive_p,
+		       &cs->ratio_p);
+	}
+	summarize(cases, nc, vm, nm, false, &s_all);
+	summarize(cases, nc, vm, nm, true, &s_pers);
+	noise(cases, nc, nm, o.repeat, &iqr, &rspread);
+	if (!o.quiet) {
+		print_table(cases, nc, vm, nm);
+		printf("\n");
+		print_summary(stdout, "All mounts", &s_all);
+		print_summary(stdout, "Persistent mounts", &s_pers);
+		printf("Noise: one write's interquartile range is %.0f%% of its median; round "
+		       "medians differ by %.0f%% (medians over cells).\n", iqr * 100, rspread * 100);
+	}
+	if (o.json) {
+		r = write_json(o.json, &o, cases, nc, vm, nm, &s_all, &s_pers, iqr, rspread);
+		if (r < 0) {
+			tool_err(CMD, "cannot write %s: %s", o.json, strerror(-r));
+			rc = TOOL_EXIT_FAIL;
+		}
+	}
+	if (o.plot) {
+		r = plot(o.plot, cases, nc, vm, nm, have_sweep, &err);
+		if (r < 0) {
+			tool_err(CMD, "cannot draw %s: %s", o.plot,
+				 err.msg[0] ? err.msg : strerror(-r));
+			rc = TOOL_EXIT_FAIL;
+		}
+	}
+	goto out_free;
+
+out_interrupted:
+	if (bar)
+		fputs("\r\033[K", stderr);
+	tool_err(CMD, "interrupted by signal %d; test files removed", (int)prb_cli_stop);
+	rc = 128 + prb_cli_stop;
+out_free:
+	for (size_t i = 0; vm && i < nm; i++)
+		release(&vm[i]);
+	for (size_t k = 0; cases && k < nc; k++) {
+		for (size_t i = 0; cases[k].c && i < nm; i++) {
+			free(cases[k].c[i].t.v);
+			free(cases[k].c[i].round_med);
+		}
+		free(cases[k].c);
+	}
+	free(cases);
+	free(sizes);
+	free(sweep);
+	free(buf);
+	free(all_use);
+	free(pers_use);
+	free(vm);
+	free(sel);
+out_free_catalog:
+	iosig_catalog_free(cat);
+	return rc;
+}
+
+const struct tool_cmd cmd_validate = {
+	.name = "validate",
+	.summary = "check the throughput model (Eq. 3) against measured chunked writes",
+	.run = run,
+};
