@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `iosig probe` on real filesystems created by the test: a tmpfs, an ext4
+ * on a loop device, the same throttled by the cgroup v1 blkio controller,
+ * a read-only ext4, a full ext4 and a tmpfs unmounted during the run.  Runs
+ * the real tool and checks what it stored through a rebuilt catalog, its
+ * time and space budgets, the cleanup after SIGINT and its messages.
+ * Needs root (mount, losetup); skips with the reason otherwise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "iosig.h"
+#include "probe.h"
+
+#define MiB (1024ull * 1024)
+
+extern char **environ;
+
+/* Throttle of the slow mount: 8 MiB/s, 200 IOPS each way. */
+#define SLOW_BPS (8ull * MiB)
+#define SLOW_IOPS 200
+
+static char base[256];          /* everything lives under here */
+static char tool[4096];         /* the iosig binary */
+static char cache[512], config[512];
+static char m_tmpfs[300], m_ext4[300], m_slow[300], m_ro[300], m_full[300], m_gone[300];
+static char loops[4][64];       /* loop devices attached (ext4, slow, ro, full) */
+static char slow_majmin[32];
+static bool throttled;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Runs a shell command, quietly; returns its exit status (or -1). */
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* ext4 image of `mib` MiB at dir, on a loop device written to loops[slot]. */
+static int loop_ext4(int slot, const char *dir, unsigned mib, const char *opts)
+{
+	char img[400];
+	FILE *fp;
+	char cmd[600];
+
+	snprintf(img, sizeof(img), "%s/img%d", base, slot);
+	if (sh("truncate -s %uM %s && mkfs.ext4 -q -F %s >/dev/null 2>&1", mib, img, img))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "losetup --direct-io=on -f --show %s", img);
+	fp = popen(cmd, "r");
+	if (!fp || !fgets(loops[slot], sizeof(loops[slot]), fp)) {
+		if (fp)
+			pclose(fp);
+		return -1;
+	}
+	pclose(fp);
+	loops[slot][strcspn(loops[slot], "\n")] = '\0';
+	if (mkdir(dir, 0755) < 0)
+		return -1;
+	return sh("mount -t ext4 %s%s %s %s", opts ? "-o " : "", opts ? opts : "", loops[slot], dir);
+}
+
+static void throttle(const char *majmin, unsigned long long bps, unsigned iops)
+{
+	static const char *const files[] = { "write_bps_device", "read_bps_device",
+					     "write_iops_device", "read_iops_device" };
+
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/blkio/blkio.throttle.%s", files[i]);
+		fp = fopen(path, "we");
+		if (!fp)
+			continue;
+		fprintf(fp, "%s %llu\n", majmin, i < 2 ? bps : (unsigned long long)iops);
+		fclose(fp);
+	}
+}
+
+static int group_setup(void **state)
+{
+	const char *t = getenv("IOSIG_TOOL");
+	struct stat st;
+	FILE *fp;
+
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipped: needs root (mount, losetup, blkio throttle)\n");
+		exit(77);
+	}
+	if (!t || access(t, X_OK) != 0) {
+		fprintf(stderr, "skipped: IOSIG_TOOL does not name the iosig binary\n");
+		exit(77);
+	}
+	if (sh("command -v losetup mkfs.ext4 >/dev/null")) {
+		fprintf(stderr, "skipped: losetup or mkfs.ext4 missing (scripts/install-deps)\n");
+		exit(77);
+	}
+	snprintf(tool, sizeof(tool), "%s", t);
+	/* On the root disk, not in a tmpfs $TMPDIR: the images must be real. */
+	snprintf(base, sizeof(base), "/var/tmp/iosig-probe-mounts-XXXXXX");
+	if (!mkdtemp(base))
+		return -1;
+	snprintf(cache, sizeof(cache), "%s/probe.yaml", base);
+	snprintf(config, sizeof(config), "%s/config.yaml", base);
+	fp = fopen(config, "we");
+	if (!fp)
+		return -1;
+	fputs("version: 1\n", fp);
+	fclose(fp);
+	snprintf(m_tmpfs, sizeof(m_tmpfs), "%s/tmpfs", base);
+	snprintf(m_ext4, sizeof(m_ext4), "%s/ext4", base);
+	snprintf(m_slow, sizeof(m_slow), "%s/slow", base);
+	snprintf(m_ro, sizeof(m_ro), "%s/ro", base);
+	snprintf(m_full, sizeof(m_full), "%s/full", base);
+	snprintf(m_gone, sizeof(m_gone), "%s/gone", base);
+	if (mkdir(m_tmpfs, 0755) || sh("mount -t tmpfs -o size=512m iosig-test %s", m_tmpfs)) {
+		fprintf(stderr, "skipped: cannot mount a tmpfs\n");
+		exit(77);
+	}
+	if (loop_ext4(0, m_ext4, 512, NULL) || loop_ext4(1, m_slow, 512, NULL) ||
+	    loop_ext4(2, m_ro, 64, "ro") || loop_ext4(3, m_full, 40, NULL)) {
+		fprintf(stderr, "skipped: cannot attach and mount loop devices\n");
+		return -1;
+	}
+	/* Fill the full one: a file of everything there is. */
+	sh("dd if=/dev/zero of=%s/fill bs=1M status=none 2>/dev/null; sync", m_full);
+	if (stat(loops[1], &st) == 0 &&
+	    access("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device", W_OK) == 0) {
+		snprintf(slow_majmin, sizeof(slow_majmin), "%u:%u", major(st.st_rdev),
+			 minor(st.st_rdev));
+		throttle(slow_majmin, SLOW_BPS, SLOW_IOPS);
+		throttled = true;
+	}
+	setenv("IOSIG_CONFIG", config, 1);
+	setenv("IOSIG_PROBE_CACHE", cache, 1);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	const char *dirs[] = { m_tmpfs, m_ext4, m_slow, m_ro, m_full, m_gone };
+
+	(void)state;
+	if (throttled)
+		throttle(slow_majmin, 0, 0);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i][0])
+			continue;
+		sh("umount %s 2>/dev/null", dirs[i]);
+		rmdir(dirs[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		if (loops[i][0])
+			sh("losetup -d %s", loops[i]);
+	sh("rm -f %s/img? %s %s %s.lock", base, cache, config, cache);
+	rmdir(base);
+	return 0;
+}
+
+/* Runs `iosig probe ARGS...`; stderr goes to *ret_err (malloc'ed).  Returns
+ * the exit status.  When kill_after > 0, sends SIGINT after that many
+ * seconds. */
+static int run_probe(char **ret_err, double kill_after, const char *const *args)
+{
+	char errfile[400];
+	char *argv[32];
+	int n = 0, st, fd;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	FILE *fp;
+	long len;
+
+	snprintf(errfile, sizeof(errfile), "%s/stderr", base);
+	argv[n++] = tool;
+	argv[n++] = "probe";
+	while (*args && n < 31)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	assert_int_equal(posix_spawn(&pid, tool, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	if (kill_after > 0) {
+		struct timespec ts = { (time_t)kill_after,
+				       (long)((kill_after - (double)(time_t)kill_after) * 1e9) };
+
+		nanosleep(&ts, NULL);
+		kill(pid, SIGINT);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	fd = open(errfile, O_RDONLY);
+	fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	len = ftell(fp);
+	rewind(fp);
+	*ret_err = calloc(1, (size_t)len + 1);
+	assert_non_null(*ret_err);
+	if (len > 0)
+		assert_int_equal(fread(*ret_err, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	unlink(errfile);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Entries of dir besides . .. and lost+found. */
+static int leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     strcmp(e->d_name, "lost+found") && strcmp(e->d_name, "fill");
+	closedir(d);
+	return n;
+}
+
+static const struct iosig_mount *find(const struct iosig_catalog *cat, const char *path)
+{
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++)
+		if (!strcmp(iosig_catalog_mount(cat, i)->path, path))
+			return iosig_catalog_mount(cat, i);
+	return NULL;
+}
+
+static struct iosig_catalog *catalog(void)
+{
+	struct iosig_catalog_opts o = { .config = config, .probe_cache = cache };
+	struct iosig_catalog *cat = NULL;
+	struct iosig_error err;
+
+	assert_int_equal(iosig_catalog_new(&o, &cat, &err), 0);
+	return cat;
+}
+
+/* tmpfs, ext4 and the throttled ext4: plausible values, in the cache and in
+ * a rebuilt catalog with source "probed"; nothing left on the mounts. */
+static void test_probe_plausible(void **state)
+{
+	const char *args[] = { "-q", "-t", "3", "-s", "64MiB", m_tmpfs, m_ext4, m_slow, NULL };
+	const struct iosig_mount *t, *e, *s;
+	struct iosig_catalog *cat;
+	char *err;
+	int rc;
+
+	(void)state;
+	rc = run_probe(&err, 0, args);
+	if (rc)
+		fprintf(stderr, "%s", err);
+	assert_int_equal(rc, 0);
+	free(err);
+	cat = catalog();
+	t = find(cat, m_tmpfs);
+	e = find(cat, m_ext4);
+	s = find(cat, m_slow);
+	assert_non_null(t);
+	assert_non_null(e);
+	assert_non_null(s);
+	for (enum iosig_field f = IOSIG_F_SEQ_READ_BW; f <= IOSIG_F_RAND_WRITE_BW; f++) {
+		assert_int_equal(t->src[f], IOSIG_SRC_PROBED);
+		assert_int_equal(e->src[f], IOSIG_SRC_PROBED);
+	}
+	assert_int_equal(t->src[IOSIG_F_LATENCY], IOSIG_SRC_PROBED);
+	assert_int_equal(e->src[IOSIG_F_LATENCY], IOSIG_SRC_PROBED);
+	assert_int_equal(e->src[IOSIG_F_IOPS], IOSIG_SRC_PROBED);
+	/* The read-modify-write sweep finds the 4 KiB page on ext4. */
+	assert_int_equal(e->src[IOSIG_F_BLOCK_SIZE], IOSIG_SRC_PROBED);
+	assert_int_equal(e->block_size, 4096);
+	assert_true(t->latency > 0 && t->latency < e->latency);
+	assert_true(t->seq_write_bw > 1e8);
+	if (throttled) {
+		assert_int_equal(s->src[IOSIG_F_SEQ_WRITE_BW], IOSIG_SRC_PROBED);
+		/* The throttle holds the device to 8 MiB/s. */
+		assert_true(s->seq_write_bw < 2.0 * SLOW_BPS);
+		assert_true(s->seq_write_bw > 0.3 * SLOW_BPS);
+		assert_true(t->seq_write_bw > 10 * s->seq_write_bw);
+		assert_true(iosig_throughput(t, 65536, false, IOSIG_OP_WRITE) >
+			    iosig_throughput(s, 65536, false, IOSIG_OP_WRITE));
+	} else {
+		fprintf(stderr, "note: no blkio throttle here; the slow mount is not slow\n");
+	}
+	assert_int_equal(leftovers(m_tmpfs), 0);
+	assert_int_equal(leftovers(m_ext4), 0);
+	assert_int_equal(leftovers(m_slow), 0);
+	iosig_catalog_free(cat);
+}
+
+struct watch {
+	const char *path;
+	uint64_t base_used;
+	uint64_t max_used;
+	volatile bool stop;
+};
+
+static uint64_t used(const char *path)
+{
+	struct statvfs v;
+
+	if (statvfs(path, &v) < 0)
+		return 0;
+	return (uint64_t)(v.f_blocks - v.f_bfree) * v.f_frsize;
+}
+
+static void *watcher(void *arg)
+{
+	struct watch *w = arg;
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+	while (!w->stop) {
+		uint64_t u = used(w->path);
+
+		if (u > w->max_used)
+			w->max_used = u;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* Space never above --max-space (watched every 2 ms), time bounded. */
+static void test_probe_budgets(void **state)
+{
+	const char *args[] = { "-q", "--no-store", "-t", "2", "-s", "16MiB", m_ext4, NULL };
+	struct watch w = { .path = m_ext4 };
+	struct timespec t0, t1;
+	pthread_t th;
+	char *err;
+	double dt;
+	int rc;
+
+	(void)state;
+	sh("sync");
+	w.base_used = w.max_used = used(m_ext4);
+	assert_int_equal(pthread_create(&th, NULL, watcher, &w), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = run_probe(&err, 0, args);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	w.stop = true;
+	pthread_join(th, NULL);
+	assert_int_equal(rc, 0);
+	free(err);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	/* The budget plus one queue of I/O and the catalog build. */
+	assert_true(dt < 2 * 1.5 + 1);
+	/* 16 MiB for the probe's files; 1 MiB of slack for the journal and
+	 * directory blocks the filesystem itself allocates. */
+	assert_true(w.max_used - w.base_used <= 17 * MiB);
+	assert_true(w.max_used - w.base_used > 4 * MiB); /* it did write */
+	assert_int_equal(leftovers(m_ext4), 0);
+}
+
+/* SIGINT in the middle: exit 130, no files, the space is free again. */
+static void test_probe_sigint(void **state)
+{
+	const char *args[] = { "-q", "--no-store", "-t", "30", "-s", "64MiB", m_ext4, NULL };
+	uint64_t before;
+	char *err;
+	int rc;
+
+	(void)state;
+	sh("sync");
+	before = used(m_ext4);
+	rc = run_probe(&err, 1.0, args);
+	assert_int_equal(rc, 130);
+	assert_non_null(strstr(err, "interrupted"));
+	free(err);
+	assert_int_equal(leftovers(m_ext4), 0);
+	sh("sync");
+	assert_true(used(m_ext4) <= before + 1 * MiB);
+}
+
+/* A read-only and a full mount get a message each, the others are probed,
+ * exit status 1, nothing left behind. */
+static void test_probe_bad_mounts(void **state)
+{
+	const char *args[] = { "-q", "-t", "1", "-s", "16MiB", m_ro, m_full, m_tmpfs, NULL };
+	struct iosig_catalog *cat;
+	char *err;
+	int rc;
+
+	(void)state;
+	unlink(cache);
+	rc = run_probe(&err, 0, args);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(err, m_ro));
+	assert_non_null(strstr(err, "read-only"));
+	assert_non_null(strstr(err, m_full));
+	assert_non_null(strstr(err, "free"));
+	free(err);
+	cat = catalog();
+	assert_int_equal(find(cat, m_tmpfs)->src[IOSIG_F_SEQ_WRITE_BW], IOSIG_SRC_PROBED);
+	assert_int_not_equal(find(cat, m_full)->src[IOSIG_F_SEQ_WRITE_BW], IOSIG_SRC_PROBED);
+	iosig_catalog_free(cat);
+	assert_int_equal(leftovers(m_ro), 0);
+	assert_int_equal(leftovers(m_full), 0);
+	assert_int_equal(leftovers(m_tmpfs), 0);
+}
+
+static void *unmount_later(void *arg)
+{
+	struct timespec ts = { 1, 0 };
+
+	nanosleep(&ts, NULL);
+	sh("umount %s", (const char *)arg);
+	return NULL;
+}
+
+/* A mount that disappears before its turn: a message, the others go on. */
+static void test_probe_vanished(void **state)
+{
+	const char *args[] = { "-q", "--no-store", "-t", "2.5", "-s", "16MiB", m_ext4, m_gone,
+			       NULL };
+	pthread_t th;
+	char *err;
+	int rc;
+
+	(void)state;
+	assert_int_equal(mkdir(m_gone, 0755), 0);
+	assert_int_equal(sh("mount -t tmpfs -o size=64m iosig-gone %s", m_gone), 0);
+	assert_int_equal(pthread_create(&th, NULL, unmount_later, m_gone), 0);
+	rc = run_probe(&err, 0, args);
+	pthread_join(th, NULL);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(err, m_gone));
+	assert_non_null(strstr(err, "no longer mounted"));
+	free(err);
+	assert_int_equal(leftovers(m_gone), 0);
+	assert_int_equal(leftovers(m_ext4), 0);
+}
+
+/* Unknown mounts: precise message, exit 2, nothing probed. */
+static void test_probe_unknown(void **state)
+{
+	char sub[400], missing[400];
+	const char *a1[] = { "-q", missing, NULL };
+	const char *a2[] = { "-q", sub, NULL };
+	const char *a3[] = { "-q", "--time", "fast", m_tmpfs, NULL };
+	char *err;
+
+	(void)state;
+	snprintf(missing, sizeof(missing), "%s/nonexistent", base);
+	snprintf(sub, sizeof(sub), "%s/lost+found", m_ext4);
+	assert_int_equal(run_probe(&err, 0, a1), 2);
+	assert_non_null(strstr(err, missing));
+	assert_non_null(strstr(err, "No such file"));
+	free(err);
+	assert_int_equal(run_probe(&err, 0, a2), 2);
+	assert_non_null(strstr(err, "is not a mount point"));
+	assert_non_null(strstr(err, m_ext4)); /* says which mount it is on */
+	free(err);
+	assert_int_equal(run_probe(&err, 0, a3), 2);
+	assert_non_null(strstr(err, "--time"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_unknown),
+		cmocka_unit_test(test_probe_plausible),
+		cmocka_unit_test(test_probe_budgets),
+		cmocka_unit_test(test_probe_sigint),
+		cmocka_unit_test(test_probe_bad_mounts),
+		cmocka_unit_test(test_probe_vanished),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
