@@ -46,6 +46,7 @@ static char m_tmpfs[300], m_ext4[300], m_slow[300], m_ro[300], m_full[300], m_go
 static char loops[4][64];       /* loop devices attached (ext4, slow, ro, full) */
 static char slow_majmin[32];
 static bool throttled;
+static char *last_out;          /* standard output of the last run_probe() */
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -181,25 +182,45 @@ static int group_teardown(void **state)
 	for (int i = 0; i < 4; i++)
 		if (loops[i][0])
 			sh("losetup -d %s", loops[i]);
+	free(last_out);
 	sh("rm -f %s/img? %s %s %s.lock", base, cache, config, cache);
 	rmdir(base);
 	return 0;
 }
 
-/* Runs `iosig probe ARGS...`; stderr goes to *ret_err (malloc'ed).  Returns
- * the exit status.  When kill_after > 0, sends SIGINT after that many
- * seconds. */
-static int run_probe(char **ret_err, double kill_after, const char *const *args)
+/* Contents of a file (malloc'ed), which is then removed. */
+static char *slurp(const char *path)
 {
-	char errfile[400];
-	char *argv[32];
-	int n = 0, st, fd;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	FILE *fp;
+	FILE *fp = fopen(path, "re");
+	char *buf;
 	long len;
 
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	len = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)len + 1);
+	assert_non_null(buf);
+	if (len > 0)
+		assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	unlink(path);
+	return buf;
+}
+
+/* Runs `iosig probe ARGS...`; stderr goes to *ret_err (malloc'ed), stdout to
+ * last_out.  Returns the exit status.  When kill_after > 0, sends SIGINT
+ * after that many seconds. */
+static int run_probe(char **ret_err, double kill_after, const char *const *args)
+{
+	char errfile[400], outfile[400];
+	char *argv[32];
+	int n = 0, st;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
 	snprintf(errfile, sizeof(errfile), "%s/stderr", base);
+	snprintf(outfile, sizeof(outfile), "%s/stdout", base);
 	argv[n++] = tool;
 	argv[n++] = "probe";
 	while (*args && n < 31)
@@ -207,7 +228,7 @@ static int run_probe(char **ret_err, double kill_after, const char *const *args)
 	argv[n] = NULL;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, outfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_int_equal(posix_spawn(&pid, tool, &fa, NULL, argv, environ), 0);
 	posix_spawn_file_actions_destroy(&fa);
 	if (kill_after > 0) {
@@ -218,18 +239,9 @@ static int run_probe(char **ret_err, double kill_after, const char *const *args)
 		kill(pid, SIGINT);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	fd = open(errfile, O_RDONLY);
-	fp = fd >= 0 ? fdopen(fd, "r") : NULL;
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	len = ftell(fp);
-	rewind(fp);
-	*ret_err = calloc(1, (size_t)len + 1);
-	assert_non_null(*ret_err);
-	if (len > 0)
-		assert_int_equal(fread(*ret_err, 1, (size_t)len, fp), (size_t)len);
-	fclose(fp);
-	unlink(errfile);
+	*ret_err = slurp(errfile);
+	free(last_out);
+	last_out = slurp(outfile);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -271,7 +283,7 @@ static struct iosig_catalog *catalog(void)
  * a rebuilt catalog with source "probed"; nothing left on the mounts. */
 static void test_probe_plausible(void **state)
 {
-	const char *args[] = { "-q", "-t", "3", "-s", "64MiB", m_tmpfs, m_ext4, m_slow, NULL };
+	const char *args[] = { "-t", "5", "-s", "64MiB", m_tmpfs, m_ext4, m_slow, NULL };
 	const struct iosig_mount *t, *e, *s;
 	struct iosig_catalog *cat;
 	char *err;
@@ -290,6 +302,8 @@ static void test_probe_plausible(void **state)
 	assert_non_null(t);
 	assert_non_null(e);
 	assert_non_null(s);
+	/* What the tool printed, for the failure messages below. */
+	fprintf(stderr, "%s", last_out);
 	for (enum iosig_field f = IOSIG_F_SEQ_READ_BW; f <= IOSIG_F_RAND_WRITE_BW; f++) {
 		assert_int_equal(t->src[f], IOSIG_SRC_PROBED);
 		assert_int_equal(e->src[f], IOSIG_SRC_PROBED);
