@@ -282,6 +282,13 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 	q->r.flags = (io.flags & SIM_IO_SYNC) ? IOSIG_REQ_SYNC : 0;
 	q->r.hint_size = io.hint_size;
 	q->r.hint_pattern = io.hint_pattern;
+	if (!io.hint_size && !io.hint_pattern)
+		for (unsigned i = 0; i < e->cfg.nhints; i++)
+			if (e->cfg.hints[i].stream == io.stream) {
+				q->r.hint_size = e->cfg.hints[i].size;
+				q->r.hint_pattern = e->cfg.hints[i].pattern;
+				break;
+			}
 	q->think_ns = io.think_ns;
 	if (q->r.arrival_ns < e->now)
 		q->r.arrival_ns = e->now;

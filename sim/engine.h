@@ -32,10 +32,21 @@ struct sim_config {
 	uint64_t drain_ns;               /* after the workload, keep serving policy wake-ups
 	                                    this long past the last activity (0 = 60 s) */
 	uint64_t max_requests;           /* stop reading the source after this many (0 = all) */
+	/* Signatures declared per stream (--hint), applied to requests that
+	 * carry none: nhints entries. */
+	const struct sim_hint *hints;
+	unsigned nhints;
 	/* Optional observers (plots, progress); ctx is passed back. */
 	void *ctx;
 	void (*on_complete)(void *ctx, const struct iosig_req *req, uint64_t done_ns);
 	void (*on_progress)(void *ctx, uint64_t now_ns, uint64_t completed, double fraction);
+};
+
+/* A stream's declared signature: the priors annotated code gives policies. */
+struct sim_hint {
+	uint32_t stream;
+	uint64_t size;                   /* size_per_io in bytes, 0 = not declared */
+	uint8_t pattern;                 /* SIM_PATTERN_* */
 };
 
 /* Counters of one device, kept by the engine. */

@@ -134,6 +134,9 @@ static void pangu_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 	(void)i;
 	io->stream = c;
 	io->len = len;
+	/* What its signature declares: small sequential appends to a log. */
+	io->hint_size = 4096;
+	io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
 	if (sim_rng_uniform(&s0->rng) < o->write) {
 		io->op = SIM_OP_WRITE;
 		if (cl->pos + len > cl->size)

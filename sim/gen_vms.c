@@ -110,6 +110,9 @@ static void vms_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 	struct sim_gen_stream *s = &g->stream[i];
 
 	io->stream = s->id;
+	/* What its signature declares: a disk image moved in bulky sequential runs. */
+	io->hint_size = o->size;
+	io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
 	if (s->kind == QUIET) {
 		io->op = SIM_OP_READ;
 		io->len = 4096;

@@ -95,6 +95,10 @@ static void help(FILE *fp)
 "  -f, --format FORMAT      trace format (below)\n"
 "      --trace-device DEV   keep only this trace device (DiskSim/MQSim/CSV number,\n"
 "                           blkparse 'major,minor'); default: all\n"
+"      --hint STREAM=SIZE[,sequential|random]\n"
+"                           the signature a stream's code declares (size_per_io,\n"
+"                           pattern): priors for policies with use_hints=1 (repeatable;\n"
+"                           generated workloads declare their own)\n"
 "  -w, --workload NAME      generated workload (below); NAME:opt=val,... also works\n"
 "  -W, --workload-opt OPT=VAL  workload option (repeatable)\n"
 "  -d, --device SPEC        simulated device CLASS[:MODEL][,opt=val...] (repeatable;\n"
@@ -162,6 +166,51 @@ static bool spec_opt(struct spec *s, const char *arg, const char *flag)
 		return false;
 	}
 	snprintf(s->opts + n, sizeof(s->opts) - n, "%s%s", n ? "," : "", arg);
+	return true;
+}
+
+/* --hint STREAM=SIZE[,sequential|random]: the stream's signature. */
+static bool parse_hint(const char *arg, struct sim_hint *ret)
+{
+	static const struct iosig_opt tab[] = {
+		{ .name = "size", .type = IOSIG_OPT_SIZE, .off = 0, .def = "0", .max = 1ull << 40 },
+		{ .name = NULL },
+	};
+	const char *eq = strchr(arg, '='), *comma;
+	char num[32], size[64], err[256];
+	uint64_t stream, bytes = 0;
+
+	if (!eq || (size_t)(eq - arg) >= sizeof(num)) {
+		usage_err("--hint '%s': expected STREAM=SIZE[,sequential|random], e.g. 1234=64KiB,sequential",
+			  arg);
+		return false;
+	}
+	snprintf(num, sizeof(num), "%.*s", (int)(eq - arg), arg);
+	if (!sim_parse_u64(num, &stream) || stream > UINT32_MAX) {
+		usage_err("--hint '%s': stream '%s' is not a number (a pid or stream id)", arg, num);
+		return false;
+	}
+	comma = strchr(eq + 1, ',');
+	snprintf(size, sizeof(size), "%.*s", (int)(comma ? comma - eq - 1 : (long)strlen(eq + 1)),
+		 eq + 1);
+	if (policy_opts_set(tab, &bytes, "size", size, err, sizeof(err)) < 0) {
+		usage_err("--hint '%s': %s", arg, err);
+		return false;
+	}
+	ret->stream = (uint32_t)stream;
+	ret->size = bytes;
+	ret->pattern = IOSIG_PATTERN_UNKNOWN;
+	if (comma) {
+		if (!strcmp(comma + 1, "sequential")) {
+			ret->pattern = IOSIG_PATTERN_SEQUENTIAL;
+		} else if (!strcmp(comma + 1, "random")) {
+			ret->pattern = IOSIG_PATTERN_RANDOM;
+		} else {
+			usage_err("--hint '%s': pattern '%s' is neither sequential nor random", arg,
+				  comma + 1);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -254,6 +303,7 @@ static int cmd_run(int argc, char **argv)
 		{ "trace", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "trace-device", required_argument, NULL, 'D' },
+		{ "hint", required_argument, NULL, 'H' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "workload-opt", required_argument, NULL, 'W' },
 		{ "device", required_argument, NULL, 'd' },
@@ -276,6 +326,8 @@ static int cmd_run(int argc, char **argv)
 	uint64_t seed = 1, max_requests = 0, drain = 0;
 	int64_t trace_dev = -1;
 	static struct spec pol_spec, wl_spec;
+	static struct sim_hint hints[256];
+	unsigned nhints = 0;
 	bool quiet = false;
 	struct sim_source *src = NULL;
 	struct sim_engine *eng = NULL;
@@ -314,6 +366,12 @@ static int cmd_run(int argc, char **argv)
 						 optarg);
 			break;
 		}
+		case 'H':
+			if (nhints == sizeof(hints) / sizeof(hints[0]))
+				return usage_err("more than %zu --hint options", sizeof(hints) / sizeof(hints[0]));
+			if (!parse_hint(optarg, &hints[nhints++]))
+				return EXIT_USAGE;
+			break;
 		case 'w':
 			if (!spec_name(&wl_spec, optarg, "--workload"))
 				return EXIT_USAGE;
@@ -422,6 +480,7 @@ static int cmd_run(int argc, char **argv)
 		struct sim_config cfg = {
 			.policy = policy, .devs = devs, .ndev = ndev, .src = src,
 			.trace_dev = trace_dev, .drain_ns = drain, .max_requests = max_requests,
+			.hints = hints, .nhints = nhints,
 			.ctx = &rc, .on_complete = on_complete, .on_progress = on_progress,
 		};
 

@@ -48,6 +48,10 @@ printf 'time_ms,op,offset,bytes\n1,W,0,4096\n2,Q,0,4096\n' >"$tmp/bad.csv"
 expect 1 "iosig-sim: $tmp/bad.csv:3: op 'Q' is not R, W, F, read, write or flush" \
 	--policy noop --trace "$tmp/bad.csv" --format csv
 expect 2 "iosig-sim: calibrate: give --drive NAME (e.g. barracuda) or --all" calibrate
+expect 2 "iosig-sim: --hint '7=64KiB,diagonal': pattern 'diagonal' is neither sequential nor random" \
+	--policy noop --workload pangu --hint 7=64KiB,diagonal
+expect 2 "iosig-sim: --hint 'x=1': stream 'x' is not a number (a pid or stream id)" \
+	--policy noop --workload pangu --hint x=1
 
 # --help lists the policies with their options and the device classes.
 "$sim" --help >"$tmp/help" || fail "--help exit $?"

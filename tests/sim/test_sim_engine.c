@@ -46,6 +46,9 @@ struct tp {
 
 /* What the badissue mode saw, for the test to check. */
 static int last_issue_results[4];
+/* The signature hints of the last request submitted. */
+static uint64_t last_hint_size;
+static uint8_t last_hint_pattern;
 
 static int tp_init(struct iosig_policy *pol)
 {
@@ -63,6 +66,8 @@ static int tp_submit(struct iosig_policy *pol, struct iosig_req *req)
 	struct tp *t = pol->priv;
 	struct iosig_env *env = pol->env;
 
+	last_hint_size = req->hint_size;
+	last_hint_pattern = req->hint_pattern;
 	if (t->mode == M_REJECT && req->op == IOSIG_OP_WRITE)
 		return -EROFS;
 	if (t->mode == M_FINISH && req->op == IOSIG_OP_READ) {
@@ -195,6 +200,9 @@ static void on_done(void *ctx, const struct iosig_req *req, uint64_t done)
 	r->ndone++;
 }
 
+static const struct sim_hint *run_hints;   /* --hint table for the next run() */
+static unsigned run_nhints;
+
 /* Runs policy on src with the devices; fills *out. */
 static void run(const char *policy, struct sim_source *src, const char *const *devspecs,
 		unsigned ndev, int64_t trace_dev, struct run *out)
@@ -212,7 +220,8 @@ static void run(const char *policy, struct sim_source *src, const char *const *d
 			fail_msg("%s", err);
 	{
 		struct sim_config cfg = { .policy = policy, .devs = devs, .ndev = ndev, .src = src,
-					  .trace_dev = trace_dev, .ctx = out, .on_complete = on_done };
+					  .trace_dev = trace_dev, .ctx = out, .on_complete = on_done,
+					  .hints = run_hints, .nhints = run_nhints };
 
 		if (sim_engine_create(&cfg, &e, err, sizeof(err)) < 0)
 			fail_msg("%s", err);
@@ -408,6 +417,32 @@ static void test_issue_errors(void **state)
 	free(r.json);
 }
 
+static void test_hints(void **state)
+{
+	/* CSV streams 7 and 8; only 7 has a declared signature. */
+	static const char trace[] = "time_ms,op,offset,bytes,stream\n1,W,0,4096,8\n2,W,4096,4096,7\n";
+	static const char *const ram[] = { "ram" };
+	static const struct sim_hint h[] = { { .stream = 7, .size = 65536,
+					       .pattern = IOSIG_PATTERN_SEQUENTIAL } };
+	struct run r;
+
+	run_hints = h;
+	run_nhints = 1;
+	run("test-engine", text_trace(trace, "csv"), ram, 1, -1, &r);
+	run_hints = NULL;
+	run_nhints = 0;
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(last_hint_size, 65536);
+	assert_int_equal(last_hint_pattern, IOSIG_PATTERN_SEQUENTIAL);
+	free(r.json);
+
+	/* Generated workloads declare their streams themselves. */
+	run("test-engine", gen("vms:requests=10,size=128KiB", 1, 1ull << 30), ram, 1, -1, &r);
+	assert_int_equal(last_hint_size, 128 << 10);
+	assert_int_equal(last_hint_pattern, IOSIG_PATTERN_SEQUENTIAL);
+	free(r.json);
+}
+
 static void test_create_errors(void **state)
 {
 	struct sim_dev *dev;
@@ -453,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_padding_and_internal),
 		cmocka_unit_test(test_finish_and_reject),
 		cmocka_unit_test(test_issue_errors),
+		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_create_errors),
 		cmocka_unit_test(test_trace_errors_surface),
 	};
