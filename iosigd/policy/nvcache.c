@@ -67,7 +67,8 @@ struct nv {
 	uint64_t tick;
 	struct iosig_list blk_q;   /* per home device would be more general; see init */
 	struct iosig_list mem_q;
-	struct iosig_list parked;  /* reads waiting for a read-ahead */
+	struct iosig_tnode *parked; /* reads waiting for a read-ahead, by offset */
+	uint64_t parked_maxlen;    /* longest read ever parked (range search) */
 	struct iosig_list dirty;   /* lines to write back, oldest first */
 	unsigned home;             /* the block device */
 	unsigned wb_now;           /* write-backs in flight */
@@ -155,7 +156,6 @@ static int nv_init(struct iosig_policy *pol)
 		pol_list_init(&c->lines[i].dlink);
 	pol_list_init(&c->blk_q);
 	pol_list_init(&c->mem_q);
-	pol_list_init(&c->parked);
 	pol_list_init(&c->dirty);
 	pol_map_init(&c->streams);
 	pol->priv = c;
@@ -442,7 +442,11 @@ static void route_read(struct nv *c, struct iosig_req *r)
 		break;
 	case WAIT:
 		c->parked_reads++;
-		pol_list_add_tail(&c->parked, &r->link);
+		r->tnode.key = r->offset;
+		r->tnode.key2 = r->id;
+		pol_tree_insert(&c->parked, &r->tnode);
+		if (r->len > c->parked_maxlen)
+			c->parked_maxlen = r->len;
 		break;
 	case MISS:
 		c->read_misses++;
@@ -575,13 +579,13 @@ static void nv_complete(struct iosig_policy *pol, struct iosig_req *req)
 			l->flags &= (uint8_t)~L_LOADING;
 			l->valid |= c->spl >= 64 ? ~0ull : (1ull << c->spl) - 1;
 		}
-		/* Reads that waited for it. */
-		for (struct iosig_list *p = c->parked.next, *next; p != &c->parked; p = next) {
-			struct iosig_req *r = pol_container_of(p, struct iosig_req, link);
-
-			next = p->next;
+		/* Reads that waited for it: those overlapping what it loaded. */
+		for (struct iosig_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
+				req->offset > c->parked_maxlen ? req->offset - c->parked_maxlen : 0, 0)),
+		     *next; r && r->offset < req->offset + req->len; r = next) {
+			next = pol_req_of_tnode(pol_tree_next(c->parked, &r->tnode));
 			if (lookup(c, r->offset, r->len) != WAIT) {
-				pol_list_del(&r->link);
+				pol_tree_remove(&c->parked, &r->tnode);
 				route_read(c, r);
 			}
 		}
