@@ -1,0 +1,1384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * redirect.c - run-time redirection (DESIGN 5.4): the compiler-generated
+ * entry points and the create-elsewhere-and-link mechanism.
+ *
+ * An annotated call that creates a file whose path does not exist yet:
+ *   1. evaluate the site's signature (cached per site and values);
+ *   2. open the directory of the path (O_PATH) and check, without following
+ *      it, that the last component does not exist;
+ *   3. select a mount on the process-wide catalog;
+ *   4. if that mount is the path's own filesystem, or in a dry run, do the
+ *      plain call;
+ *   5. create the data file in the mount's data directory with openat(2)
+ *      on the directory's descriptor: O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
+ *      an unpredictable name (a deterministic one for `global` files, see
+ *      below), the caller's other flags and mode (so the umask applies);
+ *   6. symlinkat(2) the data file's absolute path at the original name,
+ *      relative to the directory descriptor of step 2: never following or
+ *      replacing anything at that name.  If the link cannot be made, the
+ *      data file is removed and the plain call is done.
+ * Every other case, and every failure inside libiosig, ends in the plain
+ * call, whose result and errno reach the program unchanged.
+ *
+ * `global` files get the name "G-<hash(job id, absolute path)>-<base>" so
+ * that every rank of a job computes the same destination without talking.
+ * Several ranks creating it at once: the first O_EXCL create wins, the
+ * others open that file (O_NOFOLLOW, must be a regular file of ours); the
+ * first symlinkat wins and the others find the same link (readlinkat) and
+ * keep their descriptor.  A rank that finds something else at the path
+ * undoes what it created and does the plain call.
+ */
+#include "redirect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog_internal.h"
+#include "declog.h"
+#include "runtime.h"
+#include "tag.h"
+
+/* ------------------------------------------------------------------------
+ * Site cache: the evaluated signature per site and run-time values
+ * ---------------------------------------------------------------------- */
+
+#define SITE_BUCKETS 512
+
+struct site_entry {
+	struct site_entry *next;
+	const struct iosig_site *site;
+	const char *text;              /* site->sig when cached: a reused address misses */
+	bool bad;                      /* the text does not parse: never retried */
+	bool warned;                   /* this site's one warning was logged */
+	bool have;                     /* sig is valid for values[0..nvalues) */
+	unsigned nvalues;
+	double values[RD_MAX_VALUES];
+	struct iosig_sig sig;
+	char why[200];                 /* bad: the parser's message */
+};
+
+/* Guarded by the runtime lock; entries live as long as the process. */
+static struct site_entry *site_table[SITE_BUCKETS];
+
+static bool site_ok(const struct iosig_site *site)
+{
+	return site && site->abi == IOSIG_SITE_ABI && site->sig;
+}
+
+static size_t site_hash(const struct iosig_site *site)
+{
+	uintptr_t p = (uintptr_t)site;
+
+	return (size_t)((p >> 4) ^ (p >> 13)) % SITE_BUCKETS;
+}
+
+/* Called with the runtime lock held. */
+static struct site_entry *site_find(const struct iosig_site *site, size_t h)
+{
+	for (struct site_entry *e = site_table[h]; e; e = e->next) {
+		if (e->site == site && e->text == site->sig)
+			return e;
+	}
+	return NULL;
+}
+
+/* "jobwide lifetime(...)": the parser knows `sig`, not the jobwide keyword. */
+static const char *skip_jobwide(const char *text)
+{
+	while (*text == ' ' || *text == '\t')
+		text++;
+	if (!strncmp(text, "jobwide", 7) && (text[7] == ' ' || text[7] == '\t' || !text[7]))
+		return text + 7;
+	return text;
+}
+
+/*
+ * Evaluates the signature of `req` into *ret_sig.  0, or a negative errno
+ * with the reason in `why`: -EINVAL (bad site or text), -ERANGE (values
+ * make no sense), -E2BIG (too many values).  The first failure of a site is
+ * logged as its one warning.
+ */
+static int sig_eval(const struct rd_req *req, struct iosig_sig *ret_sig, char *why, size_t wsize)
+{
+	const struct iosig_site *site = req->site;
+	struct iosig_error err;
+	struct site_entry *e;
+	struct iosig_sig sig;
+	bool warn = false;
+	char msg[400];
+	size_t h;
+	int r;
+
+	if (req->sig) {
+		*ret_sig = *req->sig;
+		return 0;
+	}
+	if (!site_ok(site)) {
+		snprintf(why, wsize, "site descriptor %s (ABI %u, this library speaks %u): rebuild with the matching plugin",
+			 site ? "of another ABI" : "missing", site ? site->abi : 0, IOSIG_SITE_ABI);
+		return -EINVAL;
+	}
+	if (req->nvalues > RD_MAX_VALUES) {
+		snprintf(why, wsize, "site passes %u values, at most %u are supported",
+			 req->nvalues, RD_MAX_VALUES);
+		return -E2BIG;
+	}
+	h = site_hash(site);
+	rt_lock();
+	e = site_find(site, h);
+	if (e && e->bad) {
+		snprintf(why, wsize, "%s", e->why);
+		rt_unlock();
+		return -EINVAL;
+	}
+	if (e && e->have && e->nvalues == req->nvalues &&
+	    !memcmp(e->values, req->values, req->nvalues * sizeof(double))) {
+		*ret_sig = e->sig;
+		rt_unlock();
+		return 0;
+	}
+	rt_unlock();
+
+	memset(&err, 0, sizeof(err));
+	r = iosig_sig_parse(skip_jobwide(site->sig), NULL, req->values, req->nvalues, &sig, &err);
+	if (r < 0)
+		snprintf(why, wsize, "%s", err.msg[0] ? err.msg : strerror(-r));
+
+	rt_lock();
+	e = site_find(site, h);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (e) {
+			e->site = site;
+			e->text = site->sig;
+			e->next = site_table[h];
+			site_table[h] = e;
+		}
+	}
+	if (r == 0 && e) {
+		e->have = true;
+		e->nvalues = req->nvalues;
+		memcpy(e->values, req->values, req->nvalues * sizeof(double));
+		e->sig = sig;
+	} else if (r < 0) {
+		if (e && r != -ERANGE) {
+			/* The text itself is wrong: it will not get better. */
+			e->bad = true;
+			snprintf(e->why, sizeof(e->why), "%s", why);
+		}
+		warn = !e || !e->warned;
+		if (e)
+			e->warned = true;
+	}
+	rt_unlock();
+	if (warn) {
+		snprintf(msg, sizeof(msg), "signature ignored: %s; the file is opened as written", why);
+		declog_event("warning", site, msg, NULL);
+	}
+	if (r == 0)
+		*ret_sig = sig;
+	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * Data directories: one validated O_DIRECTORY descriptor per mount
+ * ---------------------------------------------------------------------- */
+
+#define DDIR_MAX 128
+
+struct ddir {
+	const struct iosig_mount *mount;
+	int fd;         /* ours, >= RT_FD_BASE when possible, O_CLOEXEC */
+	dev_t dev;      /* identity: a descriptor the program closed is never used */
+	ino_t ino;
+};
+
+/* Guarded by the runtime lock. */
+static struct ddir ddirs[DDIR_MAX];
+static unsigned nddirs;
+
+/* Called with the runtime lock held: the cached descriptor of m or -1. */
+static int ddir_cached(const struct iosig_mount *m)
+{
+	struct stat st;
+
+	for (unsigned i = 0; i < nddirs; i++) {
+		if (ddirs[i].mount != m)
+			continue;
+		if (!fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev && st.st_ino == ddirs[i].ino)
+			return ddirs[i].fd;
+		/* Closed (and maybe reused) by the program: not ours any more. */
+		ddirs[i] = ddirs[--nddirs];
+		return -1;
+	}
+	return -1;
+}
+
+/*
+ * Descriptor of the data directory of m.  *ret_owned is set when the
+ * descriptor could not be cached and the caller must close it.
+ */
+static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, size_t wsize)
+{
+	struct iosig_error err;
+	struct stat st;
+	int fd, cached, r;
+
+	*ret_owned = false;
+	rt_lock();
+	fd = ddir_cached(m);
+	rt_unlock();
+	if (fd >= 0)
+		return fd;
+
+	memset(&err, 0, sizeof(err));
+	r = cat_datadir_open(m, &fd, &err);
+	if (r < 0) {
+		snprintf(why, wsize, "data directory of %s: %s", m->path,
+			 err.msg[0] ? err.msg : strerror(-r));
+		return r;
+	}
+	fd = rt_fd_high(fd);
+	if (fstat(fd, &st)) {
+		fd = -errno;
+		snprintf(why, wsize, "data directory of %s: %s", m->path, strerror(-fd));
+		return fd;
+	}
+	rt_lock();
+	cached = ddir_cached(m);
+	if (cached >= 0) {
+		/* Another thread cached it meanwhile. */
+		close(fd);
+		fd = cached;
+	} else if (nddirs < DDIR_MAX) {
+		ddirs[nddirs].mount = m;
+		ddirs[nddirs].fd = fd;
+		ddirs[nddirs].dev = st.st_dev;
+		ddirs[nddirs].ino = st.st_ino;
+		nddirs++;
+	} else {
+		*ret_owned = true;
+	}
+	rt_unlock();
+	return fd;
+}
+
+void rd_reset(void)
+{
+	struct stat st;
+
+	rt_lock();
+	for (unsigned i = 0; i < nddirs; i++) {
+		if (!fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev && st.st_ino == ddirs[i].ino)
+			close(ddirs[i].fd);
+	}
+	nddirs = 0;
+	for (size_t h = 0; h < SITE_BUCKETS; h++) {
+		struct site_entry *e = site_table[h];
+
+		while (e) {
+			struct site_entry *next = e->next;
+
+			free(e);
+			e = next;
+		}
+		site_table[h] = NULL;
+	}
+	rt_unlock();
+}
+
+/* ------------------------------------------------------------------------
+ * Paths and names
+ * ---------------------------------------------------------------------- */
+
+bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_base)
+{
+	size_t len = strlen(path);
+	const char *slash, *base;
+
+	if (len == 0 || path[len - 1] == '/')
+		return false;
+	slash = strrchr(path, '/');
+	base = slash ? slash + 1 : path;
+	if (!strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > NAME_MAX)
+		return false;
+	if (!slash) {
+		snprintf(dir, size, ".");
+	} else if (slash == path) {
+		snprintf(dir, size, "/");
+	} else {
+		size_t n = (size_t)(slash - path);
+
+		if (n >= size)
+			return false;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	*ret_base = base;
+	return true;
+}
+
+/* Lexically normalises absolute `in` ("//", ".", "..") into out. */
+static int normalise(const char *in, char *out, size_t size)
+{
+	size_t len = 0;
+
+	if (in[0] != '/' || size < 2)
+		return -EINVAL;
+	out[0] = '/';
+	out[1] = '\0';
+	len = 1;
+	while (*in) {
+		const char *end;
+		size_t n;
+
+		while (*in == '/')
+			in++;
+		end = strchrnul(in, '/');
+		n = (size_t)(end - in);
+		if (n == 0 || (n == 1 && in[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
+			while (len > 1 && out[len - 1] != '/')
+				len--;
+			if (len > 1)
+				len--;
+			out[len] = '\0';
+		} else {
+			if (len + (len > 1) + n + 1 > size)
+				return -ENAMETOOLONG;
+			if (len > 1)
+				out[len++] = '/';
+			memcpy(out + len, in, n);
+			len += n;
+			out[len] = '\0';
+		}
+		in = end;
+	}
+	return 0;
+}
+
+/*
+ * Absolute, normalised path of the directory open as pfd (named `dir`
+ * relative to dirfd): the kernel's own name through /proc, else a lexical
+ * normalisation when the name is absolute or relative to the working
+ * directory.
+ */
+static int dir_abs_path(int pfd, const char *dir, int dirfd, char *buf, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	char proc[64], tmp[PATH_MAX * 2];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	n = readlink(proc, buf, size - 1);
+	if (n > 0 && buf[0] == '/' && (size_t)n < size - 1) {
+		buf[n] = '\0';
+		if ((size_t)n < sizeof(deleted) || strcmp(buf + n - (sizeof(deleted) - 1), deleted))
+			return 0;
+		return -ENOENT;
+	}
+	if (dir[0] == '/')
+		return normalise(dir, buf, size);
+	if (dirfd != AT_FDCWD || !getcwd(tmp, PATH_MAX))
+		return -ENOENT;
+	if (strlen(tmp) + 1 + strlen(dir) + 1 > sizeof(tmp))
+		return -ENAMETOOLONG;
+	strcat(tmp, "/");
+	strcat(tmp, dir);
+	return normalise(tmp, buf, size);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* FNV-1a over a string, continuing from h. */
+static uint64_t fnv1a(const char *s, uint64_t h)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* 64 unpredictable bits (getrandom; a time/pid/counter mix if it fails). */
+static uint64_t random64(void)
+{
+	static _Atomic uint64_t counter;
+	struct timespec ts;
+	uint64_t v;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ ((uint64_t)getpid() << 16) ^
+		     atomic_fetch_add(&counter, 1) ^ (uintptr_t)&v);
+}
+
+/* Longest part of the original name kept in a data file's name. */
+#define NAME_BASE_MAX 200
+
+/* "L-<16 hex random>-<base>": unpredictable, and readable for humans. */
+static void name_local(char *buf, size_t size, const char *base)
+{
+	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)random64(), NAME_BASE_MAX, base);
+}
+
+/* "G-<32 hex of hash(job, path)>-<base>": the same on every rank of a job. */
+static void name_global(char *buf, size_t size, const char *job, const char *abs_path,
+			const char *base)
+{
+	uint64_t h1 = fnv1a(abs_path, fnv1a(job, 0xcbf29ce484222325ull) ^ 0x2f);
+	uint64_t h2 = fnv1a(abs_path, fnv1a(job, 0x84222325cbf29ce4ull) ^ 0x5c);
+
+	snprintf(buf, size, "G-%016llx%016llx-%.*s", (unsigned long long)mix64(h1),
+		 (unsigned long long)mix64(h2 ^ h1), NAME_BASE_MAX, base);
+}
+
+/* ------------------------------------------------------------------------
+ * The decision
+ * ---------------------------------------------------------------------- */
+
+enum rd_outcome {
+	RD_PLAIN,   /* do the plain call */
+	RD_DONE,    /* data file created and linked: c->fd is open (O_CLOEXEC) */
+	RD_REFUSE,  /* strict mode and no mount qualifies */
+};
+
+/* State of one decision, from request to outcome. */
+struct rd_ctx {
+	const struct rd_req *req;            /* what the program asked */
+	bool timed;                          /* logging: measure elapsed time */
+	struct timespec t0;                  /* when the call entered libiosig */
+	struct iosig_sig sig;                /* evaluated signature (have_sig) */
+	bool have_sig;                       /* sig is valid: tag and log it */
+	char dir[PATH_MAX];                  /* directory part of the path */
+	const char *base;                    /* last component (points into req->path) */
+	int pfd;                             /* O_PATH descriptor of dir, or -1 */
+	char abs_path[PATH_MAX];             /* absolute path of the file, "" if unknown */
+	const struct iosig_catalog *catalog; /* the process-wide catalog, once asked */
+	struct iosig_candidate *cands;       /* every mount's verdict (logging only) */
+	size_t ncands;                       /* entries in cands */
+	struct iosig_choice choice;          /* what selection returned */
+	const struct iosig_mount *chosen;    /* selected mount, NULL if none */
+	const struct iosig_mount *placed;    /* mount the data is on, when known */
+	struct rt_job job;                   /* job identity (global signatures) */
+	bool global_name;                    /* deterministic name used */
+	int ddfd;                            /* data directory descriptor or -1 */
+	bool ddfd_owned;                     /* close ddfd when done */
+	char name[NAME_MAX + 1];             /* data file name in the data directory */
+	char data_path[PATH_MAX];            /* absolute path of the data file, "" if none */
+	bool created;                        /* we created the data file (undo removes it) */
+	bool linked;                         /* we created the link (undo removes it) */
+	int fd;                              /* data file descriptor (RD_DONE) */
+	const char *action;                  /* for the log: see docs/runtime.md */
+	char reason[480];                    /* fallback reason, "" if none */
+	int err;                             /* negative errno of a failed internal step */
+};
+
+static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
+{
+	c->req = req;
+	c->timed = declog_enabled();
+	if (c->timed)
+		clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	c->have_sig = false;
+	c->base = NULL;
+	c->pfd = -1;
+	c->abs_path[0] = '\0';
+	c->catalog = NULL;
+	c->cands = NULL;
+	c->ncands = 0;
+	c->chosen = NULL;
+	c->placed = NULL;
+	c->job.id[0] = '\0';
+	c->job.source = NULL;
+	c->global_name = false;
+	c->ddfd = -1;
+	c->ddfd_owned = false;
+	c->name[0] = '\0';
+	c->data_path[0] = '\0';
+	c->created = false;
+	c->linked = false;
+	c->fd = -1;
+	c->action = "plain";
+	c->reason[0] = '\0';
+	c->err = 0;
+}
+
+/* Closes the directory descriptor, so that the descriptor the program gets
+ * is the lowest free number (rd_undo reopens it if needed). */
+static void ctx_close_dir(struct rd_ctx *c)
+{
+	if (c->pfd >= 0)
+		close(c->pfd);
+	c->pfd = -1;
+}
+
+/* Releases everything the decision holds except a data descriptor handed
+ * over to the program; call after logging (the log reads the candidates). */
+static void ctx_done(struct rd_ctx *c)
+{
+	ctx_close_dir(c);
+	if (c->ddfd_owned && c->ddfd >= 0)
+		close(c->ddfd);
+	c->ddfd = -1;
+	c->ddfd_owned = false;
+	free(c->cands);
+	c->cands = NULL;
+}
+
+/* Records why the call falls back; err is the failing step's -errno. */
+static int fallback(struct rd_ctx *c, const char *action, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fallback(struct rd_ctx *c, const char *action, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->action = action;
+	c->err = err;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+	return RD_PLAIN;
+}
+
+/* Removes the link and the data file this decision created. */
+static void rd_undo(struct rd_ctx *c)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	if (c->linked && c->pfd < 0)
+		c->pfd = openat(c->req->dirfd, c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->linked && c->pfd >= 0) {
+		/* Only our own link: the name may have been replaced meanwhile. */
+		n = readlinkat(c->pfd, c->base, buf, sizeof(buf) - 1);
+		if (n >= 0) {
+			buf[n] = '\0';
+			if (!strcmp(buf, c->data_path))
+				unlinkat(c->pfd, c->base, 0);
+		}
+	}
+	c->linked = false;
+	if (c->created && c->ddfd >= 0)
+		unlinkat(c->ddfd, c->name, 0);
+	c->created = false;
+}
+
+/* The caller's flags for the data file: ours for creation and links. */
+static int data_flags(int flags)
+{
+	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_TMPFILE | O_DIRECTORY | O_PATH);
+	return flags | O_NOFOLLOW | O_CLOEXEC;
+}
+
+/*
+ * Creates (or, for a global name another rank created, opens) the data
+ * file.  Returns 0 with c->fd set, or a negative errno with the reason.
+ */
+static int create_data(struct rd_ctx *c)
+{
+	const struct rd_req *req = c->req;
+	int flags = data_flags(req->flags);
+	struct stat st;
+	int fd, e;
+
+	fd = openat(c->ddfd, c->name, flags | O_CREAT | O_EXCL, req->mode);
+	if (fd >= 0) {
+		c->created = true;
+		c->fd = fd;
+		return 0;
+	}
+	e = errno;
+	if (e != EEXIST || !c->global_name) {
+		/* A file system may create the file and then refuse the open
+		 * (O_DIRECT on tmpfs before Linux 6.6): remove what the failed
+		 * O_EXCL call left, which nobody else can have opened under an
+		 * unpredictable name. */
+		if (e != EEXIST && !c->global_name)
+			unlinkat(c->ddfd, c->name, 0);
+		fallback(c, "fallback", -e, "cannot create the data file %s: %s", c->data_path,
+			 strerror(e));
+		return -e;
+	}
+	/* Another rank of the job created the shared file first. */
+	if (req->flags & O_EXCL) {
+		fallback(c, "fallback", -EEXIST,
+			 "the job's shared data file %s exists and the call asked O_EXCL: the plain call decides",
+			 c->data_path);
+		return -EEXIST;
+	}
+	fd = openat(c->ddfd, c->name, flags & ~O_CREAT, req->mode);
+	if (fd < 0) {
+		e = errno;
+		fallback(c, "fallback", -e, "cannot open the job's shared data file %s: %s",
+			 c->data_path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		fallback(c, "fallback", -EPERM,
+			 "the job's shared data file %s is not a regular file of this user", c->data_path);
+		return -EPERM;
+	}
+	c->fd = fd;
+	return 0;
+}
+
+void (*rd_fault_before_link)(int dirfd, const char *name, const char *target);
+
+/* Links the data file at the original name.  0 or a negative errno. */
+static int make_link(struct rd_ctx *c)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+	int e;
+
+	if (rd_fault_before_link)
+		rd_fault_before_link(c->pfd, c->base, c->data_path);
+	if (!symlinkat(c->data_path, c->pfd, c->base)) {
+		c->linked = true;
+		return 0;
+	}
+	e = errno;
+	if (e == EEXIST && c->global_name) {
+		/* Another rank linked first: fine if it is the same file. */
+		n = readlinkat(c->pfd, c->base, buf, sizeof(buf) - 1);
+		if (n >= 0) {
+			buf[n] = '\0';
+			if (!strcmp(buf, c->data_path))
+				return 0;
+		}
+	}
+	fallback(c, "fallback", -e, "cannot create the link %s -> %s: %s",
+		 c->abs_path[0] ? c->abs_path : c->req->path, c->data_path, strerror(e));
+	return -e;
+}
+
+/* The process-wide catalog into c->catalog; false (with the reason) if it
+ * cannot be built. */
+static bool get_catalog(struct rd_ctx *c)
+{
+	struct iosig_error err;
+
+	memset(&err, 0, sizeof(err));
+	c->catalog = cat_default(&err);
+	if (!c->catalog)
+		fallback(c, "fallback", -EIO, "catalog: %s", err.msg[0] ? err.msg : "cannot be built");
+	return c->catalog != NULL;
+}
+
+/*
+ * Decides what to do with req and, for RD_DONE, creates the data file and
+ * the link.  Leaves c->pfd open for the caller (ctx_close_dir / rd_undo).
+ */
+static int rd_decide(struct rd_ctx *c)
+{
+	const struct rd_req *req = c->req;
+	const struct rt_env *env = rt_env();
+	char why[400];
+	struct stat st;
+	size_t len;
+	int r;
+
+	r = sig_eval(req, &c->sig, why, sizeof(why));
+	if (r < 0)
+		return fallback(c, "ignored", 0, "signature ignored: %s", why);
+	c->have_sig = true;
+	rt_jobwide_apply(&c->sig);
+
+	if ((req->flags & O_TMPFILE) == O_TMPFILE)
+		return fallback(c, "plain", 0, "O_TMPFILE creates an unnamed file: not redirected");
+	if (req->flags & (O_DIRECTORY | O_PATH))
+		return fallback(c, "plain", 0, "O_DIRECTORY/O_PATH open no regular file to create");
+	if (!(req->flags & O_CREAT)) {
+		c->action = "open";
+		return RD_PLAIN;
+	}
+	if (req->flags & O_NOFOLLOW)
+		return fallback(c, "plain", 0, "O_NOFOLLOW: the caller refuses a symbolic link at the path");
+	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
+		return fallback(c, "plain", 0,
+				"the path cannot name a new file (empty, trailing slash, '.', '..' or too long)");
+
+	c->pfd = openat(req->dirfd, c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->pfd < 0)
+		return fallback(c, "plain", 0, "cannot open the directory '%s': %s", c->dir,
+				strerror(errno));
+	if (!fstatat(c->pfd, c->base, &st, AT_SYMLINK_NOFOLLOW)) {
+		c->action = "existing";
+		return RD_PLAIN;
+	}
+	if (errno != ENOENT)
+		return fallback(c, "plain", 0, "cannot look at '%s': %s", req->path, strerror(errno));
+
+	r = dir_abs_path(c->pfd, c->dir, req->dirfd, c->abs_path, sizeof(c->abs_path));
+	len = strlen(c->abs_path);
+	if (r < 0 || len + 1 + strlen(c->base) + 1 > sizeof(c->abs_path)) {
+		c->abs_path[0] = '\0';
+		return fallback(c, "fallback", r < 0 ? r : -ENAMETOOLONG,
+				"cannot resolve the directory of '%s'", req->path);
+	}
+	if (len > 1)
+		c->abs_path[len++] = '/';
+	strcpy(c->abs_path + len, c->base);
+
+	if (!get_catalog(c))
+		return RD_PLAIN;
+	if (declog_enabled()) {
+		c->ncands = iosig_catalog_size(c->catalog);
+		c->cands = c->ncands ? calloc(c->ncands, sizeof(*c->cands)) : NULL;
+		if (!c->cands)
+			c->ncands = 0;
+	}
+	r = iosig_select(c->catalog, &c->sig, c->abs_path, c->cands, &c->choice);
+	if (r < 0)
+		return fallback(c, "fallback", r, "selection failed: %s", strerror(-r));
+	if (c->choice.index < 0 || !c->choice.mount) {
+		if (env->strict) {
+			c->action = "strict";
+			snprintf(c->reason, sizeof(c->reason),
+				 "no mount satisfies the signature (%u candidates, see their verdicts); IOSIG_STRICT fails the call with %s",
+				 (unsigned)iosig_catalog_size(c->catalog), strerror(RD_STRICT_ERRNO));
+			return RD_REFUSE;
+		}
+		return fallback(c, "fallback", 0,
+				"no mount satisfies the signature: the file stays where the program asked");
+	}
+	c->chosen = c->choice.mount;
+
+	if (fstat(c->pfd, &st))
+		return fallback(c, "fallback", -errno, "cannot stat the directory of '%s'", req->path);
+	if ((uint64_t)st.st_dev == c->chosen->dev) {
+		c->placed = c->chosen;
+		c->action = "direct";
+		return RD_PLAIN;
+	}
+	if (env->dryrun) {
+		c->action = "dryrun";
+		return RD_PLAIN;
+	}
+	if (!c->chosen->data_dir || c->chosen->data_dir[0] != '/')
+		return fallback(c, "fallback", -ENOENT, "mount %s has no absolute data directory",
+				c->chosen->path);
+
+	c->ddfd = ddir_get(c->chosen, &c->ddfd_owned, why, sizeof(why));
+	if (c->ddfd < 0) {
+		r = c->ddfd;
+		c->ddfd = -1;
+		return fallback(c, "fallback", r, "%s", why);
+	}
+	if (c->sig.set & IOSIG_HAS(IOSIG_P_GLOBAL)) {
+		rt_job_identity(&c->job);
+		c->global_name = c->job.id[0] != '\0';
+	}
+	if (c->global_name)
+		name_global(c->name, sizeof(c->name), c->job.id, c->abs_path, c->base);
+	else
+		name_local(c->name, sizeof(c->name), c->base);
+	if ((size_t)snprintf(c->data_path, sizeof(c->data_path), "%s/%s", c->chosen->data_dir,
+			     c->name) >= sizeof(c->data_path)) {
+		c->data_path[0] = '\0';
+		return fallback(c, "fallback", -ENAMETOOLONG, "data path too long under %s",
+				c->chosen->data_dir);
+	}
+
+	r = create_data(c);
+	if (r < 0) {
+		c->data_path[0] = '\0';
+		return RD_PLAIN;
+	}
+	/* A setgid directory gives new files its group: keep that promise
+	 * (st is still the directory's). */
+	if ((st.st_mode & S_ISGID) && c->created)
+		(void)!fchown(c->fd, (uid_t)-1, st.st_gid);
+	r = make_link(c);
+	if (r < 0) {
+		rd_undo(c);
+		c->data_path[0] = '\0';
+		return RD_PLAIN;
+	}
+	c->placed = c->chosen;
+	c->action = "redirected";
+	return RD_DONE;
+}
+
+/* ------------------------------------------------------------------------
+ * Finishing a call: descriptor number, tag, log
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Gives the program the descriptor the plain call would have: the lowest
+ * free number, FD_CLOEXEC only if asked.  Consumes fd.
+ */
+static int fd_for_caller(int fd, bool cloexec)
+{
+	int low = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+
+	if (low >= 0 && low < fd) {
+		close(fd);
+		return low;
+	}
+	if (low >= 0)
+		close(low);
+	if (!cloexec)
+		fcntl(fd, F_SETFD, 0);
+	return fd;
+}
+
+/* Tags fd (>= 0) after an annotated call, or clears a stale tag. */
+static void tag_result(const struct rd_ctx *c, int fd)
+{
+	if (fd < 0)
+		return;
+	if (!c->have_sig) {
+		tag_clear(fd);
+		return;
+	}
+	if (tag_set(fd, &c->sig, c->placed, c->abs_path[0] ? c->abs_path : c->req->path,
+		    c->data_path[0] ? c->data_path : NULL))
+		tag_clear(fd);
+}
+
+static void log_result(struct rd_ctx *c, int result, int err)
+{
+	const struct rd_req *req = c->req;
+	struct declog_rec rec;
+	struct timespec t1;
+
+	if (!c->timed)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	memset(&rec, 0, sizeof(rec));
+	rec.site = req->site;
+	rec.call = req->call;
+	rec.path = req->path;
+	rec.dirfd = req->dirfd;
+	rec.abs_path = c->abs_path[0] ? c->abs_path : NULL;
+	rec.flags = req->flags;
+	rec.mode = req->mode;
+	rec.fmode = req->fmode;
+	rec.values = req->values;
+	rec.nvalues = req->nvalues <= RD_MAX_VALUES ? req->nvalues : RD_MAX_VALUES;
+	rec.sig = c->have_sig ? &c->sig : NULL;
+	rec.cands = c->cands;
+	rec.ncands = c->ncands;
+	rec.chosen = c->chosen;
+	rec.throughput = c->chosen ? c->choice.throughput : 0;
+	rec.job = c->global_name ? c->job.id : NULL;
+	rec.action = c->action;
+	rec.data_path = c->data_path[0] ? c->data_path : NULL;
+	rec.reason = c->reason[0] ? c->reason : NULL;
+	rec.result = result;
+	rec.err = err;
+	rec.elapsed = (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9;
+	declog_decision(&rec);
+}
+
+/*
+ * Ends a call that returns a descriptor: tags it, logs the decision,
+ * releases the decision and leaves errno as the plain call would (the
+ * caller's value on success, `err` on failure).  Returns fd.
+ */
+static int finish_fd(struct rd_ctx *c, int fd, int err, int saved)
+{
+	tag_result(c, fd);
+	log_result(c, fd, fd < 0 ? err : 0);
+	ctx_done(c);
+	errno = fd < 0 ? err : saved;
+	return fd;
+}
+
+/* The same for a call that returns a stream. */
+static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved)
+{
+	if (fp)
+		tag_result(c, fileno(fp));
+	log_result(c, fp ? fileno(fp) : -1, fp ? 0 : err);
+	ctx_done(c);
+	errno = fp ? saved : err;
+	return fp;
+}
+
+/* Strict mode refused the call: log it, release, set errno. */
+static void finish_refused(struct rd_ctx *c)
+{
+	log_result(c, -1, RD_STRICT_ERRNO);
+	ctx_done(c);
+	errno = RD_STRICT_ERRNO;
+}
+
+/* The plain call the program wrote. */
+static int plain_openat(const struct rd_req *req)
+{
+	return openat(req->dirfd, req->path, req->flags, req->mode);
+}
+
+int rd_openat(const struct rd_req *req)
+{
+	int saved = errno;
+	struct rd_ctx c;
+	int fd;
+
+	if (rt_env()->disable) {
+		fd = plain_openat(req);
+		if (fd >= 0)
+			tag_clear(fd);
+		return fd;
+	}
+	ctx_init(&c, req);
+	switch (rd_decide(&c)) {
+	case RD_DONE:
+		ctx_close_dir(&c);
+		fd = fd_for_caller(c.fd, req->flags & O_CLOEXEC);
+		c.fd = -1;
+		return finish_fd(&c, fd, 0, saved);
+	case RD_REFUSE:
+		finish_refused(&c);
+		return -1;
+	default:
+		break;
+	}
+	/* Close first: the plain call must get the lowest free number. */
+	ctx_close_dir(&c);
+	fd = plain_openat(req);
+	return finish_fd(&c, fd, errno, saved);
+}
+
+int rd_prepare(const struct rd_req *req, char *ret_data_path, size_t size)
+{
+	int saved = errno;
+	struct rd_ctx c;
+	int r;
+
+	if (ret_data_path && size)
+		ret_data_path[0] = '\0';
+	if (rt_env()->disable)
+		return 0;
+	ctx_init(&c, req);
+	if (req->flags & O_EXCL) {
+		/* The program's own open must be the one that creates the file. */
+		fallback(&c, "plain", 0, "O_EXCL: the program's own open creates the file");
+		r = 0;
+		goto out_log;
+	}
+	switch (rd_decide(&c)) {
+	case RD_DONE:
+		close(c.fd);
+		c.fd = -1;
+		c.action = "prepared";
+		if (ret_data_path && size)
+			snprintf(ret_data_path, size, "%s", c.data_path);
+		r = 0;
+		break;
+	case RD_REFUSE:
+		r = -RD_STRICT_ERRNO;
+		break;
+	default:
+		r = c.err;
+		break;
+	}
+out_log:
+	ctx_close_dir(&c);
+	log_result(&c, -1, r < 0 ? -r : 0);
+	ctx_done(&c);
+	errno = saved;
+	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * Streams
+ * ---------------------------------------------------------------------- */
+
+/*
+ * open(2) flags of an fopen mode as glibc reads it (first character, then
+ * up to six modifiers).  False for a mode fopen rejects.  *ret_ccs is set
+ * for ",ccs=" (wide-character encodings), which only fopen itself handles.
+ */
+static bool fmode_flags(const char *mode, int *ret_flags, bool *ret_ccs)
+{
+	int flags;
+
+	if (!mode)
+		return false;
+	switch (mode[0]) {
+	case 'r': flags = O_RDONLY; break;
+	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: return false;
+	}
+	for (int i = 1; i < 7 && mode[i]; i++) {
+		switch (mode[i]) {
+		case '+': flags = (flags & ~O_ACCMODE) | O_RDWR; break;
+		case 'x': flags |= O_EXCL; break;
+		case 'e': flags |= O_CLOEXEC; break;
+		default: break;   /* b, m, c and unknown characters: no open flag */
+		}
+	}
+	*ret_flags = flags;
+	*ret_ccs = strstr(mode, ",ccs=") != NULL;
+	return true;
+}
+
+/* The mode for fdopen/freopen of the file we created: without 'x' (the
+ * exclusive creation already happened). */
+static void fmode_no_excl(const char *mode, char *buf, size_t size)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; mode[i] && j + 1 < size; i++) {
+		if (mode[i] != 'x' || i >= 7)
+			buf[j++] = mode[i];
+	}
+	buf[j] = '\0';
+}
+
+static FILE *plain_fopen(const char *path, const char *mode, bool large)
+{
+	return large ? fopen64(path, mode) : fopen(path, mode);
+}
+
+/* Reads the site's run-time values (doubles) from the variadic arguments;
+ * returns how many the site declares. */
+static unsigned collect_values(const struct iosig_site *site, va_list ap, double *values)
+{
+	unsigned n;
+
+	if (!site_ok(site))
+		return 0;
+	n = site->nvalues < RD_MAX_VALUES ? site->nvalues : RD_MAX_VALUES;
+	for (unsigned i = 0; i < n; i++)
+		values[i] = va_arg(ap, double);
+	return site->nvalues;
+}
+
+/* A request for a stream call; *ret_ok is false for a mode fopen rejects or
+ * a ",ccs=" mode (both are left to the plain call). */
+static void stream_req(struct rd_req *req, const struct iosig_site *site, const char *call,
+		       const char *path, const char *mode, const double *values, unsigned n,
+		       bool *ret_ok, const char **ret_why)
+{
+	bool ccs = false;
+	int flags = 0;
+
+	*ret_ok = fmode_flags(mode, &flags, &ccs) && !ccs;
+	*ret_why = ccs ? "',ccs=' modes are left to fopen" : "not a mode fopen accepts";
+	req->site = site;
+	req->sig = NULL;
+	req->call = call;
+	req->dirfd = AT_FDCWD;
+	req->path = path;
+	req->flags = flags;
+	req->mode = 0666;      /* what fopen passes to open(2) */
+	req->fmode = mode;
+	req->values = values;
+	req->nvalues = n;
+}
+
+/* A stream call that is done plainly whatever the signature (bad mode,
+ * ",ccs=", no path): evaluated for the tag and the log only. */
+static void stream_plain(struct rd_ctx *c, const char *why)
+{
+	char buf[400];
+
+	if (!sig_eval(c->req, &c->sig, buf, sizeof(buf)))
+		c->have_sig = true;
+	fallback(c, "plain", 0, "%s", why);
+}
+
+static FILE *fopen_common(const struct iosig_site *site, const char *call, const char *path,
+			  const char *mode, va_list ap, bool large)
+{
+	double values[RD_MAX_VALUES];
+	unsigned n = collect_values(site, ap, values);
+	int saved = errno;
+	const char *why;
+	char buf[400];
+	struct rd_req req;
+	struct rd_ctx c;
+	bool ok;
+	FILE *fp;
+	int fd, err;
+
+	if (rt_env()->disable) {
+		fp = plain_fopen(path, mode, large);
+		if (fp)
+			tag_clear(fileno(fp));
+		return fp;
+	}
+	stream_req(&req, site, call, path, mode, values, n, &ok, &why);
+	ctx_init(&c, &req);
+	if (!ok || !path) {
+		stream_plain(&c, path ? why : "no path");
+	} else {
+		switch (rd_decide(&c)) {
+		case RD_DONE:
+			ctx_close_dir(&c);
+			fd = fd_for_caller(c.fd, req.flags & O_CLOEXEC);
+			c.fd = -1;
+			fmode_no_excl(mode, buf, sizeof(buf));
+			fp = fdopen(fd, buf);
+			if (fp)
+				return finish_stream(&c, fp, 0, saved);
+			err = errno;
+			c.fd = fd;
+			rd_undo(&c);
+			c.data_path[0] = '\0';
+			c.placed = NULL;
+			fallback(&c, "fallback", -err, "fdopen: %s", strerror(err));
+			break;
+		case RD_REFUSE:
+			finish_refused(&c);
+			return NULL;
+		default:
+			break;
+		}
+	}
+	ctx_close_dir(&c);
+	fp = plain_fopen(path, mode, large);
+	return finish_stream(&c, fp, errno, saved);
+}
+
+/*
+ * True if the owner may open the file we created (fstat of fd) the way
+ * `flags` ask: freopen reopens it by name, so a umask that removed the
+ * owner's bits would make that fail where the plain call would not.
+ */
+static bool owner_can_reopen(int fd, int flags)
+{
+	int acc = flags & O_ACCMODE;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	if (geteuid() == 0)
+		return true;
+	if ((acc == O_RDONLY || acc == O_RDWR) && !(st.st_mode & S_IRUSR))
+		return false;
+	if ((acc == O_WRONLY || acc == O_RDWR) && !(st.st_mode & S_IWUSR))
+		return false;
+	return true;
+}
+
+FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char *mode,
+		    FILE *stream, ...)
+{
+	double values[RD_MAX_VALUES];
+	int saved = errno;
+	const char *why;
+	char fdmode[64];
+	struct rd_req req;
+	struct rd_ctx c;
+	va_list ap;
+	unsigned n;
+	bool ok;
+	FILE *fp;
+
+	va_start(ap, stream);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	if (rt_env()->disable) {
+		fp = freopen(path, mode, stream);
+		if (fp)
+			tag_clear(fileno(fp));
+		return fp;
+	}
+	stream_req(&req, site, "freopen", path, mode, values, n, &ok, &why);
+	ctx_init(&c, &req);
+	fmode_no_excl(mode ? mode : "", fdmode, sizeof(fdmode));
+	if (!ok || !path) {
+		stream_plain(&c, path ? why : "no path: freopen changes the mode of the stream");
+	} else {
+		switch (rd_decide(&c)) {
+		case RD_DONE:
+			if (!owner_can_reopen(c.fd, req.flags)) {
+				rd_undo(&c);
+				c.data_path[0] = '\0';
+				c.placed = NULL;
+				fallback(&c, "fallback", -EACCES,
+					 "the umask leaves the owner no access to reopen the file by name");
+				break;
+			}
+			close(c.fd);
+			c.fd = -1;
+			ctx_close_dir(&c);
+			/* Reopen through the link: freopen must keep the FILE object.
+			 * Without 'x': the exclusive creation already happened. */
+			fp = freopen(path, fdmode, stream);
+			return finish_stream(&c, fp, errno, saved);
+		case RD_REFUSE:
+			finish_refused(&c);
+			/* freopen closes the original stream whatever happens. */
+			fclose(stream);
+			errno = RD_STRICT_ERRNO;
+			return NULL;
+		default:
+			break;
+		}
+	}
+	ctx_close_dir(&c);
+	fp = freopen(path, mode, stream);
+	return finish_stream(&c, fp, errno, saved);
+}
+
+FILE *iosig_fopen(const struct iosig_site *site, const char *path, const char *mode, ...)
+{
+	va_list ap;
+	FILE *fp;
+
+	va_start(ap, mode);
+	fp = fopen_common(site, "fopen", path, mode, ap, false);
+	va_end(ap);
+	return fp;
+}
+
+FILE *iosig_fopen64(const struct iosig_site *site, const char *path, const char *mode, ...)
+{
+	va_list ap;
+	FILE *fp;
+
+	va_start(ap, mode);
+	fp = fopen_common(site, "fopen64", path, mode, ap, true);
+	va_end(ap);
+	return fp;
+}
+
+/* ------------------------------------------------------------------------
+ * open(2)-like entry points
+ * ---------------------------------------------------------------------- */
+
+static int open_common(const struct iosig_site *site, const char *call, int dirfd,
+		       const char *path, int flags, mode_t mode, va_list ap)
+{
+	double values[RD_MAX_VALUES];
+	struct rd_req req;
+
+	req.site = site;
+	req.sig = NULL;
+	req.call = call;
+	req.dirfd = dirfd;
+	req.path = path;
+	req.flags = flags;
+	req.mode = mode;
+	req.fmode = NULL;
+	req.nvalues = collect_values(site, ap, values);
+	req.values = values;
+	return rd_openat(&req);
+}
+
+int iosig_open(const struct iosig_site *site, const char *path, int flags, mode_t mode, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, mode);
+	fd = open_common(site, "open", AT_FDCWD, path, flags, mode, ap);
+	va_end(ap);
+	return fd;
+}
+
+int iosig_open64(const struct iosig_site *site, const char *path, int flags, mode_t mode, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, mode);
+	fd = open_common(site, "open64", AT_FDCWD, path, flags | O_LARGEFILE, mode, ap);
+	va_end(ap);
+	return fd;
+}
+
+int iosig_openat(const struct iosig_site *site, int dirfd, const char *path, int flags,
+		 mode_t mode, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, mode);
+	fd = open_common(site, "openat", dirfd, path, flags, mode, ap);
+	va_end(ap);
+	return fd;
+}
+
+int iosig_creat(const struct iosig_site *site, const char *path, mode_t mode, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, mode);
+	fd = open_common(site, "creat", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, ap);
+	va_end(ap);
+	return fd;
+}
+
+int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+{
+	double values[RD_MAX_VALUES];
+	struct rd_req req;
+	va_list ap;
+
+	va_start(ap, flags);
+	req.nvalues = collect_values(site, ap, values);
+	va_end(ap);
+	req.site = site;
+	req.sig = NULL;
+	req.call = "prepare";
+	req.dirfd = dirfd;
+	req.path = path;
+	req.flags = flags;
+	req.mode = 0666;       /* what C++ streams pass to open(2) */
+	req.fmode = NULL;
+	req.values = values;
+	return rd_prepare(&req, NULL, 0);
+}
+
+void iosig_jobwide(const struct iosig_site *site, ...)
+{
+	double values[RD_MAX_VALUES];
+	int saved = errno;
+	struct iosig_sig sig;
+	struct rd_req req;
+	char why[400];
+	va_list ap;
+
+	va_start(ap, site);
+	memset(&req, 0, sizeof(req));
+	req.nvalues = collect_values(site, ap, values);
+	va_end(ap);
+	if (rt_env()->disable)
+		return;
+	req.site = site;
+	req.call = "jobwide";
+	req.dirfd = AT_FDCWD;
+	req.values = values;
+	if (sig_eval(&req, &sig, why, sizeof(why)) == 0) {
+		rt_jobwide_set(&sig);
+		declog_event("jobwide", site, NULL, &sig);
+	}
+	errno = saved;
+}

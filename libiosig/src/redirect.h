@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * redirect.h - the create-elsewhere-and-link mechanism behind the
+ * compiler-generated entry points (iosig_open ... iosig_prepare), with an
+ * interface iosig-redirect can drive with signatures from its own rules.
+ * Private.
+ */
+#ifndef IOSIG_REDIRECT_H
+#define IOSIG_REDIRECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "iosig.h"
+
+/* Most run-time values one site may pass; a site with more is ignored
+ * (logged) and its calls stay plain. */
+#define RD_MAX_VALUES 64
+
+/* STRICT mode: errno of an annotated call when no mount satisfies the
+ * signature ("no such device": no storage here can hold this file). */
+#define RD_STRICT_ERRNO ENODEV
+
+/* One annotated open, from a compiler-generated site or an iosig-redirect rule. */
+struct rd_req {
+	const struct iosig_site *site;   /* call site, or NULL for a rule */
+	const struct iosig_sig *sig;     /* evaluated signature (rules); NULL: evaluate site */
+	const char *call;                /* entry point for the log: "open", "fopen" ... */
+	int dirfd;                       /* AT_FDCWD or openat's directory descriptor */
+	const char *path;                /* as the program gave it */
+	int flags;                       /* open(2) flags of the intended open */
+	mode_t mode;                     /* creation mode (before umask) */
+	const char *fmode;               /* fopen/freopen mode for the log, else NULL */
+	const double *values;            /* the site's run-time values */
+	unsigned nvalues;
+};
+
+/*
+ * open(2) semantics for an annotated call: decides, and when the file is to
+ * be created elsewhere creates it there, links it at req->path and returns
+ * the descriptor; otherwise (and on any internal failure) returns what
+ * openat(req->dirfd, req->path, req->flags, req->mode) returns, errno
+ * included.  Tags the descriptor and logs the decision.
+ */
+int rd_openat(const struct rd_req *req);
+
+/*
+ * The prepare half of a redirect (iosig_prepare, `iosig-redirect prepare`):
+ * the same decision, and when the file is to be created elsewhere, create
+ * the empty data file and the link and open nothing for the caller.  0 when
+ * done or when nothing was to be done (path exists, same filesystem, dry
+ * run, disabled), -RD_STRICT_ERRNO in strict mode when no mount qualifies,
+ * else the negative errno of the internal step that failed.  When
+ * ret_data_path is not NULL it receives the data path ("" if none).
+ */
+int rd_prepare(const struct rd_req *req, char *ret_data_path, size_t size);
+
+/*
+ * Splits `path` into its directory (copied into dir; "." when none) and last
+ * component (pointing into path).  False for paths that cannot name a
+ * regular file to create: empty, a trailing slash, "." or "..", a
+ * component longer than NAME_MAX.
+ */
+bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_base);
+
+/*
+ * Fault injection for tests: when set, called between the creation of the
+ * data file and the symlinkat at the original name (dirfd, name, the link's
+ * target), to make what another process could do in that window happen
+ * deterministically.  NULL in normal operation.
+ */
+extern void (*rd_fault_before_link)(int dirfd, const char *name, const char *target);
+
+/* Forgets cached signatures and data-directory descriptors (tests). */
+void rd_reset(void);
+
+#endif /* IOSIG_REDIRECT_H */
