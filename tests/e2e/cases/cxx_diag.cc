@@ -1,0 +1,37 @@
+/*
+ * C++-specific diagnostics: a name the lambda does not capture, member
+ * functions and overloaded functions in values, a pragma in a template that
+ * describes nothing (reported once, not once per instantiation).
+ */
+#include <fcntl.h>
+
+struct Conf {
+	long chunk;
+	long size() const { return chunk; }
+};
+
+long scaled(long x) { return x; }
+long scaled(double x) { return (long)x; }
+
+template <typename T>
+int unbound(T n)
+{
+	int fd = -1;
+
+#pragma io sig size_per_io(n) /* expect-warning#9: '#pragma io sig' is not followed by a supported call in its block; it has no effect (supported: 'open', 'open64', 'openat', 'creat', 'fopen', 'fopen64', 'freopen', and the constructors and 'open' of 'std::fstream', 'std::ifstream' and 'std::ofstream') */
+	return fd;
+}
+
+int f(const char *p, Conf &c)
+{
+	long big = 1;
+	auto l = [&]() {
+#pragma io sig totalsize(big) /* expect-error#26: 'big' is a variable of the enclosing function, which this lambda does not capture; capture it by name to use it in a signature value */
+		return open(p, O_RDONLY);
+	};
+#pragma io sig size_per_io(c.size()) /* expect-error#28: 'c.size' is not a data member; member functions and types cannot be used in a signature value */
+	int fd = open(p, O_RDONLY);
+#pragma io sig size_per_io(scaled(3)) /* expect-error#28: 'scaled' is overloaded; a signature value can only call a function declared once */
+	fd = open(p, O_RDONLY);
+	return l() + fd + unbound(1) + unbound(2L);
+}

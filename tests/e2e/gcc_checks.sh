@@ -1,0 +1,202 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Checks of the GCC plugin that are not about one program: its options,
+# its version check, the symbols it needs from GCC, the specs file, and an
+# -flto link (lto1 loads the plugin too).
+#
+# usage: gcc_checks.sh CHECK GCC GXX PLUGIN PLUGIN_DIR LIBDIR SRCDIR
+# Exit 0 passed, 1 failed, 77 skipped (with the reason).
+set -u
+check=$1 gcc=$2 gxx=$3 plugin=$4 plugin_dir=$5 libdir=$6 srcdir=$7
+export LC_ALL=C
+work=$(mktemp -d "${TMPDIR:-/tmp}/iosig-gcc-checks.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+status=0
+
+fail() {
+	echo "FAIL: $*"
+	status=1
+}
+
+# expect_fail WHAT TEXT CMD...: CMD fails and its stderr contains TEXT.
+expect_fail() {
+	what=$1 text=$2
+	shift 2
+	if "$@" >"$work/out" 2>"$work/err"; then
+		fail "$what: succeeded: $*"
+	elif ! grep -qF -- "$text" "$work/err"; then
+		fail "$what: the message is not '$text'; got:"
+		cat "$work/err"
+	else
+		echo "ok: $what"
+	fi
+}
+
+# expect_quiet WHAT CMD...: CMD succeeds and prints nothing.
+expect_quiet() {
+	what=$1
+	shift
+	if ! "$@" >"$work/out" 2>"$work/err"; then
+		fail "$what: failed: $*"
+		cat "$work/err"
+	elif [ -s "$work/err" ] || [ -s "$work/out" ]; then
+		fail "$what: printed something:"
+		cat "$work/out" "$work/err"
+	else
+		echo "ok: $what"
+	fi
+}
+
+runtime_ready() {
+	nm -D --defined-only "$libdir/libiosig.so" 2>/dev/null | grep -qw iosig_open
+}
+
+cat >"$work/plain.c" <<'EOF'
+#include <fcntl.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int fd = open(argv[argc - 1], O_RDONLY);
+	return fd < 0 ? 1 : close(fd);
+}
+EOF
+cat >"$work/sig.c" <<'EOF'
+#include <fcntl.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long chunk = 4096 * argc;
+#pragma io sig sequential size_per_io(chunk)
+	int fd = open(argv[argc - 1], O_RDONLY);
+	return fd < 0 ? 1 : close(fd);
+}
+EOF
+cp "$work/sig.c" "$work/sig.cc"
+cp "$work/plain.c" "$work/plain.cc"
+
+case $check in
+options)
+	expect_fail "unknown option" \
+		"error: unknown option '-fplugin-arg-iosig-bogus'; the options are verbose, unbound=warning|error|ignore and help" \
+		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-bogus -c "$work/plain.c" -o "$work/x.o"
+	expect_fail "bad unbound value" \
+		"error: invalid value 'maybe' in '-fplugin-arg-iosig-unbound=maybe'; use 'warning', 'error' or 'ignore'" \
+		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-unbound=maybe -c "$work/plain.c" -o "$work/x.o"
+	expect_fail "unbound without value" \
+		"error: '-fplugin-arg-iosig-unbound' needs a value" \
+		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-unbound -c "$work/plain.c" -o "$work/x.o"
+	expect_fail "verbose with a value" \
+		"error: '-fplugin-arg-iosig-verbose' takes no value (remove '=1')" \
+		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-verbose=1 -c "$work/plain.c" -o "$work/x.o"
+	if "$gcc" -fplugin="$plugin" -fplugin-arg-iosig-help -c "$work/plain.c" -o "$work/x.o" \
+		>"$work/out" 2>"$work/err" && grep -q "^Options (-fplugin-arg-iosig-OPTION):" "$work/out" &&
+		grep -q "unbound=warning|error|ignore" "$work/out"; then
+		echo "ok: help"
+	else
+		fail "help: no help text on standard output"
+		cat "$work/out" "$work/err"
+	fi
+	expect_quiet "no pragmas, C" "$gcc" -fplugin="$plugin" -c "$work/plain.c" -o "$work/x.o"
+	expect_quiet "no pragmas, C++" "$gxx" -fplugin="$plugin" -c "$work/plain.cc" -o "$work/x.o" \
+		-fplugin-arg-iosig-unbound=error
+	expect_quiet "pragmas, C++, all well" "$gxx" -fplugin="$plugin" -Wall -Wextra -c \
+		"$work/sig.cc" -o "$work/x.o"
+	expect_quiet "pragmas, C, all well" "$gcc" -fplugin="$plugin" -Wall -Wextra -c \
+		"$work/sig.c" -o "$work/x.o"
+	# -v lists the loaded plugins with their version.
+	"$gcc" -v -fplugin="$plugin" -c "$work/plain.c" -o "$work/x.o" 2>"$work/err"
+	if grep -q "iosig: [0-9.]* (built for GCC" "$work/err"; then
+		echo "ok: version in -v"
+	else
+		fail "-v does not show the plugin version"
+	fi
+	;;
+version)
+	running=$("$gcc" -dumpfullversion)
+	expect_fail "version mismatch" \
+		"iosig-test-version.so was built for GCC 4.2.1 (" \
+		"$gcc" -fplugin="$plugin_dir/iosig-test-version.so" -c "$work/plain.c" -o "$work/x.o"
+	if grep -qF "but is loaded into GCC $running (" "$work/err" &&
+		grep -qF "rebuild the plugin with the headers of this compiler ('gcc -print-file-name=plugin')" "$work/err"; then
+		echo "ok: both versions named"
+	else
+		fail "the message does not name the running GCC $running:"
+		cat "$work/err"
+	fi
+	;;
+symbols)
+	# Every symbol the plugin needs that no shared library provides must
+	# be in each program that loads it; weak ones may be missing.
+	nm -D --undefined-only "$plugin" | awk '$1 == "U" && $2 !~ /@/ { print $2 }' |
+		sort >"$work/needed"
+	[ -s "$work/needed" ] || fail "no undefined symbols found in $plugin"
+	for prog in cc1 cc1plus lto1; do
+		path=$("$gcc" -print-prog-name=$prog)
+		if [ ! -x "$path" ]; then
+			echo "skip: $prog not installed"
+			continue
+		fi
+		nm -D --defined-only "$path" | awk '{ print $3 }' | sort >"$work/have"
+		comm -23 "$work/needed" "$work/have" >"$work/missing"
+		if [ -s "$work/missing" ]; then
+			fail "$prog lacks symbols the plugin needs (declare them weak in gcc-common.h):"
+			cat "$work/missing"
+		else
+			echo "ok: $prog provides all $(wc -l <"$work/needed") symbols"
+		fi
+	done
+	if readelf -d "$plugin" | grep NEEDED | grep -qE "yaml|mount"; then
+		fail "the plugin links libyaml or libmount"
+	elif nm -D --undefined-only "$plugin" | grep -qE " (yaml_|mnt_)"; then
+		fail "the plugin references libyaml or libmount"
+	else
+		echo "ok: no libyaml, no libmount"
+	fi
+	nm -D --defined-only "$plugin" | awk '{ print $3 }' | sort >"$work/exported"
+	printf 'plugin_init\nplugin_is_GPL_compatible\n' >"$work/want"
+	if cmp -s "$work/exported" "$work/want"; then
+		echo "ok: exports plugin_init and plugin_is_GPL_compatible only"
+	else
+		fail "exported symbols:"
+		cat "$work/exported"
+	fi
+	;;
+specs)
+	specs=$plugin_dir/iosig.specs
+	[ -f "$specs" ] || { fail "no $specs"; exit 1; }
+	if ! runtime_ready; then
+		echo "SKIP: libiosig has no iosig_open yet; cannot link with -specs"
+		exit 77
+	fi
+	for src in sig.c sig.cc; do
+		driver=$gcc
+		[ "$src" = sig.cc ] && driver=$gxx
+		if "$driver" -specs="$specs" "$work/$src" -o "$work/prog" 2>"$work/err" &&
+			nm "$work/prog" | grep -q "U iosig_open" &&
+			IOSIG_DRYRUN=1 "$work/prog"; then
+			echo "ok: $driver -specs=iosig.specs $src"
+		else
+			fail "$driver -specs=iosig.specs $src did not build a program calling iosig_open"
+			cat "$work/err"
+		fi
+	done
+	;;
+lto)
+	expect_quiet "-flto compile" "$gcc" -flto -fplugin="$plugin" -c "$work/plain.c" -o "$work/plain.o"
+	expect_quiet "-flto link (lto1 loads the plugin)" "$gcc" -flto -fplugin="$plugin" \
+		"$work/plain.o" -o "$work/plain"
+	if runtime_ready; then
+		expect_quiet "-flto compile with pragmas" "$gcc" -flto -fplugin="$plugin" -c \
+			"$work/sig.c" -o "$work/sig.o"
+		expect_quiet "-flto link with pragmas" "$gcc" -flto -fplugin="$plugin" "$work/sig.o" \
+			-o "$work/sig" -L"$libdir" -liosig -Wl,-rpath,"$libdir"
+		nm "$work/sig" | grep -q "U iosig_open" || fail "the -flto program does not call iosig_open"
+	fi
+	;;
+*)
+	echo "usage: $0 options|version|symbols|specs|lto GCC GXX PLUGIN PLUGIN_DIR LIBDIR SRCDIR" >&2
+	exit 2
+	;;
+esac
+[ $status -eq 0 ] && echo PASS
+exit $status
