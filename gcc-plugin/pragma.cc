@@ -278,9 +278,13 @@ static bool gp_lex(struct gp_pragma *p)
 			gp_text_token(&t, IDENTIFIER_POINTER(v), IDENTIFIER_LENGTH(v), loc);
 			break;
 		case CPP_NUMBER:
+			ok = gp_text_number(&t, v, loc);
+			break;
 		case CPP_CHAR:
 		case CPP_UTF8CHAR:
-			ok = gp_text_number(&t, v, loc);
+			error_at(loc, "character constants cannot appear in a signature value; "
+				 "write the number");
+			ok = false;
 			break;
 		case CPP_STRING:
 		case CPP_UTF8STRING:
