@@ -171,7 +171,9 @@ specs)
 	for src in sig.c sig.cc; do
 		driver=$gcc
 		[ "$src" = sig.cc ] && driver=$gxx
-		if "$driver" -specs="$specs" "$work/$src" -o "$work/prog" 2>"$work/err" &&
+		# shellcheck disable=SC2086 # IOSIG_E2E_LDFLAGS is a list of flags
+		if "$driver" -specs="$specs" "$work/$src" -o "$work/prog" ${IOSIG_E2E_LDFLAGS:-} \
+			2>"$work/err" &&
 			nm "$work/prog" | grep -q "U iosig_open" &&
 			IOSIG_DRYRUN=1 "$work/prog"; then
 			echo "ok: $driver -specs=iosig.specs $src"
@@ -188,8 +190,9 @@ lto)
 	if runtime_ready; then
 		expect_quiet "-flto compile with pragmas" "$gcc" -flto -fplugin="$plugin" -c \
 			"$work/sig.c" -o "$work/sig.o"
+		# shellcheck disable=SC2086 # IOSIG_E2E_LDFLAGS is a list of flags
 		expect_quiet "-flto link with pragmas" "$gcc" -flto -fplugin="$plugin" "$work/sig.o" \
-			-o "$work/sig" -L"$libdir" -liosig -Wl,-rpath,"$libdir"
+			-o "$work/sig" -L"$libdir" -liosig -Wl,-rpath,"$libdir" ${IOSIG_E2E_LDFLAGS:-}
 		nm "$work/sig" | grep -q "U iosig_open" || fail "the -flto program does not call iosig_open"
 	fi
 	;;

@@ -280,8 +280,9 @@ def cmd_case(opts):
             raise Skip("libiosig in %s has no iosig_open yet: compiled and checked the "
                        "diagnostics, cannot link and run" % opts.libdir)
         exe = os.path.join(work, "case")
-        link = [cc, obj, "-o", exe, "-L" + opts.libdir, "-liosig",
-                "-Wl,-rpath," + opts.libdir]
+        # IOSIG_E2E_LDFLAGS: e.g. the sanitizers of an instrumented libiosig.
+        link = ([cc, obj, "-o", exe, "-L" + opts.libdir, "-liosig", "-Wl,-rpath," + opts.libdir] +
+                shlex.split(os.environ.get("IOSIG_E2E_LDFLAGS", "")))
         status, out, err = run(link, env=compiler_env())
         if status != 0:
             raise Failure("link failed: %s\n%s" % (" ".join(link), err))

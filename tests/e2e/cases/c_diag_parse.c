@@ -41,6 +41,13 @@ int f(const char *p)
 	fd = open(p, O_RDONLY);
 #pragma io sig persist size_per_io(4*KiB) tmp /* expect-error#43: 'tmp' contradicts 'persist' given at line 42, column 16: data cannot be both persistent and temporary; keep one of them */
 	fd = open(p, O_RDONLY);
+	/* Tokens C has but signature values do not. */
+#pragma io sig size_per_io('a') /* expect-error#28: character constants cannot appear in a signature value; write the number */
+	fd = open(p, O_RDONLY);
+#pragma io sig totalsize(L"1GiB") /* expect-error#26: wide character and string literals are not allowed in '#pragma io'; write '"..."' */
+	fd = open(p, O_RDONLY);
+#pragma io sig totalsize(x = 3) /* expect-error#28: '=' is not allowed in a signature value (a signature value cannot assign); values use numbers, units, variables, + - * / %, parentheses, a.b, a->b, a[i] and f(x) */
+	fd = open(p, O_RDONLY);
 	/* Not a contradiction: a sig's tmp overrides its definition's persist. */
 #pragma io sig name("ckpt") tmp
 	fd = open(p, O_RDONLY);

@@ -6,7 +6,7 @@
  * x/1000).  The log shows the values libiosig received, in slot order.
  *
  * run: {tmp}
- * expect-log-count: 9
+ * expect-log-count: 10
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,6 +20,8 @@ struct layout {
 	struct {
 		unsigned depth;
 	} inner;
+	unsigned flags : 3;
+	unsigned level : 5;
 };
 
 enum { RANKS = 8 };
@@ -49,7 +51,7 @@ static void with_params(const char *p, int n, const struct layout *l)
 int main(int argc, char **argv)
 {
 	const char *p = argv[0];
-	struct layout l = { 1 << 20, { 1, 2, 3 }, { 2 } };
+	struct layout l = { 1 << 20, { 1, 2, 3 }, { 2 }, 5, 17 };
 	const int *wp = weights;
 	long chunk = CHUNK_KIB * 1024;
 
@@ -93,6 +95,11 @@ int main(int argc, char **argv)
 	}
 	/* expect-log: {"site": {"line": "@-3"}, "values": [512]} */
 	/* expect-log: {"site": {"line": "@-4"}, "values": [1024]} */
+
+	/* Bit-fields. */
+#pragma io sig size_per_io(l.level * KiB + l.flags)
+	use(open(p, O_RDONLY));
+	/* expect-log: {"site": {"line": "@-2"}, "values": [17413]} */
 
 	/* A nonsensical value reaches libiosig as it is: it ignores it. */
 	long zero = 0;

@@ -4,13 +4,15 @@
  * with its own values), through references, std::fopen.
  *
  * run: {tmp}
- * expect-log-count: 8
+ * expect-log-count: 9
  */
 #include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
 
 namespace store {
+
+long stripes = 4;
 
 struct Writer {
 	long chunk = 8192;
@@ -23,6 +25,14 @@ struct Writer {
 		/* expect-log: {"site": {"line": "@-2", "call": "open"}, "values": [8192, 24576]} */
 	}
 };
+
+/* A variable of the namespace, seen from a function of the namespace. */
+static int striped(const char *p)
+{
+#pragma io sig size_per_io(stripes * MiB)
+	return open(p, O_RDONLY);
+	/* expect-log: {"site": {"line": "@-2"}, "values": [4194304]} */
+}
 
 } // namespace store
 
@@ -51,6 +61,7 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	use(w.open_file(p));
+	use(store::striped(p));
 	use(opened(p, 2));
 	use(opened(p, 3L));
 
