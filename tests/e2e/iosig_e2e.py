@@ -29,7 +29,7 @@ Directives, inside comments of the case:
                                  JSON (objects: subset; arrays, scalars: equal;
                                  numbers: to 1e-12 relative); a string "@-2"
                                  stands for the line two above the directive
-  expect-log-count: N            the log has exactly N records
+  expect-log-count: N [{JSON}]   the log has exactly N records (containing JSON)
 
 Subcommands:
   case      compile, check and run one case
@@ -90,7 +90,7 @@ class Skip(Exception):
 def parse_case(path):
     """Reads the directives and expectations of a case."""
     case = {"cflags": [], "iosig": [], "run": None, "env": {}, "exit": 0,
-            "stdout": [], "log": [], "log_count": None, "verify_notes": False,
+            "stdout": [], "log": [], "log_count": [], "verify_notes": False,
             "expect": []}
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
@@ -126,7 +126,11 @@ def parse_case(path):
             except json.JSONDecodeError as e:
                 raise Failure("%s:%d: bad JSON in expect-log: %s" % (path, num, e))
         elif name == "expect-log-count":
-            case["log_count"] = int(arg)
+            count, _, want = arg.partition(" ")
+            try:
+                case["log_count"].append((int(count), json.loads(want) if want.strip() else {}))
+            except (ValueError, json.JSONDecodeError) as e:
+                raise Failure("%s:%d: bad expect-log-count: %s" % (path, num, e))
         elif name == "verify-notes":
             case["verify_notes"] = True
     return case
@@ -230,8 +234,11 @@ def check_log(case, log_path):
                     except json.JSONDecodeError as e:
                         raise Failure("decision log line %d is not JSON (%s): %s" % (n, e, text))
     problems = []
-    if case["log_count"] is not None and len(records) != case["log_count"]:
-        problems.append("the log has %d records, expected %d" % (len(records), case["log_count"]))
+    for count, want in case["log_count"]:
+        n = sum(1 for r in records if json_contains(r, want))
+        if n != count:
+            problems.append("the log has %d records%s, expected %d" %
+                            (n, " containing " + json.dumps(want) if want else "", count))
     free = list(records)
     for num, want in case["log"]:
         for r in free:

@@ -6,7 +6,7 @@
  *
  * run: {tmp}
  * expect-stdout: ok
- * expect-log-count: 12
+ * expect-log-count: 12 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *
  * cflags: -O2 -D_FORTIFY_SOURCE=2
  * run: {tmp}
- * expect-log-count: 3
+ * expect-log-count: 3 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -5,7 +5,8 @@
  *
  * run: {tmp}
  * expect-stdout: main
- * expect-log-count: 3
+ * expect-log-count: 3 {"event": "jobwide"}
+ * expect-log-count: 0 {"event": "decision"}
  */
 #include <stdio.h>
 

@@ -6,7 +6,7 @@
  *
  * cflags: -D_FILE_OFFSET_BITS=64
  * run: {tmp}
- * expect-log-count: 5
+ * expect-log-count: 5 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *
  * run: {tmp}
  * expect-stdout: read 5 bytes: hello
- * expect-log-count: 10
+ * expect-log-count: 10 {"event": "decision"}
  */
 #define _GNU_SOURCE /* open64, fopen64 */
 #include <errno.h>

@@ -7,7 +7,7 @@
  * uses it.
  *
  * run: {tmp}
- * expect-log-count: 5
+ * expect-log-count: 5 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <unistd.h>

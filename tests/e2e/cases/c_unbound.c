@@ -5,7 +5,7 @@
  * The program still builds, and the calls that are described work.
  *
  * run: {tmp}
- * expect-log-count: 3
+ * expect-log-count: 3 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * x/1000).  The log shows the values libiosig received, in slot order.
  *
  * run: {tmp}
- * expect-log-count: 10
+ * expect-log-count: 10 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
  * with its own values), through references, std::fopen.
  *
  * run: {tmp}
- * expect-log-count: 9
+ * expect-log-count: 9 {"event": "decision"}
  */
 #include <cstdio>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * run: {tmp}
  * expect-stdout: 11 hello world
  * expect-stdout: evaluated 1 time
- * expect-log-count: 8
+ * expect-log-count: 8 {"event": "decision"}
  */
 #include <fcntl.h>
 #include <filesystem>
@@ -29,7 +29,7 @@ static std::ofstream make(const std::string &path, long chunk)
 {
 #pragma io sig sequential_access size_per_io(chunk)
 	return std::ofstream(path, std::ios::app);
-	/* expect-log: {"site": {"line": "@-2", "call": "ofstream"}, "call": "prepare", "sig": "sequential_access size_per_io($0)", "values": [65536], "flags": 1089} */
+	/* expect-log: {"site": {"line": "@-2", "call": "ofstream"}, "call": "prepare", "sig": "sequential_access size_per_io($0)", "values": [65536], "flags": "O_WRONLY|O_CREAT|O_APPEND"} */
 }
 
 int main(int argc, char **argv)
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	{
 #pragma io sig tmp size_per_io(chunk)
 		std::ofstream out(file.c_str());
-		/* expect-log: {"site": {"line": "@-2", "call": "ofstream"}, "call": "prepare", "sig": "tmp size_per_io($0)", "values": [4096], "flags": 577} */
+		/* expect-log: {"site": {"line": "@-2", "call": "ofstream"}, "call": "prepare", "sig": "tmp size_per_io($0)", "values": [4096], "flags": "O_WRONLY|O_CREAT|O_TRUNC"} */
 		out << "hello";
 	}
 	{
@@ -51,14 +51,14 @@ int main(int argc, char **argv)
 	{
 #pragma io sig random_access
 		std::ifstream in(file);
-		/* expect-log: {"site": {"line": "@-2", "call": "ifstream"}, "sig": "random_access", "flags": 0} */
+		/* expect-log: {"site": {"line": "@-2", "call": "ifstream"}, "sig": "random_access", "flags": "O_RDONLY"} */
 		std::string a, b;
 		in >> a >> b;
 		in.close();
 		std::filesystem::path fp(file);
 #pragma io sig persist
 		std::fstream io(fp, std::ios::in | std::ios::out);
-		/* expect-log: {"site": {"line": "@-2", "call": "fstream"}, "sig": "persist", "flags": 2} */
+		/* expect-log: {"site": {"line": "@-2", "call": "fstream"}, "sig": "persist", "flags": "O_RDWR"} */
 		io.seekg(0, std::ios::end);
 		std::cout << io.tellg() << " " << a << " " << b << "\n";
 	}
@@ -66,18 +66,18 @@ int main(int argc, char **argv)
 		std::ofstream o;
 #pragma io sig local
 		o.open(counted(dir + "/t.txt"), std::ios::out | std::ios::trunc);
-		/* expect-log: {"site": {"line": "@-2", "call": "ofstream::open"}, "sig": "local", "flags": 577} */
+		/* expect-log: {"site": {"line": "@-2", "call": "ofstream::open"}, "sig": "local", "flags": "O_WRONLY|O_CREAT|O_TRUNC"} */
 		std::ifstream i;
 #pragma io sig local
 		i.open(dir + "/t.txt");
-		/* expect-log: {"site": {"line": "@-2", "call": "ifstream::open"}, "flags": 0} */
+		/* expect-log: {"site": {"line": "@-2", "call": "ifstream::open"}, "flags": "O_RDONLY"} */
 		std::fstream f;
 		std::ios::openmode mode = std::ios::in;
 		if (argc > 0)
 			mode |= std::ios::app;
 #pragma io sig global
 		f.open(dir + "/t.txt", mode);
-		/* expect-log: {"site": {"line": "@-2", "call": "fstream::open"}, "flags": 1090} */
+		/* expect-log: {"site": {"line": "@-2", "call": "fstream::open"}, "flags": "O_RDWR|O_CREAT|O_APPEND"} */
 		std::cout << "evaluated " << evaluations << " time\n";
 	}
 	/* A failing open fails as usual. */
