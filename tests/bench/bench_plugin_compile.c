@@ -168,7 +168,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			snprintf(o->plugin, sizeof(o->plugin), "%s/../../gcc-plugin/iosig.so", self);
 		}
 	}
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v)
@@ -185,7 +185,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->keep = v;
 		else
 			goto usage;
-		i++;
 	}
 	if (o->runs < 1 || o->runs > MAX_RUNS || o->functions < 1 || o->functions > 100000)
 		goto usage;
