@@ -30,6 +30,16 @@ Directives, inside comments of the case:
                                  numbers: to 1e-12 relative); a string "@-2"
                                  stands for the line two above the directive
   expect-log-count: N [{JSON}]   the log has exactly N records (containing JSON)
+  mount: NAME TYPE {SETTINGS}    a filesystem of TYPE (tmpfs, ext4, xfs) made
+                                 for the run, in a private mount namespace (root
+                                 only: the case is skipped otherwise), with a
+                                 data directory; the configuration keeps it (with
+                                 the YAML settings) and ignores every other mount
+  after: COMMAND                 a shell command that must succeed after the run
+
+Placeholders in run, env, after and expect-log strings: {tmp} a fresh
+directory, {work} the case's directory, {src} the case's source directory,
+{mnt:NAME} a mount point, {iosig} the iosig tool.
 
 Subcommands:
   case      compile, check and run one case
@@ -74,7 +84,7 @@ EXPECT_RE = re.compile(r"expect-(?P<kind>error|warning|note)"
 # every compiler words them its own way, so they are never checked.
 CONTEXT_NOTE_RE = re.compile(r"^(in expansion of macro|in definition of macro|expanded from macro|"
                              r"in instantiation of|required from)")
-DIRECTIVE_RE = re.compile(r"(?://|/\*|^\s*\*)\s*(?P<name>cflags|iosig|run|env|expect-exit|"
+DIRECTIVE_RE = re.compile(r"(?://|/\*|^\s*\*)\s*(?P<name>cflags|iosig|run|env|expect-exit|mount|after|"
                           r"expect-stdout|expect-log-count|expect-log|verify-notes)"
                           r"(?::\s*(?P<arg>.*?))?\s*(?:\*/\s*)?$")
 
@@ -91,7 +101,7 @@ def parse_case(path):
     """Reads the directives and expectations of a case."""
     case = {"cflags": [], "iosig": [], "run": None, "env": {}, "exit": 0,
             "stdout": [], "log": [], "log_count": [], "verify_notes": False,
-            "expect": []}
+            "expect": [], "mounts": [], "after": []}
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     for num, text in enumerate(lines, 1):
@@ -133,7 +143,80 @@ def parse_case(path):
                 raise Failure("%s:%d: bad expect-log-count: %s" % (path, num, e))
         elif name == "verify-notes":
             case["verify_notes"] = True
+        elif name == "mount":
+            parts = arg.split(None, 2)
+            if len(parts) < 2 or parts[1] not in MOUNT_TYPES:
+                raise Failure("%s:%d: mount: NAME tmpfs|ext4|xfs [{settings}]" % (path, num))
+            try:
+                settings = json.loads(parts[2]) if len(parts) > 2 else {}
+            except json.JSONDecodeError as e:
+                raise Failure("%s:%d: bad JSON in mount: %s" % (path, num, e))
+            case["mounts"].append((parts[0], parts[1], settings))
+        elif name == "after":
+            case["after"].append(arg)
     return case
+
+
+# How each filesystem type is made: (image size or None, mkfs command).
+MOUNT_TYPES = {
+    "tmpfs": (None, None),
+    "ext4": ("64M", ["mkfs.ext4", "-q", "-F"]),
+    "xfs": ("320M", ["mkfs.xfs", "-q", "-f"]),
+}
+
+
+def substitute(value, places):
+    """Replaces {name} placeholders in strings of value (recursively)."""
+    if isinstance(value, dict):
+        return {k: substitute(v, places) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, places) for v in value]
+    if isinstance(value, str):
+        for k, v in places.items():
+            value = value.replace("{" + k + "}", v)
+    return value
+
+
+def make_mounts(case, work, places, points):
+    """Mounts the case's filesystems under work (appending each mount point
+    to points) and writes a configuration that keeps only them; returns its
+    path."""
+    config = ["version: 1", "mounts:"]
+    # Leave out every mount of the machine: patterns first, exact entries win.
+    pattern = ""
+    for _ in range(12):
+        pattern += "/*"
+        config.append('  "%s": { ignore: true }' % pattern)
+    config.append('  "/": { ignore: true }')
+    for name, kind, settings in case["mounts"]:
+        point = os.path.join(work, "mnt-" + name)
+        os.mkdir(point)
+        size, mkfs = MOUNT_TYPES[kind]
+        if mkfs:
+            image = os.path.join(work, name + ".img")
+            cmds = [["truncate", "-s", size, image], mkfs + [image],
+                    ["mount", "-o", "loop", image, point]]
+        else:
+            cmds = [["mount", "-t", "tmpfs", "-o", "size=64m", "iosig-e2e-" + name, point]]
+        for cmd in cmds:
+            status, out, err = run(cmd)
+            if status != 0:
+                raise Skip("cannot make the %s filesystem %s (%s): %s" %
+                           (kind, name, " ".join(cmd), err.strip()))
+            if cmd[0] == "mount":
+                points.append(point)
+        data = os.path.join(point, "iosig-data")
+        os.mkdir(data, 0o700)
+        places["mnt:" + name] = point
+        config.append('  "%s":' % point)
+        config.append("    ignore: false")
+        config.append('    data_dir: "%s"' % data)
+        for k, v in settings.items():
+            config.append("    %s: %s" % (k, json.dumps(v) if isinstance(v, bool) else v))
+    path = os.path.join(work, "config.yaml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(config) + "\n")
+    return path
 
 
 def relative_lines(value, num):
@@ -266,7 +349,17 @@ def cmd_case(opts):
     case = parse_case(path)
     cxx = path.endswith((".cc", ".cpp", ".cxx"))
     cc = opts.cxx if cxx else opts.cc
+    if case["mounts"] and case["run"] is not None:
+        if os.geteuid() != 0:
+            raise Skip("needs root to mount the case's filesystems")
+        if os.environ.get("IOSIG_E2E_NAMESPACE") != "1":
+            # Again in a private mount namespace: the mounts vanish with it.
+            env = dict(os.environ, IOSIG_E2E_NAMESPACE="1")
+            p = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                                sys.executable] + sys.argv, env=env)
+            sys.exit(p.returncode)
     work = tempfile.mkdtemp(prefix="iosig-e2e-", dir=opts.work)
+    points = []
     try:
         obj = os.path.join(work, "case.o")
         flags = opts.cxxflags if cxx and opts.cxxflags is not None else opts.flags
@@ -295,18 +388,21 @@ def cmd_case(opts):
             raise Failure("link failed: %s\n%s" % (" ".join(link), err))
         tmp = os.path.join(work, "tmp")
         os.mkdir(tmp)
+        places = {"tmp": tmp, "work": work, "src": os.path.dirname(path),
+                  "iosig": opts.tool or "iosig"}
         env = dict(os.environ)
         # Decide and log, but leave files where the program puts them
         # unless the case says otherwise (env: IOSIG_DRYRUN=).
         env.update({"IOSIG_LOG": os.path.join(work, "log.jsonl"), "IOSIG_DRYRUN": "1"})
+        if case["mounts"]:
+            env["IOSIG_CONFIG"] = make_mounts(case, work, places, points)
         for k, v in case["env"].items():
-            v = v.replace("{tmp}", tmp).replace("{work}", work)
+            v = substitute(v, places)
             if v == "":
                 env.pop(k, None)
             else:
                 env[k] = v
-        args = [a.replace("{tmp}", tmp).replace("{src}", os.path.dirname(path))
-                for a in case["run"]]
+        args = substitute(case["run"], places)
         status, out, err = run([exe] + args, env=env, cwd=work)
         sys.stdout.write(out)
         sys.stderr.write(err)
@@ -315,8 +411,17 @@ def cmd_case(opts):
         if case["stdout"] and out.rstrip("\n").split("\n") != case["stdout"]:
             raise Failure("standard output differs: expected\n  %s" %
                           "\n  ".join(case["stdout"]))
+        case["log"] = [(num, substitute(want, places)) for num, want in case["log"]]
         check_log(case, env["IOSIG_LOG"])
+        for cmd in case["after"]:
+            cmd = substitute(cmd, places)
+            status, out, err = run(["sh", "-c", cmd], env=env, cwd=work)
+            if status != 0:
+                raise Failure("after the run, this failed (status %d): %s\n%s%s" %
+                              (status, cmd, out, err))
     finally:
+        for point in reversed(points):
+            run(["umount", point])
         if not opts.keep:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -363,6 +468,7 @@ def main():
     ap.add_argument("--plugin", required=True, help="the iosig plugin")
     ap.add_argument("--libdir", default="", help="directory of libiosig.so")
     ap.add_argument("--include", required=True, help="directory of iosig.h")
+    ap.add_argument("--tool", default=None, help="the iosig tool (for {iosig})")
     ap.add_argument("--flags", default="", help="flags of this variant")
     ap.add_argument("--cxxflags", default=None, help="flags of this variant for C++ "
                     "(default: --flags)")
@@ -372,6 +478,8 @@ def main():
     ap.add_argument("files", nargs="+")
     opts = ap.parse_args()
     opts.file = opts.files[0]
+    opts.libdir = os.path.abspath(opts.libdir) if opts.libdir else opts.libdir
+    opts.plugin = os.path.abspath(opts.plugin)
     try:
         if opts.command == "case":
             cmd_case(opts)

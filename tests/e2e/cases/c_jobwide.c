@@ -13,7 +13,7 @@
 static int hours = 6;
 
 #pragma io jobwide lifetime(hours * h) name("nightly")
-/* expect-log: {"site": {"line": "@-1", "call": "jobwide"}} */
+/* expect-log: {"site": {"line": "@-1", "call": "jobwide"}, "sig": "lifetime($0) name(\"nightly\")", "evaluated": "lifetime(21600) name(\"nightly\")"} */
 
 int main(int argc, char **argv)
 {
@@ -22,10 +22,10 @@ int main(int argc, char **argv)
 	(void)argv;
 	puts("main");
 #pragma io jobwide lifetime(days * d)
-	/* expect-log: {"site": {"line": "@-1", "call": "jobwide"}} */
+	/* expect-log: {"site": {"line": "@-1", "call": "jobwide"}, "evaluated": "lifetime(259200)"} */
 	for (int i = 0; i < 1; i++) {
 #pragma io jobwide lifetime(30*min)
-		/* expect-log: {"site": {"line": "@-1", "call": "jobwide"}} */
+		/* expect-log: {"site": {"line": "@-1", "call": "jobwide"}, "sig": "lifetime(1800)"} */
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
  *
  * run: {tmp}
  * expect-log-count: 10 {"event": "decision"}
+ * expect-log-count: 1 {"event": "warning"}
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
 	/* Locals, a macro, a global, a struct member through '.'. */
 #pragma io sig size_per_io(chunk) totalsize(total_gib * GiB + l.stripe)
 	use(open(p, O_RDONLY));
-	/* expect-log: {"site": {"line": "@-2"}, "sig": "size_per_io($0) totalsize($1)", "values": [4096, 3222274048]} */
+	/* expect-log: {"site": {"line": "@-2"}, "sig": "size_per_io($0) totalsize($1)", "values": [4096, 3222274048], "evaluated": "size_per_io(4096) totalsize(3222274048)"} */
 
 	with_params(p, 3, &l);
 
@@ -105,6 +106,7 @@ int main(int argc, char **argv)
 	long zero = 0;
 #pragma io sig size_per_io(chunk - 10000) totalsize(chunk / zero)
 	use(open(p, O_RDONLY));
-	/* expect-log: {"site": {"line": "@-2"}, "values": [-1808, null]} */
+	/* expect-log: {"site": {"line": "@-2"}, "values": [-1808, null], "evaluated": null, "action": "ignored"} */
+	/* expect-log: {"event": "warning", "site": {"line": "@-3"}} */
 	return 0;
 }
