@@ -913,7 +913,8 @@ static int plot(const char *file, const struct vcase *cases, size_t nc, const st
 		snprintf(err->msg, sizeof(err->msg),
 			 "gnuplot not found: install gnuplot-nox (scripts/install-deps)");
 	else if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "gnuplot failed to draw %s", out);
+		snprintf(err->msg, sizeof(err->msg), "gnuplot failed (is the directory of the "
+			 "PNG writable?)");
 out_rm:
 	for (size_t i = 0; i < nm; i++) {
 		for (int p = 0; p < 4; p++) {
