@@ -67,7 +67,8 @@ struct run {
 	struct prb_result *res;
 	struct iosig_error *err;
 	double t0;                          /* start, prb_now() */
-	double wsum;                        /* sum of the weights of the phases that run */
+	double weight[PRB_PH_COUNT];        /* weights of the phases that run, else 0 */
+	double wsum;                        /* their sum */
 	double wend[PRB_PH_COUNT];          /* cumulative weight up to and including a phase */
 	enum prb_phase phase;               /* current phase */
 	double sub_lo, sub_hi;              /* part of the phase the current job covers */
@@ -129,7 +130,7 @@ static double deadline(const struct run *ru)
 static void report(struct run *ru, double done, bool force)
 {
 	double now = prb_now();
-	double before = ru->wend[ru->phase] - phase_weight[ru->phase];
+	double before = ru->wend[ru->phase] - ru->weight[ru->phase];
 	double f;
 
 	if (!ru->o->progress || (!force && now - ru->last_report < 0.05))
@@ -152,7 +153,7 @@ static void tick(void *ctx, double done)
 static void time_tick(struct run *ru)
 {
 	double start = ru->t0 + ru->o->time_budget *
-		       (ru->wend[ru->phase] - phase_weight[ru->phase]) / ru->wsum;
+		       (ru->wend[ru->phase] - ru->weight[ru->phase]) / ru->wsum;
 	double end = deadline(ru);
 
 	report(ru, end > start ? (prb_now() - start) / (end - start) : 1.0, false);
@@ -195,6 +196,7 @@ static int sync_loop(struct run *ru, struct prb_sync_job job, unsigned batch, si
 	job.cancel = ru->o->cancel;
 	job.rng = &ru->rng;
 	job.deadline = until > 0 ? until : deadline(ru);
+	job.cpu_time = ru->fs->memory;
 	while (out->n - start < max_total) {
 		size_t done = out->n - start;
 
@@ -333,6 +335,12 @@ static int buffered(struct run *ru, bool write, bool random, uint32_t bs, uint64
 	if (r == 0 && write && fdatasync(ru->fd) < 0)
 		r = -errno;
 	ret->elapsed = prb_now() - t0;
+	if (ru->fs->memory) {
+		/* The CPU time of the copies (fdatasync does nothing there). */
+		ret->elapsed = 0;
+		for (size_t i = 0; i < s.n; i++)
+			ret->elapsed += s.v[i];
+	}
 	ret->ops = s.n;
 	ret->bytes = s.n * bs;
 	ret->next = s.n * bs % job.span;
@@ -631,7 +639,7 @@ static int run_phase(struct run *ru, enum prb_phase p)
 {
 	int r = 0;
 
-	if (phase_weight[p] == 0 || ru->wend[p] == (p ? ru->wend[p - 1] : 0))
+	if (ru->weight[p] == 0)
 		return 0;
 	if (cancelled(ru))
 		return -ECANCELED;
@@ -702,8 +710,10 @@ int prb_run(struct prb_session *s, const struct prb_opts *opts, struct prb_resul
 	for (int p = 0; p < PRB_PH_COUNT; p++) {
 		bool rot_only = p == PRB_PH_SEEK || p == PRB_PH_BCW;
 
-		if (!rot_only || opts->rotational)
-			w += phase_weight[p];
+		if ((!rot_only || opts->rotational) &&
+		    !(p == PRB_PH_LATENCY && opts->latency_raw > 0))
+			ru.weight[p] = phase_weight[p];
+		w += ru.weight[p];
 		ru.wend[p] = w;
 	}
 	ru.wsum = w;
@@ -716,6 +726,11 @@ int prb_run(struct prb_session *s, const struct prb_opts *opts, struct prb_resul
 			  "before reads");
 	ru.t0 = prb_now();
 
+	if (opts->latency_raw > 0) {
+		/* Measured side by side with other mounts (prb_latency_joint()). */
+		ret->latency_raw = ret->latency = opts->latency_raw;
+		ret->have |= 1u << PRB_V_LATENCY;
+	}
 	r = run_phase(&ru, PRB_PH_LATENCY);
 	if (r < 0) {
 		fail(&ru, r, "latency");
@@ -744,5 +759,96 @@ out:
 	if (ret->block_size == 0)
 		ret->block_size = ret->block_hint;
 	ret->elapsed = prb_now() - ru.t0;
+	return r;
+}
+
+double prb_latency_weight(bool rotational)
+{
+	double w = 0;
+
+	for (int p = 0; p < PRB_PH_COUNT; p++)
+		if (rotational || (p != PRB_PH_SEEK && p != PRB_PH_BCW))
+			w += phase_weight[p];
+	return phase_weight[PRB_PH_LATENCY] / w;
+}
+
+int prb_latency_joint(struct prb_session *const *s, size_t n, double seconds,
+		      const volatile sig_atomic_t *cancel, void (*progress)(void *ctx, double done),
+		      void *progress_ctx, double *ret_raw, int *ret_status)
+{
+	struct samples *t = calloc(n ? n : 1, sizeof(*t));
+	uint64_t *pos = calloc(n ? n : 1, sizeof(*pos));
+	int *fd = calloc(n ? n : 1, sizeof(*fd));
+	void *buf = prb_buffer(SMALL_IO, 5);
+	double t0 = prb_now(), end = t0 + seconds, last = 0;
+	int r = 0;
+
+	if (!t || !pos || !fd || !buf) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ret_raw[i] = 0;
+		ret_status[i] = prb_session_file(s[i], false, &fd[i]);
+		if (ret_status[i] < 0)
+			fd[i] = -1;
+	}
+	for (unsigned turn = 0;; turn++) {
+		bool any = false;
+
+		for (size_t j = 0; j < n; j++) {
+			/* Rotate who goes first, so no mount always follows another. */
+			size_t i = (j + turn) % n;
+			const struct prb_fsinfo *fi = prb_session_info(s[i]);
+			struct prb_sync_stats st;
+			double d;
+			struct prb_sync_job job = {
+				.fd = fd[i], .buf = buf, .ds = SMALL_IO, .pattern = PRB_APPEND,
+				.span = fi->budget / 10 / SMALL_IO * SMALL_IO, .start = pos[i],
+				.fsync = true, .min_ops = 1, .max_ops = 1, .cancel = cancel,
+				.times = &d, .cpu_time = fi->memory,
+			};
+
+			if (fd[i] < 0 || t[i].n >= 4000 || (t[i].n >= 5 && prb_now() >= end))
+				continue;
+			r = prb_sync_run(&job, &st);
+			if (r == -ECANCELED)
+				goto out_close;
+			if (r < 0) {
+				/* This mount fails; the others go on. */
+				ret_status[i] = r;
+				close(fd[i]);
+				fd[i] = -1;
+				r = 0;
+				continue;
+			}
+			pos[i] = st.next;
+			r = samples_grow(&t[i], 1);
+			if (r < 0)
+				goto out_close;
+			t[i].v[t[i].n++] = d;
+			any = true;
+		}
+		if (!any)
+			break;
+		if (progress && prb_now() - last >= 0.05) {
+			last = prb_now();
+			progress(progress_ctx, seconds > 0 ? fmin(1, (last - t0) / seconds) : 1);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (ret_status[i] == 0 && t[i].n >= 5)
+			ret_raw[i] = median(&t[i], 0, t[i].n);
+out_close:
+	for (size_t i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+out_free:
+	for (size_t i = 0; t && i < n; i++)
+		free(t[i].v);
+	free(t);
+	free(pos);
+	free(fd);
+	free(buf);
 	return r;
 }

@@ -46,6 +46,10 @@
 
 /* Monotonic clock in seconds. */
 double prb_now(void);
+/* CPU time of the calling thread in seconds: the clock of memory
+ * filesystems, whose every cost is CPU work in the writing thread, so that
+ * other processes' load on a shared machine does not count. */
+double prb_cpu_now(void);
 
 /* Deterministic pseudo-random numbers (splitmix64): offsets, buffer fill. */
 static inline uint64_t prb_rand(uint64_t *state)
@@ -130,6 +134,7 @@ struct prb_sync_job {
 	bool fsync;            /* fsync() after every write (the dd experiment) */
 	bool drop_cache;       /* drop the file's cached pages first (POSIX_FADV_DONTNEED),
 				  so partial-page writes must read */
+	bool cpu_time;         /* time ops with prb_cpu_now() (memory filesystems) */
 	unsigned min_ops;      /* do at least this many (unless cancelled or failing) */
 	unsigned max_ops;      /* and at most this many */
 	double deadline;       /* prb_now() time after which no op starts once min_ops are done */
@@ -277,6 +282,8 @@ struct prb_opts {
 	void (*progress)(void *ctx, enum prb_phase phase, double fraction);
 	void *progress_ctx;
 	uint64_t seed;         /* random offsets and buffer contents */
+	double latency_raw;    /* > 0: measured already (prb_latency_joint()); the
+				  latency phase is skipped and its time given to the others */
 };
 
 struct prb_result {
@@ -313,6 +320,23 @@ struct prb_result {
 int prb_run(struct prb_session *s, const struct prb_opts *opts, struct prb_result *ret,
 	    struct iosig_error *err);
 
+/*
+ * The latency phase of several filesystems at once, side by side: 4 KiB
+ * appends + fsync on one file per session (at most 10 % of its budget), the
+ * sessions taking turns for `seconds` (each at least 5 ops).  On a shared
+ * machine whose load varies over minutes this makes the latencies of the
+ * mounts comparable with each other, as `iosig validate` measures them.
+ * ret_raw[i] receives the median duration (0 if fewer than 5 ops) and
+ * ret_status[i] 0 or the -errno that stopped mount i (the others go on).
+ * Returns 0, -ECANCELED or -ENOMEM.  `tick` (may be NULL) gets the fraction
+ * of the time done.
+ */
+int prb_latency_joint(struct prb_session *const *s, size_t n, double seconds,
+		      const volatile sig_atomic_t *cancel, void (*tick)(void *ctx, double done),
+		      void *tick_ctx, double *ret_raw, int *ret_status);
+/* Share of a probe's time budget its latency phase takes. */
+double prb_latency_weight(bool rotational);
+
 /* ------------------------------------------------------------------------
  * What the probe and validate tools share (probe_cli.c)
  * ---------------------------------------------------------------------- */
@@ -321,9 +345,9 @@ int prb_run(struct prb_session *s, const struct prb_opts *opts, struct prb_resul
  * prb_cli_signals() ran; pass &prb_cli_stop as `cancel` to the engine. */
 extern volatile sig_atomic_t prb_cli_stop;
 /* Installs the handlers (no SA_RESTART).  A second signal before the first
- * was handled removes the active session directory and exits 128 + signal. */
+ * was handled removes the active session directories and exits 128 + signal. */
 void prb_cli_signals(void);
-/* Registers the session directory in use (NULL: none). */
+/* Registers a session directory in use (up to 64); NULL forgets them all. */
 void prb_cli_active(const char *dir);
 
 /*

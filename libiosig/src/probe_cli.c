@@ -23,17 +23,19 @@
 
 volatile sig_atomic_t prb_cli_stop;
 
-/* The session directory in use, for a last-resort rmdir() when a second
+/* The session directories in use, for a last-resort rmdir() when a second
  * signal arrives before the engine noticed the first one. */
-static char active_dir[PATH_MAX];
-static volatile sig_atomic_t active_dir_set;
+#define ACTIVE_MAX 64
+static char active_dir[ACTIVE_MAX][PATH_MAX];
+static volatile sig_atomic_t active_n;
 
 static void on_signal(int sig)
 {
 	if (prb_cli_stop) {
-		/* Test files are anonymous: the directory is all there is to remove. */
-		if (active_dir_set)
-			rmdir(active_dir);
+		/* Test files are anonymous: the directories are all there is to
+		 * remove (rmdir is async-signal-safe). */
+		for (sig_atomic_t i = 0; i < active_n; i++)
+			rmdir(active_dir[i]);
 		_exit(128 + sig);
 	}
 	prb_cli_stop = sig;
@@ -55,10 +57,14 @@ void prb_cli_signals(void)
 
 void prb_cli_active(const char *dir)
 {
-	active_dir_set = 0;
-	if (dir && strlen(dir) < sizeof(active_dir)) {
-		memcpy(active_dir, dir, strlen(dir) + 1);
-		active_dir_set = 1;
+	if (!dir) {
+		active_n = 0;
+		return;
+	}
+	if (active_n < ACTIVE_MAX && strlen(dir) < PATH_MAX) {
+		/* Fill the slot before publishing it to the handler. */
+		memcpy(active_dir[active_n], dir, strlen(dir) + 1);
+		active_n = active_n + 1;
 	}
 }
 

@@ -54,6 +54,14 @@ double prb_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double prb_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void session_err(struct iosig_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -123,11 +123,11 @@ int prb_sync_run(const struct prb_sync_job *job, struct prb_sync_stats *ret)
 			off = prb_rand(job->rng) % slots * job->ds;
 			break;
 		}
-		t0 = prb_now();
+		t0 = job->cpu_time ? prb_cpu_now() : prb_now();
 		r = io_full(job->fd, job->read, job->buf, job->ds, off);
 		if (r == 0 && job->fsync && !job->read)
 			r = sync_fd(job->fd);
-		dt = prb_now() - t0;
+		dt = (job->cpu_time ? prb_cpu_now() : prb_now()) - t0;
 		if (r < 0)
 			break;
 		times[ret->ops++] = dt;

@@ -61,6 +61,12 @@ static void bar_draw(void *ctx, enum prb_phase phase, double fraction)
 	fflush(stderr);
 }
 
+/* Progress of the side-by-side latency phase. */
+static void bar_tick(void *ctx, double done)
+{
+	bar_draw(ctx, PRB_PH_LATENCY, done);
+}
+
 static void bar_clear(struct bar *b)
 {
 	if (b->on) {
@@ -196,9 +202,10 @@ static void record_values(struct cat_probe_record *rec, const struct prb_result 
 /* The outcome of one mount. */
 struct outcome {
 	const struct iosig_mount *m;
-	const char *dir;          /* where the session was */
+	const char *dir;          /* where the sessions were */
 	int status;               /* 0 ok, else -errno */
 	char why[400];            /* failure text */
+	double latency_raw;       /* from the side-by-side latency phase, 0 if none */
 	bool stored;
 	struct prb_result res;
 };
@@ -344,13 +351,78 @@ static void print_json(const struct outcome *out, size_t n, const char *cache)
 	json_finish(&w);
 }
 
+/*
+ * The latency phase of all mounts at once, side by side (prb_latency_joint()),
+ * with the sum of their latency shares of the time budget.  Mounts that
+ * cannot be probed get their status and reason here.  Returns -ECANCELED
+ * when interrupted, else 0.
+ */
+static int joint_latency(const struct opts *o, struct outcome *out, size_t n, struct bar *bar)
+{
+	struct prb_session **s = calloc(n, sizeof(*s));
+	size_t *idx = calloc(n, sizeof(*idx));
+	double *raw = calloc(n, sizeof(*raw));
+	int *status = calloc(n, sizeof(*status));
+	struct iosig_error err;
+	double seconds = 0;
+	size_t k = 0;
+	int r = 0;
+
+	if (!s || !idx || !raw || !status) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct iosig_mount *m = out[i].m;
+
+		if (prb_cli_unusable(m, out[i].why, sizeof(out[i].why))) {
+			out[i].status = -ENODEV;
+			continue;
+		}
+		out[i].dir = prb_cli_parent(m);
+		r = prb_session_open(out[i].dir, o->max_space, &s[k], &err);
+		if (r < 0) {
+			snprintf(out[i].why, sizeof(out[i].why), "%s", err.msg);
+			out[i].status = r;
+			r = 0;
+			continue;
+		}
+		prb_cli_active(prb_session_dir(s[k]));
+		seconds += o->time * prb_latency_weight(m->rotational);
+		idx[k++] = i;
+	}
+	bar->mount = "all mounts side by side";
+	bar->index = 0;
+	r = prb_latency_joint(s, k, seconds, &prb_cli_stop, bar_tick, bar, raw, status);
+	for (size_t j = 0; j < k; j++) {
+		struct outcome *oc = &out[idx[j]];
+
+		oc->latency_raw = raw[j];
+		if (status[j] < 0 && r == 0) {
+			snprintf(oc->why, sizeof(oc->why), "latency: %s%s", strerror(-status[j]),
+				 status[j] == -ENOSPC ? " (did something else fill the filesystem?)"
+						      : "");
+			oc->status = status[j];
+		}
+		prb_session_close(s[j]);
+	}
+	prb_cli_active(NULL);
+out_free:
+	free(s);
+	free(idx);
+	free(raw);
+	free(status);
+	return r;
+}
+
 /* Probes one mount; fills *out.  Returns -ECANCELED when interrupted. */
 static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 {
 	const struct iosig_mount *m = out->m;
 	struct prb_opts po = {
-		.time_budget = o->time, .rotational = m->rotational, .cancel = &prb_cli_stop,
-		.progress = bar_draw, .progress_ctx = bar, .seed = 0x105167 ^ m->dev,
+		.time_budget = o->time * (1 - prb_latency_weight(m->rotational)),
+		.rotational = m->rotational, .cancel = &prb_cli_stop, .progress = bar_draw,
+		.progress_ctx = bar, .seed = 0x105167 ^ m->dev, .latency_raw = out->latency_raw,
 	};
 	struct prb_session *s = NULL;
 	struct cat_probe_record rec;
@@ -358,6 +430,8 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 	const char *why;
 	int r;
 
+	if (!out->latency_raw)
+		po.time_budget = o->time; /* the latency phase runs here after all */
 	why = prb_cli_unusable(m, out->why, sizeof(out->why));
 	if (why)
 		return out->status = -ENODEV;
@@ -445,16 +519,30 @@ static int run(int argc, char **argv)
 	prb_cli_signals();
 	bar.on = !o.quiet && isatty(STDERR_FILENO);
 	bar.count = (unsigned)n;
-	for (size_t i = 0; i < n && !prb_cli_stop; i++) {
+	for (size_t i = 0; i < n; i++)
 		out[i].m = sel[i];
+	r = joint_latency(&o, out, n, &bar);
+	bar_clear(&bar);
+	if (r == -ENOMEM) {
+		tool_err(CMD, "out of memory");
+		rc = TOOL_EXIT_FAIL;
+		goto out_free_out;
+	}
+	for (size_t i = 0; i < n && !prb_cli_stop; i++) {
 		bar.mount = sel[i]->path;
 		bar.index = (unsigned)i + 1;
-		r = probe_one(&o, &out[i], &bar);
+		r = out[i].status ? out[i].status : probe_one(&o, &out[i], &bar);
 		if (r == -ECANCELED || prb_cli_stop)
 			break;
 		if (r < 0) {
+			size_t l = strlen(sel[i]->path);
+
 			failed++;
-			tool_err(CMD, "%s: %s", sel[i]->path, out[i].why);
+			/* Session messages name the directory already. */
+			if (!strncmp(out[i].why, sel[i]->path, l) && out[i].why[l] == ':')
+				tool_err(CMD, "%s", out[i].why);
+			else
+				tool_err(CMD, "%s: %s", sel[i]->path, out[i].why);
 		}
 	}
 	bar_clear(&bar);

@@ -989,7 +989,6 @@ static int run(int argc, char **argv)
 			fputs(prb_cli_bar(line, sizeof(line), 0, label), stderr);
 		}
 		r = prepare(&vm[i], &o, buf);
-		prb_cli_active(NULL);
 		if (r == -ECANCELED || prb_cli_stop)
 			goto out_interrupted;
 		if (r < 0) {
@@ -1136,6 +1135,7 @@ out_interrupted:
 out_free:
 	for (size_t i = 0; vm && i < nm; i++)
 		release(&vm[i]);
+	prb_cli_active(NULL);
 	for (size_t k = 0; cases && k < nc; k++) {
 		for (size_t i = 0; cases[k].c && i < nm; i++) {
 			free(cases[k].c[i].t.v);

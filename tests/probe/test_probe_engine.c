@@ -317,6 +317,40 @@ static void test_run_small(void **state)
 	prb_session_close(s);
 }
 
+/* Two sessions side by side: both get a latency; a run given the latency
+ * skips its own phase and keeps the value. */
+static void test_latency_joint(void **state)
+{
+	struct prb_session *s[2];
+	struct prb_result res;
+	struct iosig_error err;
+	volatile sig_atomic_t stop = 0;
+	double raw[2] = { -1, -1 };
+	int status[2] = { 1, 1 };
+	struct prb_opts o = { .time_budget = 0.5, .latency_raw = 0.0123, .seed = 3 };
+
+	(void)state;
+	assert_int_equal(prb_session_open(scratch, 16 * MiB, &s[0], &err), 0);
+	assert_int_equal(prb_session_open(scratch, 16 * MiB, &s[1], &err), 0);
+	assert_int_equal(prb_latency_joint(s, 2, 0.2, &stop, NULL, NULL, raw, status), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(status[i], 0);
+		assert_true(raw[i] > 0 && raw[i] < 1);
+	}
+	stop = 1;
+	assert_int_equal(prb_latency_joint(s, 2, 0.2, &stop, NULL, NULL, raw, status),
+			 -ECANCELED);
+	assert_int_equal(prb_run(s[0], &o, &res, &err), 0);
+	assert_true(res.have & (1u << PRB_V_LATENCY));
+	assert_float_equal(res.latency_raw, 0.0123, 0);
+	assert_true(res.latency <= 0.0123 && res.latency >= 0.0123 / 4);
+	assert_true(prb_latency_weight(true) < prb_latency_weight(false));
+	assert_true(prb_latency_weight(false) > 0 && prb_latency_weight(false) < 0.2);
+	prb_session_close(s[0]);
+	prb_session_close(s[1]);
+	assert_int_equal(entries(scratch), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_sync_limits),
 		cmocka_unit_test(test_uring),
 		cmocka_unit_test(test_run_small),
+		cmocka_unit_test(test_latency_joint),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
