@@ -82,6 +82,7 @@ struct vcell {
 	double model;          /* Eq. 3, bytes/s */
 	double meas;           /* ds / median duration, bytes/s */
 	double lo, hi;         /* ds / 75th and 25th percentile duration */
+	double ci_lo, ci_hi;   /* 95 % interval of the median (boxplot notch), bytes/s */
 	bool skip;             /* not measured for this size (space) */
 };
 
@@ -488,13 +489,23 @@ static int make_sizes(const struct opts *o, uint64_t cs, uint64_t **ret, bool **
 
 static void finish_cell(struct vcell *c, uint64_t ds)
 {
+	double med, q25, q75, half;
+
 	if (!c->t.n) {
-		c->meas = c->lo = c->hi = NAN;
+		c->meas = c->lo = c->hi = c->ci_lo = c->ci_hi = NAN;
 		return;
 	}
-	c->meas = (double)ds / quantile_copy(c->t.v, c->t.n, 0.5);
-	c->lo = (double)ds / quantile_copy(c->t.v, c->t.n, 0.75);
-	c->hi = (double)ds / quantile_copy(c->t.v, c->t.n, 0.25);
+	med = quantile_copy(c->t.v, c->t.n, 0.5);
+	q25 = quantile_copy(c->t.v, c->t.n, 0.25);
+	q75 = quantile_copy(c->t.v, c->t.n, 0.75);
+	c->meas = (double)ds / med;
+	c->lo = (double)ds / q75;
+	c->hi = (double)ds / q25;
+	/* McGill, Tukey and Larsen's notch: medians whose intervals
+	 * med +- 1.58 IQR / sqrt(n) do not overlap differ at about 95 %. */
+	half = 1.58 * (q75 - q25) / sqrt((double)c->t.n);
+	c->ci_lo = (double)ds / (med + half);
+	c->ci_hi = med - half > 0 ? (double)ds / (med - half) : INFINITY;
 }
 
 /* Decides a case over the mounts selected by `use`. */
@@ -519,9 +530,10 @@ static void decide(const struct vcase *cs, const struct vmount *vm, size_t nm, c
 	}
 	*ret_pick = pick;
 	*ret_best = best;
-	/* Decisive: the best one's interquartile range lies above the
-	 * runner-up's, so repeating the measurement would not change it. */
-	*ret_decisive = best >= 0 && (second < 0 || cs->c[best].lo > cs->c[second].hi);
+	/* Decisive: the best one's median is above the runner-up's beyond
+	 * their 95 % intervals, so repeating the measurement would not
+	 * change which one is fastest. */
+	*ret_decisive = best >= 0 && (second < 0 || cs->c[best].ci_lo > cs->c[second].ci_hi);
 	*ret_ratio = pick >= 0 && best >= 0 ? cs->c[pick].meas / cs->c[best].meas : NAN;
 }
 
@@ -560,7 +572,7 @@ static void summarize(const struct vcase *cases, size_t nc, const struct vmount 
 				if (persistent && (vm[a].m->volatile_ || vm[b].m->volatile_))
 					continue;
 				s->pairs++;
-				if (ca->lo <= cb->hi && cb->lo <= ca->hi)
+				if (ca->ci_lo <= cb->ci_hi && cb->ci_lo <= ca->ci_hi)
 					s->pair_ties++;
 				else if ((ca->model > cb->model) == (ca->meas > cb->meas))
 					s->pair_agree++;
@@ -577,10 +589,12 @@ static void print_summary(FILE *fp, const char *what, const struct summary *s)
 	}
 	fprintf(fp,
 		"%s: model picks the measured-fastest mount in %u of %u cases (%.0f%%; target "
-		">= %.0f%%) - %u of %u where the fastest is clear beyond the spread;\n"
+		">= %.0f%%) - %u of the %u where the fastest is clear (95 %% intervals of the "
+		"medians apart);\n"
 		"  its pick reaches %.0f%% of the fastest at worst (target >= %.0f%% in every "
 		"case; %u cases below);\n"
-		"  pairs: %u of %u ordered as measured, %u more within the measurement spread\n",
+		"  pairs: %u of %u clearly ordered pairs ordered as measured, %u more pairs "
+		"within the measurement's 95 %% intervals\n",
 		what, s->hits, s->cases, 100.0 * s->hits / s->cases, TARGET_HIT * 100,
 		s->decisive_hits, s->decisive, s->worst * 100, TARGET_RATIO * 100, s->below,
 		s->pair_agree, s->pairs - s->pair_ties, s->pair_ties);
@@ -637,7 +651,8 @@ static void print_table(const struct vcase *cases, size_t nc, const struct vmoun
 		tool_table_row(t, cells);
 	}
 	tool_table_print(t, stdout);
-	printf("~ : the fastest and the runner-up overlap within their interquartile ranges.\n");
+	printf("~ : the 95 %% intervals of the medians of the fastest and the runner-up "
+	       "overlap.\n");
 	tool_table_free(t);
 	free(hdr);
 	free(cells);
@@ -761,6 +776,8 @@ static int write_json(const char *file, const struct opts *o, const struct vcase
 			json_num(&w, "measured", c->meas);
 			json_num(&w, "measured_p25", c->lo);
 			json_num(&w, "measured_p75", c->hi);
+			json_num(&w, "median_ci_low", c->ci_lo);
+			json_num(&w, "median_ci_high", c->ci_hi);
 			json_uint(&w, "writes", c->t.n);
 			json_arr_begin(&w, "round_medians");
 			for (unsigned r2 = 0; r2 < o->repeat; r2++)

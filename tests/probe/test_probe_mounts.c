@@ -208,10 +208,10 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Runs `iosig probe ARGS...`; stderr goes to *ret_err (malloc'ed), stdout to
+/* Runs `iosig CMD ARGS...`; stderr goes to *ret_err (malloc'ed), stdout to
  * last_out.  Returns the exit status.  When kill_after > 0, sends SIGINT
  * after that many seconds. */
-static int run_probe(char **ret_err, double kill_after, const char *const *args)
+static int run_tool(const char *cmd, char **ret_err, double kill_after, const char *const *args)
 {
 	char errfile[400], outfile[400];
 	char *argv[32];
@@ -222,7 +222,7 @@ static int run_probe(char **ret_err, double kill_after, const char *const *args)
 	snprintf(errfile, sizeof(errfile), "%s/stderr", base);
 	snprintf(outfile, sizeof(outfile), "%s/stdout", base);
 	argv[n++] = tool;
-	argv[n++] = "probe";
+	argv[n++] = (char *)cmd;
 	while (*args && n < 31)
 		argv[n++] = (char *)*args++;
 	argv[n] = NULL;
@@ -243,6 +243,11 @@ static int run_probe(char **ret_err, double kill_after, const char *const *args)
 	free(last_out);
 	last_out = slurp(outfile);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run_probe(char **ret_err, double kill_after, const char *const *args)
+{
+	return run_tool("probe", ret_err, kill_after, args);
 }
 
 /* Entries of dir besides . .. and lost+found. */
@@ -502,11 +507,75 @@ static void test_probe_unknown(void **state)
 	free(err);
 }
 
+/* `iosig validate` on tmpfs and ext4 (probed by test_probe_plausible): the
+ * model ranks tmpfs first everywhere, as measured; JSON and plot written;
+ * nothing left behind; SIGINT cleans up; bad arguments exit 2. */
+static void test_validate(void **state)
+{
+	char json[400], png[400], missing[400];
+	const char *args[] = { "-q", "-r", "1", "-t", "0.05", "--max-size", "1MiB", "--sweep", "4",
+			       "-s", "32MiB", "-j", json, "-p", png, m_tmpfs, m_ext4, NULL };
+	const char *slow[] = { "-q", "-r", "50", "-t", "1", "-s", "32MiB", m_tmpfs, m_ext4, NULL };
+	const char *bad1[] = { "--pattern", "diagonal", m_tmpfs, NULL };
+	const char *bad2[] = { missing, NULL };
+	char *err, *doc;
+	int rc;
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/validate.json", base);
+	snprintf(png, sizeof(png), "%s/validate.png", base);
+	snprintf(missing, sizeof(missing), "%s/nonexistent", base);
+	rc = run_tool("validate", &err, 0, args);
+	if (rc)
+		fprintf(stderr, "%s", err);
+	free(err);
+	if (rc == 1 && access("/usr/bin/gnuplot", X_OK) != 0)
+		fprintf(stderr, "note: gnuplot is missing, the plot failed\n");
+	else
+		assert_int_equal(rc, 0);
+	doc = slurp(json);
+	/* 512 B .. 1 MiB: 12 powers of two, plus 3 KiB from the sweep; two
+	 * patterns; the model picks tmpfs each time, as measured. */
+	assert_non_null(strstr(doc, "\"cases\": 26,"));
+	assert_non_null(strstr(doc, "\"hits\": 26,"));
+	assert_non_null(strstr(doc, "\"target_met\": true"));
+	assert_non_null(strstr(doc, "\"latency_source\": \"probed\""));
+	assert_null(strstr(doc, "\"model_pick\": \"ext4\""));
+	free(doc);
+	if (access("/usr/bin/gnuplot", X_OK) == 0) {
+		FILE *fp = fopen(png, "re");
+		unsigned char sig[8] = { 0 };
+
+		assert_non_null(fp);
+		assert_int_equal(fread(sig, 1, 8, fp), 8);
+		fclose(fp);
+		assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+		unlink(png);
+	}
+	assert_int_equal(leftovers(m_tmpfs), 0);
+	assert_int_equal(leftovers(m_ext4), 0);
+
+	/* Interrupted in the middle of its rounds. */
+	assert_int_equal(run_tool("validate", &err, 1.5, slow), 130);
+	assert_non_null(strstr(err, "interrupted"));
+	free(err);
+	assert_int_equal(leftovers(m_tmpfs), 0);
+	assert_int_equal(leftovers(m_ext4), 0);
+
+	assert_int_equal(run_tool("validate", &err, 0, bad1), 2);
+	assert_non_null(strstr(err, "--pattern 'diagonal'"));
+	free(err);
+	assert_int_equal(run_tool("validate", &err, 0, bad2), 2);
+	assert_non_null(strstr(err, missing));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_unknown),
 		cmocka_unit_test(test_probe_plausible),
+		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_probe_budgets),
 		cmocka_unit_test(test_probe_sigint),
 		cmocka_unit_test(test_probe_bad_mounts),
