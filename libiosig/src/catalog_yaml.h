@@ -27,7 +27,12 @@ struct cat_yaml {
 	struct cat_config *cfg;    /* config.c only */
 };
 
-/* Parses buf into y->doc (exactly one document).  -EINVAL with libyaml's
+/* Deepest nesting of lists and mappings a file may have (configurations
+ * and probe caches need 4). */
+#define CAT_YAML_MAX_DEPTH 32
+
+/* Parses buf into y->doc (exactly one document, nested at most
+ * CAT_YAML_MAX_DEPTH deep).  -EINVAL with libyaml's
  * problem and position in y->err; nothing to free then.  On success the
  * caller frees the document with cat_yaml_done(). */
 int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len);

@@ -323,12 +323,61 @@ void cat_yaml_done(struct cat_yaml *y)
 	y->loaded = false;
 }
 
+/*
+ * Refuses collections nested deeper than CAT_YAML_MAX_DEPTH before the
+ * document is loaded.  libyaml's scanner re-examines every open flow level
+ * for each token, so "a: [[[[..." costs time quadratic in the depth (100000
+ * levels, well under the size limit, took minutes); an event pass that stops
+ * at the limit reads only a bounded prefix.  Syntax errors are left to
+ * yaml_parser_load(), which reports them with the same position.
+ */
+static int check_depth(struct cat_yaml *y, const char *buf, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int r = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		cat_error(y->err, y->file, 0, 0, "out of memory");
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	while (yaml_parser_parse(&parser, &ev)) {
+		bool end = ev.type == YAML_STREAM_END_EVENT;
+
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > CAT_YAML_MAX_DEPTH) {
+				cat_error(y->err, y->file, (int)ev.start_mark.line + 1,
+					  (int)ev.start_mark.column + 1,
+					  "lists and mappings nested more than %d deep: a "
+					  "configuration needs 4 levels; check the brackets",
+					  CAT_YAML_MAX_DEPTH);
+				if (y->err)
+					y->err->offset = ev.start_mark.index;
+				r = -EINVAL;
+				end = true;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (end)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	return r;
+}
+
 int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len)
 {
 	yaml_parser_t parser;
 	yaml_document_t extra;
-	int r = 0;
+	int r;
 
+	r = check_depth(y, buf, len);
+	if (r < 0)
+		return r;
 	if (!yaml_parser_initialize(&parser)) {
 		cat_error(y->err, y->file, 0, 0, "out of memory");
 		return -ENOMEM;

@@ -385,6 +385,37 @@ static void test_errors(void **state)
 	}
 }
 
+/* Deep nesting is refused at the first level too many, quickly: libyaml alone
+ * takes time quadratic in the depth (minutes for this input). */
+static void test_deep_nesting(void **state)
+{
+	size_t n = 100000;
+	char *yaml = malloc(n + 8);
+	struct cat_config *cfg = NULL;
+	struct cat_probe_cache *pc = NULL;
+	struct iosig_error err;
+
+	assert_non_null(yaml);
+	memcpy(yaml, "a: ", 3);
+	memset(yaml + 3, '[', n);
+	strcpy(yaml + 3 + n, "\n");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(cat_config_load_buffer("config.yaml", yaml, strlen(yaml), &cfg, &err),
+			 -EINVAL);
+	assert_null(cfg);
+	/* The root mapping is level 1, so the 32nd '[' (column 35) is level 33. */
+	assert_int_equal(err.line, 1);
+	assert_int_equal(err.column, 35);
+	assert_string_equal(err.msg, "lists and mappings nested more than 32 deep: a "
+				     "configuration needs 4 levels; check the brackets");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(cat_probe_cache_load_buffer("probe.yaml", yaml, strlen(yaml), &pc, &err),
+			 -EINVAL);
+	assert_null(pc);
+	assert_int_equal(err.column, 35);
+	free(yaml);
+}
+
 /* Errors only visible once the catalog is built from a loaded config. */
 static void test_build_errors(void **state)
 {
@@ -575,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_locate),
