@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "iosig.h"
+#include "catalog_internal.h"
 
 static struct iosig_catalog *table2;
 
@@ -232,6 +232,73 @@ static void test_defaults_filled(void **state)
 	assert_true(ch.effective.lifetime == 86400.0);
 }
 
+/* A catalog from YAML text (no discovery). */
+static struct iosig_catalog *synth(const char *yaml)
+{
+	struct iosig_catalog_opts o = { .flags = IOSIG_CATALOG_NO_DISCOVERY };
+	struct iosig_catalog *cat = NULL;
+	struct cat_config *cfg = NULL;
+	struct iosig_error err = { 0 };
+
+	if (cat_config_load_buffer("ties.yaml", yaml, strlen(yaml), &cfg, &err) < 0 ||
+	    cat_catalog_build(&o, cfg, &cat, &err) < 0)
+		fail_msg("ties.yaml:%d:%d: %s", err.line, err.column, err.msg);
+	cat_config_free(cfg);
+	return cat;
+}
+
+static const char *chosen_path(const struct iosig_catalog *cat, const char *orig_path)
+{
+	struct iosig_choice ch;
+	struct iosig_sig sig;
+	struct iosig_error err = { 0 };
+
+	assert_int_equal(iosig_sig_parse("persist size_per_io(1*MiB) totalsize(1*GiB)", NULL,
+					 NULL, 0, &sig, &err), 0);
+	assert_int_equal(iosig_select(cat, &sig, orig_path, NULL, &ch), 0);
+	assert_non_null(ch.mount);
+	assert_int_equal(ch.eligible, iosig_catalog_size(cat));
+	return ch.mount->path;
+}
+
+/*
+ * Equal predicted throughput is a tie, broken (DESIGN 5.3) by: the original
+ * path's own mount, then more free space, then the mount point's name - the
+ * same whatever order the catalog lists the mounts in.
+ */
+static void test_ties(void **state)
+{
+	/* Three identical SSDs; /b and /c have more free space than /a. */
+	static const char mounts[][96] = {
+		"  /a: {class: ssd, free: 100GiB}\n",
+		"  /c: {class: ssd, free: 200GiB}\n",
+		"  /b: {class: ssd, free: 200GiB}\n",
+	};
+	static const char head[] = "defaults: {seq_read_bw: 500MiB/s, seq_write_bw: 400MiB/s, "
+				   "latency: 0.1ms, iops: 10000}\n"
+				   "mounts:\n";
+	static const unsigned orders[][3] = { { 0, 1, 2 }, { 2, 1, 0 }, { 1, 0, 2 } };
+	char yaml[1024];
+
+	for (size_t o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
+		struct iosig_catalog *cat;
+		size_t len = 0;
+
+		len += (size_t)snprintf(yaml + len, sizeof(yaml) - len, "%s", head);
+		for (unsigned i = 0; i < 3; i++)
+			len += (size_t)snprintf(yaml + len, sizeof(yaml) - len, "%s",
+						mounts[orders[o][i]]);
+		cat = synth(yaml);
+		/* more free space wins; /b before /c by name */
+		assert_string_equal(chosen_path(cat, NULL), "/b");
+		assert_string_equal(chosen_path(cat, "/nowhere/out.dat"), "/b");
+		/* the original path's mount wins a tie, even with less space */
+		assert_string_equal(chosen_path(cat, "/a/out.dat"), "/a");
+		assert_string_equal(chosen_path(cat, "/c/out.dat"), "/c");
+		iosig_catalog_free(cat);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts_explained),
 		cmocka_unit_test(test_availability),
 		cmocka_unit_test(test_defaults_filled),
+		cmocka_unit_test(test_ties),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
