@@ -153,9 +153,20 @@ static void test_random_and_seek(void **state)
 	m.rand_write_bw = 50e6;
 	m.rand_read_bw = 60e6;
 	assert_rel(iosig_throughput(&m, MIB, true, IOSIG_OP_WRITE), 5490745.426333727, TPUT_REL);
-	/* ... and only for random access. */
+	/* ... and only for random access, for reads and for the read of a
+	 * partial chunk's read-modify-write as well. */
 	assert_rel(iosig_throughput(&m, MIB, false, IOSIG_OP_WRITE), 1048576 / 0.158388608,
 		   TPUT_REL);
+	{
+		struct iosig_mount seq = HDD;
+
+		assert_rel(iosig_throughput(&m, MIB, false, IOSIG_OP_READ),
+			   iosig_throughput(&seq, MIB, false, IOSIG_OP_READ), TPUT_REL);
+		assert_rel(iosig_throughput(&m, MIB + 1, false, IOSIG_OP_WRITE),
+			   iosig_throughput(&seq, MIB + 1, false, IOSIG_OP_WRITE), TPUT_REL);
+		assert_true(iosig_throughput(&m, MIB, true, IOSIG_OP_READ) !=
+			    iosig_throughput(&seq, MIB, true, IOSIG_OP_READ));
+	}
 	/* Seek only on rotational devices: the same numbers on an SSD-like
 	 * device with a (meaningless) seek value give no penalty. */
 	m = RAID1SSD;
