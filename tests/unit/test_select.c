@@ -299,6 +299,88 @@ static void test_ties(void **state)
 	}
 }
 
+/* Verdict and reason of the mount at `path` for signature `text`; the MTTDL
+ * selection computed for it in *ret_mttdl when not NULL. */
+static int verdict_of(const struct iosig_catalog *cat, const char *text, const char *path,
+		      char *why, size_t size, double *ret_mttdl)
+{
+	struct iosig_candidate c[8];
+	struct iosig_choice ch;
+	struct iosig_sig sig;
+	struct iosig_error err = { 0 };
+
+	assert_true(iosig_catalog_size(cat) <= 8);
+	if (iosig_sig_parse(text, NULL, NULL, 0, &sig, &err) < 0)
+		fail_msg("%s: %s", text, err.msg);
+	assert_int_equal(iosig_select(cat, &sig, NULL, c, &ch), 0);
+	for (size_t i = 0; i < iosig_catalog_size(cat); i++) {
+		if (strcmp(c[i].mount->path, path))
+			continue;
+		snprintf(why, size, "%s", c[i].why);
+		if (ret_mttdl)
+			*ret_mttdl = c[i].mttdl;
+		return c[i].verdict;
+	}
+	fail_msg("no mount %s", path);
+	return -1;
+}
+
+/* The constraints Table 2 cannot show: labels, the free-space reserve, the
+ * maximum file size, and the file size reliability is judged for when the
+ * signature declares none. */
+static void test_constraints(void **state)
+{
+	struct iosig_catalog *cat = synth(
+		"defaults: {seq_read_bw: 500MiB/s, seq_write_bw: 400MiB/s, latency: 0.1ms, "
+		"iops: 10000}\n"
+		"mounts:\n"
+		"  /arch: {class: hdd, free: 100GiB, label: archive}\n"
+		"  /tp: {class: hdd, free: 100GiB, label: tamperproof}\n"
+		"  /res: {class: ssd, free: 10GiB, reserve: 5GiB}\n"
+		"  /fat: {class: ssd, free: 100GiB, reserve: 0, max_filesize: 2GiB}\n"
+		"  /r1: {class: raid, free: 2TiB, layout: raid1}\n");
+	char why[192];
+	double m1g, m1t, judged;
+
+	assert_int_equal(verdict_of(cat, "archive", "/arch", why, sizeof(why), NULL), IOSIG_V_OK);
+	assert_int_equal(verdict_of(cat, "archive", "/tp", why, sizeof(why), NULL), IOSIG_V_ARCHIVE);
+	assert_non_null(strstr(why, "not labelled archive"));
+	assert_int_equal(verdict_of(cat, "tamper", "/tp", why, sizeof(why), NULL), IOSIG_V_OK);
+	assert_int_equal(verdict_of(cat, "tamperproof", "/arch", why, sizeof(why), NULL),
+			 IOSIG_V_TAMPER);
+	assert_non_null(strstr(why, "not labelled tamperproof"));
+
+	/* 10 GiB free but 5 GiB must stay free: 5 GiB fits, 6 GiB does not. */
+	assert_int_equal(verdict_of(cat, "totalsize(5*GiB)", "/res", why, sizeof(why), NULL),
+			 IOSIG_V_OK);
+	assert_int_equal(verdict_of(cat, "totalsize(6*GiB)", "/res", why, sizeof(why), NULL),
+			 IOSIG_V_SPACE);
+	assert_string_equal(why, "needs 6 GiB plus a reserve of 5 GiB, 10 GiB free");
+
+	assert_int_equal(verdict_of(cat, "totalsize(2*GiB)", "/fat", why, sizeof(why), NULL),
+			 IOSIG_V_OK);
+	assert_int_equal(verdict_of(cat, "totalsize(3*GiB)", "/fat", why, sizeof(why), NULL),
+			 IOSIG_V_FILESIZE);
+	assert_string_equal(why, "totalsize 3 GiB exceeds the maximum file size 2 GiB");
+
+	/* Without totalsize, min_mttdl is judged for a 1 GiB file: a RAID1's
+	 * MTTDL for 1 GiB and for 1 TiB (h grows with the size) bracket the
+	 * threshold that tells them apart. */
+	m1g = iosig_mount_mttdl(iosig_catalog_find(cat, "/r1"), 1024.0 * 1024 * 1024);
+	m1t = iosig_mount_mttdl(iosig_catalog_find(cat, "/r1"), 1024.0 * 1024 * 1024 * 1024);
+	assert_true(m1t < m1g / 2);
+	{
+		char sig[96];
+
+		snprintf(sig, sizeof(sig), "min_mttdl(%.0f)", (m1g + m1t) / 2);
+		assert_int_equal(verdict_of(cat, sig, "/r1", why, sizeof(why), &judged), IOSIG_V_OK);
+		assert_true(judged == m1g);
+		snprintf(sig, sizeof(sig), "min_mttdl(%.0f) totalsize(1*TiB)", (m1g + m1t) / 2);
+		assert_int_equal(verdict_of(cat, sig, "/r1", why, sizeof(why), NULL), IOSIG_V_MTTDL);
+	}
+	iosig_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_availability),
 		cmocka_unit_test(test_defaults_filled),
 		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_constraints),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
