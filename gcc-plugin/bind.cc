@@ -10,8 +10,7 @@
  * pragma.cc left, and for each one searches the statements that follow it
  * in its statement list, in source order and into nested expressions,
  * blocks, loops and conditionals, for the first supported call.  The
- * search stops at the end of the block or at the next pragma of the same
- * block.  When two pragmas reach the same call the nearer one (the later)
+ * search stops at the end of the block or at the next pragma it meets.  When two pragmas reach the same call the nearer one (the later)
  * wins and the other is unbound.  Then every bound call is rewritten
  * (calls.cc) with its values lowered at the call (lower.cc), and the
  * markers are replaced by empty statements (or, for jobwide, by the call of
@@ -49,6 +48,7 @@ struct gp_walk {
 	hash_set<tree> *visited;
 	struct gp_marker *searching; /* the marker whose call is being searched */
 	location_t last_loc;        /* the last location seen by the search */
+	location_t blocked_by;      /* the search met this pragma before a call */
 };
 
 /* The pragma whose marker stmt is, or NULL. */
@@ -147,6 +147,14 @@ static tree gp_search_cb(tree *tp, int *walk_subtrees, void *data)
 
 	if (EXPR_P(t) && EXPR_HAS_LOCATION(t))
 		w->last_loc = EXPR_LOCATION(t);
+	/* Another pragma first, even in a nested statement list (in C++ the
+	 * statements after a declaration with a destructor are nested in a
+	 * CLEANUP_STMT of the same block): the call is not this one's. */
+	struct gp_pragma *q = gp_marker_of(t);
+	if (q) {
+		w->blocked_by = q->loc;
+		return t;
+	}
 	switch (TREE_CODE(t)) {
 	case BIND_EXPR:
 		/* Only the body: the variables' initialisers run at their
@@ -191,21 +199,20 @@ static void gp_search(struct gp_walk *w, struct gp_marker *m)
 	w->searching = m;
 	w->visited = &visited;
 	tree_stmt_iterator it = m->it;
+	w->blocked_by = UNKNOWN_LOCATION;
 	for (tsi_next(&it); !tsi_end_p(it); tsi_next(&it)) {
-		struct gp_pragma *q = gp_marker_of(tsi_stmt(it));
-
-		if (q) {
-			m->why = GP_WHY_BLOCKED;
-			m->other = q->loc;
-			break;
-		}
 		w->binds.truncate(0);
 		w->binds.safe_splice(m->binds);
 		w->last_loc = m->p->loc;
-		if (walk_tree(tsi_stmt_ptr(it), gp_search_cb, w, &visited)) {
+		if (!walk_tree(tsi_stmt_ptr(it), gp_search_cb, w, &visited))
+			continue;
+		if (w->blocked_by != UNKNOWN_LOCATION) {
+			m->why = GP_WHY_BLOCKED;
+			m->other = w->blocked_by;
+		} else {
 			m->why = GP_WHY_NONE;
-			break;
 		}
+		break;
 	}
 	w->binds.truncate(0);
 	w->visited = NULL;

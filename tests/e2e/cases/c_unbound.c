@@ -43,8 +43,8 @@ int main(int argc, char **argv)
 	/* expect-log: {"site": {"line": "@-2"}, "sig": "sequential_access"} */
 	close(fd);
 
-	/* A nearer pragma inside the loop describes the call. */
-#pragma io sig global /* expect-warning#9: '#pragma io sig' has no effect: the call that follows it is described by the nearer '#pragma io sig' on line 49 */
+	/* A pragma inside the loop comes first and describes the call. */
+#pragma io sig global /* expect-warning#9: '#pragma io sig' is followed by another '#pragma io' (line 49) before any supported call; it has no effect */
 	for (int i = 0; i < 1; i++) {
 #pragma io sig local
 		fd = open(p, O_RDONLY);

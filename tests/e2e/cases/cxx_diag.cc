@@ -1,9 +1,12 @@
 /*
  * C++-specific diagnostics: a name the lambda does not capture, member
  * functions and overloaded functions in values, a pragma in a template that
- * describes nothing (reported once, not once per instantiation).
+ * describes nothing (reported once, not once per instantiation), a pragma
+ * followed by another after a declaration with a destructor (the statements
+ * after it are nested in the C++ tree, but in the same block).
  */
 #include <fcntl.h>
+#include <string>
 
 struct Conf {
 	long chunk;
@@ -20,6 +23,14 @@ int unbound(T n)
 
 #pragma io sig size_per_io(n) /* expect-warning#9: '#pragma io sig' is not followed by a supported call in its block; it has no effect (supported: 'open', 'open64', 'openat', 'creat', 'fopen', 'fopen64', 'freopen', and the constructors and 'open' of 'std::fstream', 'std::ifstream' and 'std::ofstream') */
 	return fd;
+}
+
+int g(const char *p)
+{
+#pragma io sig tmp /* expect-warning#9: '#pragma io sig' is followed by another '#pragma io' (line 32) before any supported call; it has no effect */
+	std::string s(p);
+#pragma io sig persist
+	return open(s.c_str(), O_RDONLY);
 }
 
 int f(const char *p, Conf &c)
