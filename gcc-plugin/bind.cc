@@ -223,16 +223,24 @@ static void gp_search(struct gp_walk *w, struct gp_marker *m)
 
 static void gp_unbound(location_t loc, const char *gmsgid, ...) ATTRIBUTE_GCC_DIAG(2, 3);
 
+/* Errors that unbound=error reported (so that they do not silence the
+ * next ones). */
+static int gp_unbound_errors;
+
 static void gp_unbound(location_t loc, const char *gmsgid, ...)
 {
 	va_list ap;
 
-	if (gp_opts.unbound == GP_UNBOUND_IGNORE)
+	/* After other errors a call may have been dropped as erroneous: its
+	 * pragma looks unbound, which would only add noise. */
+	if (gp_opts.unbound == GP_UNBOUND_IGNORE || errorcount > gp_unbound_errors)
 		return;
 	va_start(ap, gmsgid);
 	emit_diagnostic_valist(gp_opts.unbound == GP_UNBOUND_ERROR ? DK_ERROR : DK_WARNING, loc,
 			       0, gmsgid, &ap);
 	va_end(ap);
+	if (gp_opts.unbound == GP_UNBOUND_ERROR)
+		gp_unbound_errors++;
 }
 
 static void gp_report_unbound(const struct gp_marker *m)
@@ -380,12 +388,24 @@ void gp_pre_genericize(void *gcc_data, void *)
 			}
 		}
 	}
-	FOR_EACH_VEC_ELT(w.markers, i, m)
-		gp_lower_marker(fn, m);
+	/* After an error no code is generated: only say what binds, do not
+	 * build trees from what may be erroneous. */
+	if (!seen_error())
+		FOR_EACH_VEC_ELT(w.markers, i, m)
+			gp_lower_marker(fn, m);
 	/* Innermost rewrites first, so that an outer rewrite copies the
 	 * rewritten inner call (later markers are nested or later). */
 	for (i = w.markers.length(); i-- > 0;)
 		gp_apply(w.markers[i]);
+	/* The C++ front end may have folded the expressions around a call
+	 * before (the value of a return, for its warnings) and would use that
+	 * cached fold instead of the rewritten tree. */
+	if (clear_cv_and_fold_caches)
+		FOR_EACH_VEC_ELT(w.markers, i, m)
+			if (m->applied) {
+				clear_cv_and_fold_caches();
+				break;
+			}
 	FOR_EACH_VEC_ELT(w.markers, i, m)
 		gp_diagnose(m);
 	FOR_EACH_VEC_ELT(w.markers, i, m) {

@@ -67,6 +67,9 @@ extern c_language_kind c_language __attribute__((weak));
 
 extern tree finish_expr_stmt(tree expr) __attribute__((weak));
 extern bool mark_used(tree decl) __attribute__((weak));
+/* The C++ front end caches folded expressions by tree (cp_fold); a tree the
+ * plugin changed in place must not be folded from the cache. */
+extern void clear_cv_and_fold_caches(void) __attribute__((weak));
 
 /* True inside cc1 or cc1plus (the front ends with #pragma io). */
 static inline bool gp_have_c_family(void)

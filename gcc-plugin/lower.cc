@@ -174,6 +174,8 @@ static bool gp_lower_ident(const struct gp_lower *lw, const struct iosig_expr *e
 {
 	tree d = gp_lookup(lw, e);
 
+	if (d && d != error_mark_node && TREE_TYPE(d) == error_mark_node)
+		return false; /* its declaration was an error, already reported */
 	if (!d || d == error_mark_node) {
 		bool outer = false;
 

@@ -18,6 +18,10 @@ Directives, inside comments of the case:
   expect-note#28: TEXT           ... on this line, column 28
   verify-notes                   notes must be expected too (else ignored;
                                  macro and template context is never checked)
+  expect-compile-fail            the compilation fails (without an internal error)
+  allow-other-diagnostics        diagnostics not expected are allowed (broken code
+                                 draws the compiler's own, worded differently
+                                 by every compiler)
   cflags: FLAGS                  extra compiler flags (shell words)
   iosig: OPT[=VAL] ...           plugin options (verbose, unbound=error ...)
   run: ARGS                      link, run with ARGS ({tmp} = a fresh directory)
@@ -85,7 +89,8 @@ EXPECT_RE = re.compile(r"expect-(?P<kind>error|warning|note)"
 CONTEXT_NOTE_RE = re.compile(r"^(in expansion of macro|in definition of macro|expanded from macro|"
                              r"in instantiation of|required from)")
 DIRECTIVE_RE = re.compile(r"(?://|/\*|^\s*\*)\s*(?P<name>cflags|iosig|run|env|expect-exit|mount|after|"
-                          r"expect-stdout|expect-log-count|expect-log|verify-notes)"
+                          r"expect-stdout|expect-log-count|expect-log|verify-notes|expect-compile-fail|"
+                          r"allow-other-diagnostics)"
                           r"(?::\s*(?P<arg>.*?))?\s*(?:\*/\s*)?$")
 
 
@@ -101,7 +106,8 @@ def parse_case(path):
     """Reads the directives and expectations of a case."""
     case = {"cflags": [], "iosig": [], "run": None, "env": {}, "exit": 0,
             "stdout": [], "log": [], "log_count": [], "verify_notes": False,
-            "expect": [], "mounts": [], "after": []}
+            "expect": [], "mounts": [], "after": [], "compile_fail": False,
+            "allow_other": False}
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     for num, text in enumerate(lines, 1):
@@ -143,6 +149,10 @@ def parse_case(path):
                 raise Failure("%s:%d: bad expect-log-count: %s" % (path, num, e))
         elif name == "verify-notes":
             case["verify_notes"] = True
+        elif name == "expect-compile-fail":
+            case["compile_fail"] = True
+        elif name == "allow-other-diagnostics":
+            case["allow_other"] = True
         elif name == "mount":
             parts = arg.split(None, 2)
             if len(parts) < 2 or parts[1] not in MOUNT_TYPES:
@@ -283,7 +293,7 @@ def check_diagnostics(path, case, stderr):
                 e["kind"], e["line"], "" if e["col"] is None else " column %d" % e["col"],
                 e["text"], "".join("\n    got at %d:%d %s: %s" % (g["line"], g["col"], g["kind"],
                                                               g["text"]) for g in near)))
-    for g in unmatched:
+    for g in unmatched if not case["allow_other"] else []:
         problems.append("unexpected %s at %d:%d: %s" % (g["kind"], g["line"], g["col"], g["text"]))
     if problems:
         raise Failure("diagnostics differ:\n  " + "\n  ".join(problems))
@@ -370,7 +380,7 @@ def cmd_case(opts):
         if "internal compiler error" in err or status < 0 or status > 1:
             raise Failure("the compiler crashed (status %d): %s" % (status, " ".join(cmd)))
         check_diagnostics(path, case, err)
-        errors = any(e["kind"] == "error" for e in case["expect"])
+        errors = case["compile_fail"] or any(e["kind"] == "error" for e in case["expect"])
         if errors != (status != 0):
             raise Failure("compiler exit status %d, but the case %s errors" %
                           (status, "expects" if errors else "expects no"))

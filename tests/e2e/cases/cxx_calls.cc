@@ -4,7 +4,7 @@
  * with its own values), through references, std::fopen.
  *
  * run: {tmp}
- * expect-log-count: 9 {"event": "decision"}
+ * expect-log-count: 11 {"event": "decision"}
  */
 #include <cstdio>
 #include <fcntl.h>
@@ -47,6 +47,15 @@ static int opened(const char *p, T n)
 	return fd;
 }
 
+/* A returned call: the C++ front end folds return values early (for its
+ * warnings) and caches the fold; the rewritten call must be the one used. */
+static std::FILE *reader(const char *p)
+{
+#pragma io sig sequential_access
+	return std::fopen(p, "r");
+	/* expect-log: {"site": {"line": "@-2", "call": "fopen"}, "sig": "sequential_access"} */
+}
+
 static void use(int fd)
 {
 	if (fd >= 0)
@@ -64,6 +73,20 @@ int main(int argc, char **argv)
 	use(store::striped(p));
 	use(opened(p, 2));
 	use(opened(p, 3L));
+
+	std::FILE *r = reader(p);
+	if (!r)
+		return 3;
+	std::fclose(r);
+	auto returned = [p]() {
+#pragma io sig random_access
+		return std::fopen(p, "r");
+	};
+	/* expect-log: {"site": {"line": "@-3", "call": "fopen"}, "sig": "random_access"} */
+	r = returned();
+	if (!r)
+		return 4;
+	std::fclose(r);
 
 	auto lambda = [&big, p](int k) {
 #pragma io sig random_access totalsize(big + k)
