@@ -223,24 +223,18 @@ static void gp_search(struct gp_walk *w, struct gp_marker *m)
 
 static void gp_unbound(location_t loc, const char *gmsgid, ...) ATTRIBUTE_GCC_DIAG(2, 3);
 
-/* Errors that unbound=error reported (so that they do not silence the
- * next ones). */
-static int gp_unbound_errors;
-
 static void gp_unbound(location_t loc, const char *gmsgid, ...)
 {
 	va_list ap;
 
 	/* After other errors a call may have been dropped as erroneous: its
 	 * pragma looks unbound, which would only add noise. */
-	if (gp_opts.unbound == GP_UNBOUND_IGNORE || errorcount > gp_unbound_errors)
+	if (gp_opts.unbound == GP_UNBOUND_IGNORE || gp_foreign_errors())
 		return;
 	va_start(ap, gmsgid);
 	emit_diagnostic_valist(gp_opts.unbound == GP_UNBOUND_ERROR ? DK_ERROR : DK_WARNING, loc,
 			       0, gmsgid, &ap);
 	va_end(ap);
-	if (gp_opts.unbound == GP_UNBOUND_ERROR)
-		gp_unbound_errors++;
 }
 
 static void gp_report_unbound(const struct gp_marker *m)
@@ -353,9 +347,18 @@ static void gp_diagnose(struct gp_marker *m)
 	}
 }
 
+static void gp_process_function(tree fn);
+
 void gp_pre_genericize(void *gcc_data, void *)
 {
-	tree fn = (tree)gcc_data;
+	int before = errorcount;
+
+	gp_process_function((tree)gcc_data);
+	gp_own_errors += errorcount - before;
+}
+
+static void gp_process_function(tree fn)
+{
 	struct gp_walk w = {};
 	hash_set<tree> visited;
 	struct gp_marker *m;
@@ -388,9 +391,9 @@ void gp_pre_genericize(void *gcc_data, void *)
 			}
 		}
 	}
-	/* After an error no code is generated: only say what binds, do not
-	 * build trees from what may be erroneous. */
-	if (!seen_error())
+	/* After an error of the front end no code is generated: only say what
+	 * binds, do not build trees from what may be erroneous. */
+	if (!gp_foreign_errors())
 		FOR_EACH_VEC_ELT(w.markers, i, m)
 			gp_lower_marker(fn, m);
 	/* Innermost rewrites first, so that an outer rewrite copies the

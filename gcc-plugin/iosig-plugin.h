@@ -36,6 +36,17 @@ struct gp_options {
 
 extern struct gp_options gp_opts;
 
+/* Errors the plugin itself reported (in its pragma handler and per
+ * function), so that it can tell whether the front end found others. */
+extern int gp_own_errors;
+
+/* True if the compilation has errors that are not the plugin's: the code
+ * may be erroneous, no code will be generated. */
+static inline bool gp_foreign_errors(void)
+{
+	return errorcount > gp_own_errors;
+}
+
 /* One token of a pragma: its span in the text given to the parser and
  * where it came from in the source. */
 struct gp_span {

@@ -11,6 +11,8 @@
 /* GCC refuses plugins that do not declare this. */
 __attribute__((visibility("default"))) int plugin_is_GPL_compatible;
 
+int gp_own_errors;
+
 struct gp_options gp_opts = {
 	.verbose = false,
 	.unbound = GP_UNBOUND_WARNING,

@@ -560,6 +560,8 @@ static void gp_file_jobwide(struct gp_pragma *p)
 	tree values[IOSIG_P_COUNT];
 	struct gp_scope scope = {};
 
+	if (gp_foreign_errors())
+		return; /* no code will be generated */
 	scope.at = p->loc;
 	for (unsigned i = 0; i < p->nslots; i++) {
 		values[i] = gp_lower_slot(p, i, &scope);
@@ -634,7 +636,17 @@ static void gp_handle_jobwide(struct gp_pragma *p)
 		gp_file_jobwide(p);
 }
 
+static void gp_handle_one(void);
+
 static void gp_handle_pragma(cpp_reader *)
+{
+	int before = errorcount;
+
+	gp_handle_one();
+	gp_own_errors += errorcount - before;
+}
+
+static void gp_handle_one(void)
 {
 	struct gp_pragma *p = XCNEW(struct gp_pragma);
 	tree fn = current_function_decl;
