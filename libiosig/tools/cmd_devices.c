@@ -532,9 +532,9 @@ static int run(int argc, char **argv)
 	size_t n, nrows = 0, hidden = 0;
 	int c, ret;
 
-	optind = 1;
+	optind = 0; /* full re-initialisation of GNU getopt */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON:
 			json = true;
@@ -546,9 +546,8 @@ static int run(int argc, char **argv)
 			opts.flags |= IOSIG_CATALOG_NO_DISCOVERY;
 			break;
 		case OPT_SIZE:
-			if (iosig_parse_value(optarg, IOSIG_DIM_SIZE, &size, &err) < 0 || size <= 0)
-				return tool_usage_err(cmd, "--size: bad value '%s': expected a size such as 1GiB or 64*MiB",
-						      optarg);
+			if (tool_parse_size(cmd, "size", optarg, true, &size))
+				return TOOL_EXIT_USAGE;
 			break;
 		case OPT_ALL:
 			all = true;
@@ -560,7 +559,7 @@ static int run(int argc, char **argv)
 			usage(stdout);
 			return TOOL_EXIT_OK;
 		default:
-			return tool_usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+			return tool_option_err(cmd, c, argv, longopts);
 		}
 	}
 	if (optind < argc)

@@ -12,6 +12,7 @@
 
 #include "fmt.h"
 #include "json.h"
+#include "sig_internal.h"
 #include "tool.h"
 
 #define CMD "explain"
@@ -168,16 +169,16 @@ static int run(int argc, char **argv)
 	double size = 0;
 	int c, r, ret = TOOL_EXIT_FAIL;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:s:c:njh", opts, NULL)) != -1) {
+	optind = 0; /* full re-initialisation of GNU getopt */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:s:c:njh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			path = optarg;
 			break;
 		case 's':
-			if (iosig_parse_value(optarg, IOSIG_DIM_SIZE, &size, &err) < 0 || size < 0)
-				return tool_usage_err(CMD, "--size '%s': %s", optarg,
-						      err.msg[0] ? err.msg : "not a size");
+			if (tool_parse_size(CMD, "size", optarg, false, &size))
+				return TOOL_EXIT_USAGE;
 			have_size = true;
 			break;
 		case 'c':
@@ -193,7 +194,7 @@ static int run(int argc, char **argv)
 			help();
 			return TOOL_EXIT_OK;
 		default:
-			return tool_usage_err(CMD, "unknown option");
+			return tool_option_err(CMD, c, argv, opts);
 		}
 	}
 	if (optind != argc - 1)
@@ -209,7 +210,7 @@ static int run(int argc, char **argv)
 		return TOOL_EXIT_USAGE;
 	}
 	if (have_size) {
-		sig.totalsize = (uint64_t)size;
+		sig.totalsize = sigp_size_round(size);
 		sig.set |= IOSIG_HAS(IOSIG_P_TOTALSIZE);
 	}
 	if (iosig_sig_format(&sig, canon, sizeof(canon)) < 0)

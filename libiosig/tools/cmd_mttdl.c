@@ -177,6 +177,8 @@ static int parse_dim(const struct opt_desc *o, const char *s, double *ret)
 	struct iosig_error err = { 0 };
 	double v;
 
+	if (o->dim == IOSIG_DIM_SIZE) /* 0 to 2^63 bytes, as totalsize */
+		return tool_parse_size(CMD, o->name, s, o->range == RANGE_POSITIVE, ret);
 	if (iosig_parse_value(s, o->dim, &v, &err) < 0)
 		return tool_usage_err(CMD, "--%s '%s': %s; expected %s", o->name, s,
 				      err.msg[0] ? err.msg : "not a value", what[o->dim]);
@@ -226,10 +228,8 @@ static int parse_args(int argc, char **argv, struct mttdl_args *a)
 
 		if (c == 'h')
 			c = OPT_VAL_BASE + O_HELP;
-		if (c == ':')
-			return tool_usage_err(CMD, "option '%s' needs a value", argv[optind - 1]);
 		if (c < OPT_VAL_BASE || c >= OPT_VAL_BASE + O_COUNT)
-			return tool_usage_err(CMD, "unknown option '%s'", argv[optind - 1]);
+			return tool_option_err(CMD, c, argv, longopts);
 		o = &opts[c - OPT_VAL_BASE];
 		field = (char *)a + o->offset;
 		switch (o->type) {

@@ -2,10 +2,12 @@
 /* tool.c - helpers shared by the `iosig` subcommands (see tool.h). */
 #include "tool.h"
 
-#include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sig_internal.h"
 
 const char *tool_progname = "iosig";
 
@@ -56,17 +58,61 @@ void tool_print_error(const char *cmd, const struct iosig_error *err)
 	fprintf(stderr, "%s\n", err->msg[0] ? err->msg : "unknown error");
 }
 
-bool tool_parse_double(const char *s, double *ret)
+int tool_option_err(const char *cmd, int c, char *const *argv, const struct option *longopts)
 {
-	char *end;
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	size_t n;
+	unsigned matches = 0;
+	const struct option *hit = NULL;
+
+	if (strncmp(arg, "--", 2)) {
+		/* A short option: getopt names the character in optopt (optind
+		 * may still point into a cluster such as -jx). */
+		if (c == ':')
+			return tool_usage_err(cmd, "option '-%c' needs a value", optopt);
+		if (optopt > ' ' && optopt < 127)
+			return tool_usage_err(cmd, "unknown option '-%c'", optopt);
+		return tool_usage_err(cmd, "unknown option '%s'", arg);
+	}
+	n = strcspn(arg + 2, "=");
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, arg + 2, n))
+			continue;
+		if (strlen(o->name) == n) {
+			hit = o;
+			matches = 1;
+			break;
+		}
+		hit = o;
+		matches++;
+	}
+	if (c == ':')
+		return tool_usage_err(cmd, "option '%.*s' needs a value", (int)(n + 2), arg);
+	if (matches > 1)
+		return tool_usage_err(cmd, "option '%.*s' is ambiguous: spell it out", (int)(n + 2),
+				      arg);
+	if (hit && arg[2 + n] == '=' && hit->has_arg == no_argument)
+		return tool_usage_err(cmd, "option '--%s' takes no value", hit->name);
+	return tool_usage_err(cmd, "unknown option '%.*s'", (int)(n + 2), arg);
+}
+
+int tool_parse_size(const char *cmd, const char *opt, const char *s, bool positive, double *ret)
+{
+	struct iosig_error err = { 0 };
+	char msg[160];
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || errno)
-		return false;
+	if (iosig_parse_value(s, IOSIG_DIM_SIZE, &v, &err) < 0)
+		return tool_usage_err(cmd, "--%s '%s': %s; expected a size such as 1GiB or 64*MiB",
+				      opt, s, err.msg);
+	/* totalsize's range: the value becomes a uint64_t. */
+	if (sigp_param_check(IOSIG_P_TOTALSIZE, v, msg, sizeof(msg)) < 0)
+		return tool_usage_err(cmd, "--%s '%s' must be from 0 to 2^63 bytes (8 EiB)", opt,
+				      s);
+	if (positive && !(v > 0))
+		return tool_usage_err(cmd, "--%s '%s' must be greater than 0", opt, s);
 	*ret = v;
-	return true;
+	return 0;
 }
 
 struct tool_table {

@@ -36,9 +36,23 @@ int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(
 /* Prints an iosig_error as "file:line:col: msg" (parts that are known). */
 void tool_print_error(const char *cmd, const struct iosig_error *err);
 
-/* Sizes and times with units: use iosig_parse_value() (one unit parser).
- * Parse a plain number (strtod, whole string). */
-bool tool_parse_double(const char *s, double *ret);
+/*
+ * Reports what getopt_long() refused, for a subcommand that set opterr = 0
+ * and starts its optstring with ':' (c is the ':' or '?' it returned): a
+ * missing value, an unknown or ambiguous option, or a value given to an
+ * option that takes none.  Returns TOOL_EXIT_USAGE.
+ */
+struct option;
+int tool_option_err(const char *cmd, int c, char *const *argv, const struct option *longopts);
+
+/*
+ * The value of a size option such as --size: a number with an optional unit
+ * (iosig_parse_value()), from 0 - or above 0 when `positive` - to 2^63 bytes,
+ * the range of a signature's totalsize.  Returns 0 with *ret set, or prints
+ * a usage error naming --opt, the value and what is wrong, and returns
+ * TOOL_EXIT_USAGE.
+ */
+int tool_parse_size(const char *cmd, const char *opt, const char *s, bool positive, double *ret);
 
 /* A simple text table: add rows of cells, then print with aligned columns. */
 struct tool_table;

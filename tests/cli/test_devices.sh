@@ -109,9 +109,13 @@ fi
 
 # Bad command lines: exit 2 and a hint.
 bad 2 "--no-discovery lists the mounts of a configuration: give --config FILE" --no-discovery
-bad 2 "--size: bad value '10 years': expected a size such as 1GiB or 64*MiB" $t2 --size "10 years"
-bad 2 "--size: bad value '0': expected a size such as 1GiB or 64*MiB" $t2 --size 0
+bad 2 "--size '10 years': unknown unit 'years'; sizes: B KiB MiB" $t2 --size "10 years"
+bad 2 "--size '0' must be greater than 0" $t2 --size 0
+bad 2 "--size '1e30' must be from 0 to 2^63 bytes (8 EiB)" $t2 --size 1e30
+bad 2 "option '--size' needs a value" $t2 --size
 bad 2 "unknown option '--bogus'" --bogus
+bad 2 "option '--json' takes no value" --json=yes
+bad 2 "option '--s' is ambiguous: spell it out" --s
 bad 2 "unexpected argument 'extra'" $t2 extra
 grep -q "Try 'iosig devices --help'" "$tmp/err" || fail "no hint to --help"
 

@@ -145,7 +145,8 @@ bad "--mttf '10yy': unknown unit 'yy'" --mttf 10yy
 bad "--mttf '5MiB': expected a time" --mttf 5MiB
 bad "--mttf '0' must be greater than 0" --mttf 0
 bad "--mttr '-1d' must be greater than 0" --mttr -1d
-bad "--size '-1GiB' must be 0 or more" --size -1GiB
+bad "--size '-1GiB' must be from 0 to 2\^63 bytes \(8 EiB\)" --size -1GiB
+bad "--size '1e308' must be from 0 to 2\^63 bytes \(8 EiB\)" --size 1e308
 bad "--size '10y': expected a size" --size 10y
 bad "--lifetime '-2h' must be 0 or more" --lifetime -2h
 bad "--ber '2' must be from 0 to 1" --ber 2
@@ -166,6 +167,8 @@ bad "--disks 7 is not --data 4 \+ --parity 2" --layout erasure --data 4 --parity
 bad "--data 65535 \+ --parity 1 is more than 65535 devices" --layout erasure --data 65535 --parity 1
 bad "unknown option '--frobnicate'" --frobnicate
 bad "option '--mttf' needs a value" --mttf
+bad "option '--json' takes no value" --json=1
+bad "unknown option '-x'" -x
 bad "unexpected argument 'raid5'" raid5
 
 if [ "$failures" -ne 0 ]; then
