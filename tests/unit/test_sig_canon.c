@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "iosig.h"
+#include "comma_locale.h"
 
 static struct iosig_pragma *parse_ok(const char *text)
 {
@@ -316,56 +317,23 @@ static void test_round_trip(void **state)
 	}
 }
 
-/* A private directory with a compiled comma locale, if the system has none. */
-static char locale_dir[] = "/tmp/iosig-locale-XXXXXX";
-static bool locale_dir_made;
-
-/* Switches the process to a locale with a decimal comma; false if none can be
- * had (then the tests still run in the C locale and say so). */
-static bool set_comma_locale(void)
+/* Switches to a locale with a decimal comma (comma_locale.h); when none can
+ * be had the tests still run in the C locale and say so. */
+static void set_comma_locale(void)
 {
-	static const char *const locales[] = { "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
-					       "de_DE", "ru_RU.UTF-8" };
-	char buf[16];
-
-	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]); i++) {
-		if (setlocale(LC_ALL, locales[i])) {
-			snprintf(buf, sizeof(buf), "%.1f", 0.5);
-			assert_string_equal(buf, "0,5"); /* really a comma locale */
-			return true;
-		}
-	}
-	print_message("no locale with a decimal comma available; checking the C locale only\n");
-	return false;
+	if (!comma_locale_set())
+		print_message("no locale with a decimal comma available; checking the C locale only\n");
 }
 
 static int group_setup(void **state)
 {
-	char cmd[256];
-
-	/* Not installed on minimal systems: compile one into a private
-	 * directory that LOCPATH points to. */
-	if (!setlocale(LC_ALL, "de_DE.UTF-8") && mkdtemp(locale_dir)) {
-		locale_dir_made = true;
-		snprintf(cmd, sizeof(cmd), "localedef -c -i de_DE -f UTF-8 %s/de_DE.UTF-8 "
-			 ">/dev/null 2>&1", locale_dir);
-		if (system(cmd) == 0)
-			setenv("LOCPATH", locale_dir, 1);
-	}
-	setlocale(LC_ALL, "C");
+	comma_locale_prepare();
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	char cmd[256];
-
-	setlocale(LC_ALL, "C");
-	if (locale_dir_made) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", locale_dir);
-		if (system(cmd) != 0)
-			print_message("could not remove %s\n", locale_dir);
-	}
+	comma_locale_cleanup();
 	return 0;
 }
 
