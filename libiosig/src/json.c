@@ -5,7 +5,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
+
+#include "sig_internal.h"
 
 void json_init(struct json_writer *w, FILE *fp, bool pretty)
 {
@@ -106,13 +107,13 @@ void json_num(struct json_writer *w, const char *key, double val)
 	else if (val == (double)(int64_t)val && fabs(val) < 9.007199254740992e15)
 		fprintf(w->fp, "%" PRId64, (int64_t)val);
 	else {
-		/* Shortest of %.15g/%.17g that reads back as the same double. */
+		/* Shortest text that reads back as the same double, in the C
+		 * locale whatever the program's LC_NUMERIC: the decision log is
+		 * written inside user programs, where "0,5" would be two JSON
+		 * values. */
 		char buf[32];
 
-		snprintf(buf, sizeof(buf), "%.15g", val);
-		if (strtod(buf, NULL) != val)
-			snprintf(buf, sizeof(buf), "%.17g", val);
-		fputs(buf, w->fp);
+		fputs(sigp_fmt_double(val, buf, sizeof(buf)), w->fp);
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "comma_locale.h"
 #include "fmt.h"
 #include "json.h"
 
@@ -88,6 +89,41 @@ static void test_too_deep(void **state)
 	free(buf);
 }
 
+static void numbers(struct json_writer *w)
+{
+	json_arr_begin(w, NULL);
+	json_num(w, NULL, 0.5);
+	json_num(w, NULL, 1.25e-7);
+	json_num(w, NULL, 3.0);
+	json_arr_end(w);
+}
+
+/* The decision log is written inside programs that may have called
+ * setlocale(): numbers keep a decimal point. */
+static void test_locale(void **state)
+{
+	char *s;
+
+	if (!comma_locale_set())
+		print_message("no locale with a decimal comma available; checking the C locale only\n");
+	s = render(numbers, false);
+	setlocale(LC_ALL, "C");
+	assert_string_equal(s, "[0.5,1.25e-07,3]");
+	free(s);
+}
+
+static int group_setup(void **state)
+{
+	comma_locale_prepare();
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	comma_locale_cleanup();
+	return 0;
+}
+
 static void test_fmt(void **state)
 {
 	char b[32];
@@ -109,8 +145,9 @@ int main(void)
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_pretty),
 		cmocka_unit_test(test_too_deep),
+		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_fmt),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
