@@ -26,10 +26,46 @@ static void indent(struct json_writer *w)
 		fputs("  ", w->fp);
 }
 
+static bool cont(unsigned char c)
+{
+	return c >= 0x80 && c <= 0xbf;
+}
+
+/* Length of the well-formed UTF-8 sequence at p (Unicode Table 3-7: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), 0 if there is
+ * none.  p is NUL-terminated, and NUL is no continuation byte. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return cont(p[1]) ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && cont(p[2]) ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+
+		return p[1] >= lo && p[1] <= hi && cont(p[2]) && cont(p[3]) ? 4 : 0;
+	}
+	return 0;
+}
+
+/*
+ * JSON text is UTF-8, but mount points, paths and file names are bytes: a
+ * byte that starts no well-formed sequence becomes U+FFFD, so that the
+ * document stays valid (and parsers accept it) whatever the input.
+ */
 void json_write_escaped(FILE *fp, const char *s)
 {
 	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+
 		switch (*p) {
 		case '"': fputs("\\\"", fp); break;
 		case '\\': fputs("\\\\", fp); break;
@@ -39,9 +75,12 @@ void json_write_escaped(FILE *fp, const char *s)
 		default:
 			if (*p < 0x20 || *p == 0x7f)
 				fprintf(fp, "\\u%04x", *p);
+			else if (n == 0)
+				fputs("\\ufffd", fp);
 			else
-				fputc(*p, fp);
+				fwrite(p, 1, n, fp);
 		}
+		p += n ? n : 1;
 	}
 	fputc('"', fp);
 }

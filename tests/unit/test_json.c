@@ -89,6 +89,33 @@ static void test_too_deep(void **state)
 	free(buf);
 }
 
+static void bytes(struct json_writer *w)
+{
+	json_arr_begin(w, NULL);
+	/* well-formed: 2, 3 and 4 byte sequences pass through */
+	json_str(w, NULL, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe");
+	/* a stray byte, a truncated sequence, an overlong '/', a surrogate,
+	 * a code point above U+10FFFF: each ill-formed byte is U+FFFD */
+	json_str(w, NULL, "/mnt/\xff/x");
+	json_str(w, NULL, "a\xc3");
+	json_str(w, NULL, "\xc0\xaf");
+	json_str(w, NULL, "\xed\xa0\x80");
+	json_str(w, NULL, "\xf4\x90\x80\x80");
+	json_arr_end(w);
+}
+
+/* Paths are bytes, JSON is UTF-8: whatever a mount point is called, the
+ * document must parse. */
+static void test_utf8(void **state)
+{
+	char *s = render(bytes, false);
+
+	assert_string_equal(s, "[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe\","
+			       "\"/mnt/\\ufffd/x\",\"a\\ufffd\",\"\\ufffd\\ufffd\","
+			       "\"\\ufffd\\ufffd\\ufffd\",\"\\ufffd\\ufffd\\ufffd\\ufffd\"]");
+	free(s);
+}
+
 static void numbers(struct json_writer *w)
 {
 	json_arr_begin(w, NULL);
@@ -145,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_pretty),
 		cmocka_unit_test(test_too_deep),
+		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_fmt),
 	};
