@@ -95,6 +95,10 @@ assert verdicts == {"/mnt/ramdisk": "volatile", "/mnt/nvram": "space", "/mnt/rai
                     "/mnt/hdd": "ok", "/home": "ok"}, verdicts
 assert [c["mount"] for c in d["candidates"] if c["chosen"]] == ["/home"]
 PY
+# A path that is not UTF-8 still gives valid JSON.
+# shellcheck disable=SC2086
+status 0 $t2 --json --path "$(printf '/home/\377/out')" "$post"
+json_ok
 # Nothing qualifies: exit 1, still valid JSON with a null choice.
 # shellcheck disable=SC2086
 status 1 $t2 --json archive
