@@ -80,12 +80,6 @@ struct run {
 	uint64_t filled;                    /* prefix of the data file written so far */
 };
 
-/* A growing array of durations. */
-struct samples {
-	double *v;
-	size_t n, cap;
-};
-
 static void note(struct prb_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void note(struct prb_result *res, const char *fmt, ...)
@@ -164,30 +158,13 @@ static bool cancelled(const struct run *ru)
 	return ru->o->cancel && *ru->o->cancel;
 }
 
-static int samples_grow(struct samples *s, size_t more)
-{
-	if (s->n + more > s->cap) {
-		size_t cap = s->cap ? s->cap : 256;
-		double *v;
-
-		while (cap < s->n + more)
-			cap *= 2;
-		v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	return 0;
-}
-
 /*
  * Runs a synchronous job in batches until `until` (0: the phase deadline;
  * after at least min_total ops) or max_total ops, appending each op's duration to
  * *out and reporting progress between batches.
  */
 static int sync_loop(struct run *ru, struct prb_sync_job job, unsigned batch, size_t min_total,
-		     size_t max_total, double until, struct samples *out)
+		     size_t max_total, double until, struct prb_samples *out)
 {
 	size_t start = out->n;
 	struct prb_sync_stats st;
@@ -205,7 +182,7 @@ static int sync_loop(struct run *ru, struct prb_sync_job job, unsigned batch, si
 		job.max_ops = (unsigned)(max_total - done < batch ? max_total - done : batch);
 		job.min_ops = done < min_total ? (unsigned)(min_total - done < job.max_ops ?
 							     min_total - done : job.max_ops) : 0;
-		r = samples_grow(out, job.max_ops);
+		r = prb_samples_grow(out, job.max_ops);
 		if (r < 0)
 			return r;
 		job.times = out->v + out->n;
@@ -221,19 +198,6 @@ static int sync_loop(struct run *ru, struct prb_sync_job job, unsigned batch, si
 		time_tick(ru);
 	}
 	return 0;
-}
-
-static double median(struct samples *s, size_t from, size_t n)
-{
-	double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	double m;
-
-	if (!tmp)
-		return NAN;
-	memcpy(tmp, s->v + from, n * sizeof(*tmp));
-	m = prb_quantile(tmp, n, 0.5);
-	free(tmp);
-	return m;
 }
 
 /* Sets or clears O_DIRECT on the data file: the synchronous phases use the
@@ -274,7 +238,7 @@ static void track_usage(struct run *ru, int fd)
  * fsync, on a file of its own (at most 10 % of the budget). */
 static int phase_latency(struct run *ru)
 {
-	struct samples s = { 0 };
+	struct prb_samples s = { 0 };
 	struct prb_sync_job job = {
 		.ds = SMALL_IO, .pattern = PRB_APPEND, .fsync = true,
 		.span = ru->fs->budget / 10 / SMALL_IO * SMALL_IO,
@@ -294,7 +258,7 @@ static int phase_latency(struct run *ru)
 	if (r < 0)
 		goto out_close;
 	if (s.n >= 5) {
-		ru->res->latency_raw = median(&s, 0, s.n);
+		ru->res->latency_raw = prb_quantile_of(s.v, s.n, 0.5);
 		ru->res->latency = ru->res->latency_raw;
 		ru->res->have |= 1u << PRB_V_LATENCY;
 	} else {
@@ -317,7 +281,7 @@ out_free:
 static int buffered(struct run *ru, bool write, bool random, uint32_t bs, uint64_t span,
 		    uint64_t max_bytes, double until, struct prb_uring_stats *ret)
 {
-	struct samples s = { 0 };
+	struct prb_samples s = { 0 };
 	struct prb_sync_job job = {
 		.fd = ru->fd, .ds = bs, .read = !write, .span = span / bs * bs,
 		.pattern = random ? PRB_RANDOM : PRB_SEQ,
@@ -454,7 +418,7 @@ static int phase_iops(struct run *ru)
  * sequential offsets, in alternating groups so that drift hits both. */
 static int phase_seek(struct run *ru)
 {
-	struct samples rnd = { 0 }, seq = { 0 };
+	struct prb_samples rnd = { 0 }, seq = { 0 };
 	struct prb_sync_job job = {
 		.fd = ru->fd, .ds = SMALL_IO, .span = ru->filled, .fsync = true,
 	};
@@ -490,7 +454,8 @@ static int phase_seek(struct run *ru)
 		goto out_direct;
 	}
 	if (rnd.n >= 8 && seq.n >= 8) {
-		ru->res->seek = fmax(0, median(&rnd, 0, rnd.n) - median(&seq, 0, seq.n));
+		ru->res->seek = fmax(0, prb_quantile_of(rnd.v, rnd.n, 0.5) -
+					       prb_quantile_of(seq.v, seq.n, 0.5));
 		ru->res->have |= 1u << PRB_V_SEEK;
 	} else {
 		note(ru->res, "seek: too few synchronous writes within the time budget");
@@ -516,7 +481,7 @@ out_free:
  */
 static int phase_block(struct run *ru)
 {
-	struct samples per[SWEEP_POINTS] = { 0 };
+	struct prb_samples per[SWEEP_POINTS] = { 0 };
 	double tput[SWEEP_POINTS];
 	void *buf = prb_buffer(SWEEP_POINTS * SWEEP_STEP, ru->rng);
 	unsigned rounds = 0;
@@ -566,7 +531,7 @@ static int phase_block(struct run *ru)
 		goto out_direct;
 	}
 	for (size_t k = 0; k < SWEEP_POINTS; k++)
-		tput[k] = (double)((k + 1) * SWEEP_STEP) / median(&per[k], 0, per[k].n);
+		tput[k] = (double)((k + 1) * SWEEP_STEP) / prb_quantile_of(per[k].v, per[k].n, 0.5);
 	/* Sizes are measured in order, so a sweep cut short by the deadline
 	 * leaves the largest ones with fewer samples, never with none. */
 	if (prb_block_detect(tput, SWEEP_POINTS, SWEEP_STEP, log(1.2), &bs,
@@ -595,7 +560,7 @@ out_free:
  * 16 KiB sequential O_DIRECT writes without fsync, each timed. */
 static int phase_bcw(struct run *ru)
 {
-	struct samples s = { 0 };
+	struct prb_samples s = { 0 };
 	struct prb_sync_job job = {
 		.fd = ru->fd, .ds = BCW_IO, .pattern = PRB_SEQ, .span = ru->filled,
 	};
@@ -776,7 +741,7 @@ int prb_latency_joint(struct prb_session *const *s, size_t n, double seconds,
 		      const volatile sig_atomic_t *cancel, void (*progress)(void *ctx, double done),
 		      void *progress_ctx, double *ret_raw, int *ret_status)
 {
-	struct samples *t = calloc(n ? n : 1, sizeof(*t));
+	struct prb_samples *t = calloc(n ? n : 1, sizeof(*t));
 	uint64_t *pos = calloc(n ? n : 1, sizeof(*pos));
 	int *fd = calloc(n ? n : 1, sizeof(*fd));
 	void *buf = prb_buffer(SMALL_IO, 5);
@@ -823,7 +788,7 @@ int prb_latency_joint(struct prb_session *const *s, size_t n, double seconds,
 				continue;
 			}
 			pos[i] = st.next;
-			r = samples_grow(&t[i], 1);
+			r = prb_samples_grow(&t[i], 1);
 			if (r < 0)
 				goto out_close;
 			t[i].v[t[i].n++] = d;
@@ -838,7 +803,7 @@ int prb_latency_joint(struct prb_session *const *s, size_t n, double seconds,
 	}
 	for (size_t i = 0; i < n; i++)
 		if (ret_status[i] == 0 && t[i].n >= 5)
-			ret_raw[i] = median(&t[i], 0, t[i].n);
+			ret_raw[i] = prb_quantile_of(t[i].v, t[i].n, 0.5);
 out_close:
 	for (size_t i = 0; i < n; i++)
 		if (fd[i] >= 0)

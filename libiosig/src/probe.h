@@ -200,6 +200,19 @@ int prb_uring_run(const struct prb_uring_job *job, struct prb_uring_stats *ret);
 /* The q-quantile (0..1, linear interpolation) of v[0..n); sorts v in place.
  * NaN when n == 0. */
 double prb_quantile(double *v, size_t n, double q);
+/* The same without touching v (sorts a copy); NaN also when out of memory. */
+double prb_quantile_of(const double *v, size_t n, double q);
+
+/* A growing array of samples (durations, ratios). */
+struct prb_samples {
+	double *v;
+	size_t n, cap;
+};
+
+/* Room for `more` further samples: 0 or -ENOMEM. */
+int prb_samples_grow(struct prb_samples *s, size_t more);
+/* Appends one sample: 0 or -ENOMEM. */
+int prb_samples_push(struct prb_samples *s, double v);
 
 /*
  * Effective block size from a linear sweep (IOSIG Sect. 7.1, Fig. 6c):

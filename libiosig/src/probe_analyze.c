@@ -41,6 +41,45 @@ double prb_quantile(double *v, size_t n, double q)
 	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
+double prb_quantile_of(const double *v, size_t n, double q)
+{
+	double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	double r;
+
+	if (!tmp)
+		return NAN;
+	memcpy(tmp, v, n * sizeof(*tmp));
+	r = prb_quantile(tmp, n, q);
+	free(tmp);
+	return r;
+}
+
+int prb_samples_grow(struct prb_samples *s, size_t more)
+{
+	if (s->n + more > s->cap) {
+		size_t cap = s->cap ? s->cap : 256;
+		double *v;
+
+		while (cap < s->n + more)
+			cap *= 2;
+		v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	return 0;
+}
+
+int prb_samples_push(struct prb_samples *s, double v)
+{
+	int r = prb_samples_grow(s, 1);
+
+	if (r == 0)
+		s->v[s->n++] = v;
+	return r;
+}
+
 int prb_block_detect(const double *tput, size_t n, uint64_t step, double min_score,
 		     uint64_t *ret_bs, double *ret_score)
 {

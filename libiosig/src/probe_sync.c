@@ -141,17 +141,11 @@ int prb_sync_run(const struct prb_sync_job *job, struct prb_sync_stats *ret)
 out_stats:
 	ret->next = job->pattern == PRB_APPEND ? size : off;
 	if (ret->ops) {
-		double *tmp = malloc(ret->ops * sizeof(*tmp));
-
-		if (tmp) {
-			memcpy(tmp, times, ret->ops * sizeof(*tmp));
-			ret->median = prb_quantile(tmp, ret->ops, 0.5);
-			ret->p25 = prb_quantile(tmp, ret->ops, 0.25);
-			ret->p75 = prb_quantile(tmp, ret->ops, 0.75);
-			free(tmp);
-		} else if (r == 0) {
+		ret->median = prb_quantile_of(times, ret->ops, 0.5);
+		ret->p25 = prb_quantile_of(times, ret->ops, 0.25);
+		ret->p75 = prb_quantile_of(times, ret->ops, 0.75);
+		if (isnan(ret->median) && r == 0)
 			r = -ENOMEM;
-		}
 	}
 out_free:
 	free(own);

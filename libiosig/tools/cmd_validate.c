@@ -69,15 +69,9 @@ struct vmount {
 	bool failed;           /* a write failed during the measurement */
 };
 
-/* Durations of single writes. */
-struct samples {
-	double *v;
-	size_t n, cap;
-};
-
 /* One mount in one case. */
 struct vcell {
-	struct samples t;      /* every write of every round, seconds */
+	struct prb_samples t;      /* every write of every round, seconds */
 	double *round_med;     /* median duration per round (NaN: none) */
 	double model;          /* Eq. 3, bytes/s */
 	double meas;           /* ds / median duration, bytes/s */
@@ -106,34 +100,6 @@ struct summary {
 	double worst;          /* lowest ratio */
 	unsigned pairs, pair_agree, pair_ties;
 };
-
-static int samples_push(struct samples *s, double v)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		double *n = realloc(s->v, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->v = n;
-		s->cap = cap;
-	}
-	s->v[s->n++] = v;
-	return 0;
-}
-
-static double quantile_copy(const double *v, size_t n, double q)
-{
-	double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	double r;
-
-	if (!tmp)
-		return NAN;
-	memcpy(tmp, v, n * sizeof(*tmp));
-	r = prb_quantile(tmp, n, q);
-	free(tmp);
-	return r;
-}
 
 static void usage(FILE *fp)
 {
@@ -415,7 +381,7 @@ static int run_cell(struct vmount *vm, size_t nm, struct vcase *cs, unsigned rou
 				goto out_free;
 			}
 			vm[i].append_pos = cs->random ? vm[i].append_pos : st.next;
-			r = samples_push(&c->t, t);
+			r = prb_samples_push(&c->t, t);
 			if (r < 0)
 				goto out_free;
 			ops[i]++;
@@ -427,7 +393,7 @@ static int run_cell(struct vmount *vm, size_t nm, struct vcase *cs, unsigned rou
 	for (size_t i = 0; i < nm; i++) {
 		struct vcell *c = &cs->c[i];
 
-		c->round_med[round] = ops[i] ? quantile_copy(c->t.v + c->t.n - ops[i], ops[i], 0.5)
+		c->round_med[round] = ops[i] ? prb_quantile_of(c->t.v + c->t.n - ops[i], ops[i], 0.5)
 					     : NAN;
 	}
 out_free:
@@ -495,9 +461,9 @@ static void finish_cell(struct vcell *c, uint64_t ds)
 		c->meas = c->lo = c->hi = c->ci_lo = c->ci_hi = NAN;
 		return;
 	}
-	med = quantile_copy(c->t.v, c->t.n, 0.5);
-	q25 = quantile_copy(c->t.v, c->t.n, 0.25);
-	q75 = quantile_copy(c->t.v, c->t.n, 0.75);
+	med = prb_quantile_of(c->t.v, c->t.n, 0.5);
+	q25 = prb_quantile_of(c->t.v, c->t.n, 0.25);
+	q75 = prb_quantile_of(c->t.v, c->t.n, 0.75);
 	c->meas = (double)ds / med;
 	c->lo = (double)ds / q75;
 	c->hi = (double)ds / q25;
@@ -664,7 +630,7 @@ static void print_table(const struct vcase *cases, size_t nc, const struct vmoun
 static void noise(const struct vcase *cases, size_t nc, size_t nm, unsigned rounds,
 		  double *ret_iqr, double *ret_rounds)
 {
-	struct samples iqr = { 0 }, rs = { 0 };
+	struct prb_samples iqr = { 0 }, rs = { 0 };
 
 	for (size_t k = 0; k < nc; k++) {
 		for (size_t i = 0; i < nm; i++) {
@@ -673,7 +639,7 @@ static void noise(const struct vcase *cases, size_t nc, size_t nm, unsigned roun
 
 			if (c->t.n < 3 || !(c->meas > 0))
 				continue;
-			samples_push(&iqr, (c->hi - c->lo) / c->meas);
+			prb_samples_push(&iqr, (c->hi - c->lo) / c->meas);
 			for (unsigned r = 0; r < rounds; r++) {
 				if (isnan(c->round_med[r]))
 					continue;
@@ -681,7 +647,7 @@ static void noise(const struct vcase *cases, size_t nc, size_t nm, unsigned roun
 				hi = fmax(hi, c->round_med[r]);
 			}
 			if (hi > 0 && isfinite(lo))
-				samples_push(&rs, hi / lo - 1);
+				prb_samples_push(&rs, hi / lo - 1);
 		}
 	}
 	*ret_iqr = prb_quantile(iqr.v, iqr.n, 0.5);
