@@ -687,8 +687,8 @@ int prb_run(struct prb_session *s, const struct prb_opts *opts, struct prb_resul
 	ru.span = ru.fs->budget / 100 * 85 / LARGE_IO * LARGE_IO;
 	if (!ru.fs->direct)
 		note(ret, ru.fs->memory ? "memory filesystem: buffered I/O (the page cache is the "
-			  "storage)" : "no O_DIRECT: buffered I/O with fdatasync, page cache dropped "
-			  "before reads");
+			  "storage)" : "no O_DIRECT (unsupported, or --buffered): buffered I/O with "
+			  "fdatasync, page cache dropped before reads");
 	ru.t0 = prb_now();
 
 	if (opts->latency_raw > 0) {

@@ -91,6 +91,10 @@ int prb_session_open(const char *parent, uint64_t max_space, struct prb_session 
 		     struct iosig_error *err);
 /* Closes every file still open and removes the private directory. */
 void prb_session_close(struct prb_session *s);
+/* Measure through the page cache even where O_DIRECT works (what programs
+ * that do not use O_DIRECT see; also how the fallback is tested).  Call
+ * before creating files. */
+void prb_session_set_buffered(struct prb_session *s);
 const struct prb_fsinfo *prb_session_info(const struct prb_session *s);
 /* The private directory (for a last-resort rmdir() from a signal handler). */
 const char *prb_session_dir(const struct prb_session *s);

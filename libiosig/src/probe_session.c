@@ -313,6 +313,12 @@ void prb_session_close(struct prb_session *s)
 	free(s);
 }
 
+void prb_session_set_buffered(struct prb_session *s)
+{
+	s->info.direct = false;
+	s->info.dio_align = 0;
+}
+
 const struct prb_fsinfo *prb_session_info(const struct prb_session *s)
 {
 	return &s->info;

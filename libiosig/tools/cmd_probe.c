@@ -37,6 +37,7 @@ struct opts {
 	bool quiet;
 	bool json;
 	bool store;           /* write the probe cache */
+	bool buffered;        /* no O_DIRECT even where it works */
 	const char *cache;    /* probe cache to write; NULL: the default */
 };
 
@@ -93,6 +94,8 @@ static void usage(FILE *fp)
 		"  -c, --cache FILE    probe cache to update (default: $IOSIG_PROBE_CACHE, else\n"
 		"                      /var/cache/iosig/probe.yaml for root, else\n"
 		"                      ~/.cache/iosig/probe.yaml)\n"
+		"  -b, --buffered      measure through the page cache even where O_DIRECT\n"
+		"                      works (what programs without O_DIRECT see)\n"
 		"  -n, --no-store      measure and print, but leave the probe cache alone\n"
 		"  -j, --json          results as JSON on stdout\n"
 		"  -q, --quiet         no progress bar and no table (errors still go to stderr)\n"
@@ -110,6 +113,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "max-space", required_argument, NULL, 's' },
 		{ "cache", required_argument, NULL, 'c' },
 		{ "no-store", no_argument, NULL, 'n' },
+		{ "buffered", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -124,7 +128,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->store = true;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:s:c:njqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:s:c:bnjqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (iosig_parse_value(optarg, IOSIG_DIM_TIME, &v, &err) < 0)
@@ -149,6 +153,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'n':
 			o->store = false;
+			break;
+		case 'b':
+			o->buffered = true;
 			break;
 		case 'j':
 			o->json = true;
@@ -441,6 +448,8 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 		snprintf(out->why, sizeof(out->why), "%s", err.msg);
 		return out->status = r;
 	}
+	if (o->buffered)
+		prb_session_set_buffered(s);
 	prb_cli_active(prb_session_dir(s));
 	r = prb_run(s, &po, &out->res, &err);
 	prb_cli_active(NULL);

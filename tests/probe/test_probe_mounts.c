@@ -507,6 +507,44 @@ static void test_probe_unknown(void **state)
 	free(err);
 }
 
+/* No O_DIRECT: ramfs refuses it (a memory filesystem, measured buffered),
+ * and --buffered makes ext4 take the fallback of filesystems that refuse
+ * it; both are measured and say how. */
+static void test_probe_no_direct(void **state)
+{
+	char ramfs[400];
+	const char *a1[] = { "--json", "-n", "-t", "2", "-s", "16MiB", ramfs, m_ext4, NULL };
+	const char *a2[] = { "--json", "-n", "-b", "-t", "2", "-s", "16MiB", m_ext4, NULL };
+	char *err;
+	int rc;
+
+	(void)state;
+	snprintf(ramfs, sizeof(ramfs), "%s/ramfs", base);
+	assert_int_equal(mkdir(ramfs, 0755), 0);
+	if (sh("mount -t ramfs iosig-ramfs %s", ramfs)) {
+		rmdir(ramfs);
+		skip();
+	}
+	rc = run_probe(&err, 0, a1);
+	if (rc)
+		fprintf(stderr, "%s", err);
+	free(err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(last_out, "\"method\": \"buffered (memory filesystem)\""));
+	assert_non_null(strstr(last_out, "\"method\": \"O_DIRECT\""));
+	assert_int_equal(leftovers(ramfs), 0);
+	sh("umount %s", ramfs);
+	rmdir(ramfs);
+
+	rc = run_probe(&err, 0, a2);
+	free(err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(last_out, "\"method\": \"buffered + fdatasync\""));
+	assert_non_null(strstr(last_out, "no O_DIRECT"));
+	assert_null(strstr(last_out, "\"seq_write_bw\": null"));
+	assert_int_equal(leftovers(m_ext4), 0);
+}
+
 /* `iosig validate` on tmpfs and ext4 (probed by test_probe_plausible): the
  * model ranks tmpfs first everywhere, as measured; JSON and plot written;
  * nothing left behind; SIGINT cleans up; bad arguments exit 2. */
@@ -580,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_probe_sigint),
 		cmocka_unit_test(test_probe_bad_mounts),
 		cmocka_unit_test(test_probe_vanished),
+		cmocka_unit_test(test_probe_no_direct),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
