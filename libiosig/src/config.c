@@ -1217,11 +1217,13 @@ int cat_read_file(const char *path, size_t max, const char *what, char **ret_buf
 		  size_t *ret_len, struct iosig_error *err)
 {
 	struct stat st;
-	char *buf;
-	size_t len = 0;
+	char *buf = NULL;
+	size_t len = 0, cap;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO would wait for a writer forever (and
+	 * this runs inside every annotated program); regular files ignore it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		cat_error(err, path, 0, 0, "cannot read %s: %s", what, strerror(-r));
@@ -1237,31 +1239,49 @@ int cat_read_file(const char *path, size_t max, const char *what, char **ret_buf
 		cat_error(err, path, 0, 0, "%s is larger than %zu bytes", what, max);
 		goto out_close_fd;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		cat_error(err, path, 0, 0, "out of memory");
-		goto out_close_fd;
-	}
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+	/* Read to the end rather than st_size bytes: files in /proc say 0, and
+	 * a file may grow meanwhile. */
+	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	for (;;) {
+		ssize_t n;
 
+		if (!buf || len == cap) {
+			char *nbuf;
+
+			if (buf)
+				cap = cap > max / 2 ? max + 1 : cap * 2;
+			nbuf = realloc(buf, cap + 1);
+			if (!nbuf) {
+				r = -ENOMEM;
+				cat_error(err, path, 0, 0, "out of memory");
+				goto out_free_buf;
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			r = -errno;
 			cat_error(err, path, 0, 0, "cannot read %s: %s", what, strerror(-r));
-			free(buf);
-			goto out_close_fd;
+			goto out_free_buf;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > max) {
+			r = -EFBIG;
+			cat_error(err, path, 0, 0, "%s is larger than %zu bytes", what, max);
+			goto out_free_buf;
+		}
 	}
 	buf[len] = '\0';
 	*ret_buf = buf;
 	*ret_len = len;
+	buf = NULL;
 	r = 0;
+out_free_buf:
+	free(buf);
 out_close_fd:
 	close(fd);
 	return r;

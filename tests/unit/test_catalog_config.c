@@ -485,6 +485,39 @@ static void test_missing_file(void **state)
 	unsetenv("IOSIG_CONFIG");
 }
 
+/* Files that are not regular files, or do not say their size, are read
+ * (or refused) without blocking: a FIFO would otherwise wait for a writer
+ * forever inside every annotated program. */
+static void test_special_files(void **state)
+{
+	char fifo[4096];
+	struct cat_config *cfg = NULL;
+	struct cat_probe_cache *pc = NULL;
+	struct iosig_error err;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a hang fails the test instead of stalling it */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(cat_config_load_file(fifo, &cfg, &err), -EINVAL);
+	assert_null(cfg);
+	assert_string_equal(err.msg, "cannot read configuration file: not a regular file");
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(cat_probe_cache_load(fifo, &pc, &err), -EINVAL);
+	assert_null(pc);
+	assert_string_equal(err.msg, "cannot read probe cache: not a regular file");
+	alarm(0);
+	unlink(fifo);
+	/* /proc files report size 0 but have content: read, not taken as an
+	 * empty configuration. */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(cat_config_load_file("/proc/self/mountinfo", &cfg, &err), -EINVAL);
+	assert_null(cfg);
+	assert_int_equal(err.line, 1);
+	assert_string_equal(err.msg, "expected a mapping with version, defaults, classes and "
+				     "mounts at the top, got a scalar");
+}
+
 /* Where the configuration is looked for, in order. */
 static void test_locate(void **state)
 {
@@ -609,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_special_files),
 		cmocka_unit_test(test_locate),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_discovery_refuses_synthetic_keys),
