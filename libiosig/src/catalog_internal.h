@@ -224,6 +224,10 @@ int cat_discover_table(const char *mountinfo, struct cat_disc_table *ret_table,
  * entry's values.  sysfs is read once per block device. */
 void cat_discover_probe(struct cat_disc_table *table, const bool *skip);
 void cat_discover_table_free(struct cat_disc_table *table);
+/* The layout of an md array from its sysfs directory (md/level,
+ * md/raid_disks); false, *ret_layout untouched, for levels without one
+ * (container, multipath ...) or unreadable attributes. */
+bool cat_md_layout(int diskfd, struct iosig_layout *ret_layout);
 /* True if `fstype` is a pseudo filesystem (never a candidate). */
 bool cat_fstype_is_pseudo(const char *fstype);
 /* Class of a network filesystem type, or false if it is not one; sets

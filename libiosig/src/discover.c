@@ -342,30 +342,30 @@ static void classify_members(struct disc_ctx *c, int diskfd, int depth, unsigned
 	*ret_idx = n == 1 ? idx : -1;
 }
 
-static void md_layout(int diskfd, struct iosig_layout *l, bool *ret_ok)
+bool cat_md_layout(int diskfd, struct iosig_layout *ret_layout)
 {
 	char level[32];
 	long disks = attr_long(diskfd, "md/raid_disks", 0);
+	struct iosig_layout l = { 0 };
 
-	*ret_ok = false;
 	if (read_attr(diskfd, "md/level", level, sizeof(level)) < 0 || disks < 1 || disks > 65535)
-		return;
-	memset(l, 0, sizeof(*l));
-	l->disks = (uint16_t)disks;
+		return false;
+	l.disks = (uint16_t)disks;
 	if (!strcmp(level, "raid1"))
-		l->kind = IOSIG_LAYOUT_RAID1;
+		l.kind = IOSIG_LAYOUT_RAID1;
 	else if (!strcmp(level, "raid10"))
-		l->kind = IOSIG_LAYOUT_RAID10;
+		l.kind = IOSIG_LAYOUT_RAID10;
 	else if (!strcmp(level, "raid4") || !strcmp(level, "raid5"))
-		l->kind = IOSIG_LAYOUT_RAID5; /* one parity device either way */
+		l.kind = IOSIG_LAYOUT_RAID5; /* one parity device either way */
 	else if (!strcmp(level, "raid6"))
-		l->kind = IOSIG_LAYOUT_RAID6;
+		l.kind = IOSIG_LAYOUT_RAID6;
 	else if (!strcmp(level, "raid0") || !strcmp(level, "linear"))
-		l->kind = disks > 1 ? IOSIG_LAYOUT_RAID0 : IOSIG_LAYOUT_SINGLE;
+		l.kind = disks > 1 ? IOSIG_LAYOUT_RAID0 : IOSIG_LAYOUT_SINGLE;
 	else
-		return; /* container, multipath, faulty ...: leave the default */
-	cat_layout_fix(l);
-	*ret_ok = true;
+		return false; /* container, multipath, faulty ...: leave the default */
+	cat_layout_fix(&l);
+	*ret_layout = l;
+	return true;
 }
 
 /* Index of the mount whose filesystem has st_dev `dev`, or -1. */
@@ -496,9 +496,8 @@ static int classify_dev(struct disc_ctx *c, dev_t devno, int depth)
 		unsigned nm;
 		int mcls, one;
 		struct iosig_layout l;
-		bool ok;
+		bool ok = cat_md_layout(diskfd, &l);
 
-		md_layout(diskfd, &l, &ok);
 		classify_members(c, diskfd, depth, &nm, &mcls, &one);
 		d = &c->dev[k];
 		d->cls = IOSIG_CLASS_RAID;

@@ -482,6 +482,62 @@ static void test_default(void **state)
 	}
 }
 
+/* An md array's layout from its sysfs attributes (a fake sysfs directory:
+ * creating arrays needs mdadm, root and spare devices). */
+static void test_md_layout(void **state)
+{
+	static const struct {
+		const char *level, *disks;
+		bool ok;
+		int kind;
+		unsigned n, tolerated;
+	} cases[] = {
+		{ "raid1\n", "2\n", true, IOSIG_LAYOUT_RAID1, 2, 1 },
+		{ "raid1\n", "3\n", true, IOSIG_LAYOUT_RAID1, 3, 2 },
+		{ "raid10\n", "4\n", true, IOSIG_LAYOUT_RAID10, 4, 1 },
+		{ "raid4\n", "4\n", true, IOSIG_LAYOUT_RAID5, 4, 1 },
+		{ "raid5\n", "5\n", true, IOSIG_LAYOUT_RAID5, 5, 1 },
+		{ "raid6\n", "6\n", true, IOSIG_LAYOUT_RAID6, 6, 2 },
+		{ "raid0\n", "3\n", true, IOSIG_LAYOUT_RAID0, 3, 0 },
+		{ "linear\n", "1\n", true, IOSIG_LAYOUT_SINGLE, 1, 0 },
+		{ "container\n", "2\n", false, 0, 0, 0 },
+		{ "raid1\n", "0\n", false, 0, 0, 0 },
+		{ "raid1\n", "70000\n", false, 0, 0, 0 },
+		{ "raid1\n", NULL, false, 0, 0, 0 },
+	};
+	char md[600], f[700];
+
+	snprintf(md, sizeof(md), "%s/md0", base);
+	assert_int_equal(mkdir(md, 0755), 0);
+	snprintf(f, sizeof(f), "%s/md", md);
+	assert_int_equal(mkdir(f, 0755), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct iosig_layout l = { .kind = 99, .disks = 99, .tolerated = 99 };
+		int fd;
+
+		snprintf(f, sizeof(f), "%s/md/level", md);
+		write_file(f, cases[i].level);
+		snprintf(f, sizeof(f), "%s/md/raid_disks", md);
+		if (cases[i].disks)
+			write_file(f, cases[i].disks);
+		else
+			unlink(f);
+		fd = open(md, O_RDONLY | O_DIRECTORY);
+		assert_true(fd >= 0);
+		if (cat_md_layout(fd, &l) != cases[i].ok)
+			fail_msg("case %zu (%s): expected %s", i, cases[i].level,
+				 cases[i].ok ? "a layout" : "none");
+		close(fd);
+		if (!cases[i].ok) {
+			assert_int_equal(l.kind, 99); /* untouched */
+			continue;
+		}
+		assert_int_equal(l.kind, cases[i].kind);
+		assert_int_equal(l.disks, cases[i].n);
+		assert_int_equal(l.tolerated, cases[i].tolerated);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_this_machine),
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_md_layout),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
