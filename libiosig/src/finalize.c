@@ -87,9 +87,8 @@ static bool is_link_to(int dfd, const char *name, const char *target)
 	return !strcmp(buf, target);
 }
 
-/* The catalog mount whose data directory is exactly `dir`, or NULL. */
-static const struct iosig_mount *mount_of_data_dir(const struct iosig_catalog *catalog,
-						   const char *dir)
+const struct iosig_mount *fin_data_dir_mount(const struct iosig_catalog *catalog,
+					     const char *dir)
 {
 	size_t n = iosig_catalog_size(catalog);
 
@@ -317,7 +316,7 @@ int fin_path(const struct iosig_catalog *catalog, int dirfd, const char *path, u
 		memcpy(tdir, rep->target, (size_t)(name - rep->target));
 		tdir[name - rep->target] = '\0';
 		name++;
-		m = mount_of_data_dir(catalog, tdir);
+		m = fin_data_dir_mount(catalog, tdir);
 	}
 	if (!m) {
 		r = report(rep, FIN_REFUSED, -EPERM,

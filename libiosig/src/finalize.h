@@ -37,6 +37,11 @@ struct fin_report {
  * "failed"). */
 const char *fin_action_name(enum fin_action action);
 
+/* The catalog mount whose data directory is exactly `dir` (no trailing
+ * slash), or NULL. */
+const struct iosig_mount *fin_data_dir_mount(const struct iosig_catalog *catalog,
+					     const char *dir);
+
 /*
  * Moves the data of the iosig link at `path` (relative to dirfd) back to
  * `path` and removes the link.  The link must point to "<data_dir>/<name>"

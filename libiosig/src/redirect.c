@@ -720,7 +720,7 @@ static int rd_decide(struct rd_ctx *c)
 		c->action = "open";
 		return RD_PLAIN;
 	}
-	if (req->flags & O_NOFOLLOW)
+	if ((req->flags & O_NOFOLLOW) && !req->nofollow_ok)
 		return fallback(c, "plain", 0, "O_NOFOLLOW: the caller refuses a symbolic link at the path");
 	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
 		return fallback(c, "plain", 0,
@@ -970,16 +970,21 @@ int rd_openat(const struct rd_req *req)
 	return finish_fd(&c, fd, errno, saved);
 }
 
-int rd_prepare(const struct rd_req *req, char *ret_data_path, size_t size)
+int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
 {
 	int saved = errno;
 	struct rd_ctx c;
 	int r;
 
-	if (ret_data_path && size)
-		ret_data_path[0] = '\0';
-	if (rt_env()->disable)
+	if (rt_env()->disable) {
+		if (ret_result) {
+			memset(ret_result, 0, sizeof(*ret_result));
+			ret_result->action = "plain";
+			snprintf(ret_result->reason, sizeof(ret_result->reason),
+				 "IOSIG_DISABLE is set");
+		}
 		return 0;
+	}
 	ctx_init(&c, req);
 	if (req->flags & O_EXCL) {
 		/* The program's own open must be the one that creates the file. */
@@ -992,8 +997,6 @@ int rd_prepare(const struct rd_req *req, char *ret_data_path, size_t size)
 		close(c.fd);
 		c.fd = -1;
 		c.action = "prepared";
-		if (ret_data_path && size)
-			snprintf(ret_data_path, size, "%s", c.data_path);
 		r = 0;
 		break;
 	case RD_REFUSE:
@@ -1006,6 +1009,12 @@ int rd_prepare(const struct rd_req *req, char *ret_data_path, size_t size)
 out_log:
 	ctx_close_dir(&c);
 	log_result(&c, -1, r < 0 ? -r : 0);
+	if (ret_result) {
+		ret_result->action = c.action;
+		ret_result->chosen = c.chosen;
+		snprintf(ret_result->data_path, sizeof(ret_result->data_path), "%s", c.data_path);
+		snprintf(ret_result->reason, sizeof(ret_result->reason), "%s", c.reason);
+	}
 	ctx_done(&c);
 	errno = saved;
 	return r;
@@ -1077,24 +1086,29 @@ static unsigned collect_values(const struct iosig_site *site, va_list ap, double
 	return site->nvalues;
 }
 
-/* A request for a stream call; *ret_ok is false for a mode fopen rejects or
- * a ",ccs=" mode (both are left to the plain call). */
-static void stream_req(struct rd_req *req, const struct iosig_site *site, const char *call,
-		       const char *path, const char *mode, const double *values, unsigned n,
-		       bool *ret_ok, const char **ret_why)
+/* Completes a stream request from its fopen mode: flags and creation mode.
+ * *ret_ok is false for a mode fopen rejects or a ",ccs=" mode (both are left
+ * to the plain call), *ret_why then says which. */
+static void stream_prep(struct rd_req *req, bool *ret_ok, const char **ret_why)
 {
 	bool ccs = false;
 	int flags = 0;
 
-	*ret_ok = fmode_flags(mode, &flags, &ccs) && !ccs;
+	*ret_ok = fmode_flags(req->fmode, &flags, &ccs) && !ccs;
 	*ret_why = ccs ? "',ccs=' modes are left to fopen" : "not a mode fopen accepts";
-	req->site = site;
-	req->sig = NULL;
-	req->call = call;
 	req->dirfd = AT_FDCWD;
-	req->path = path;
 	req->flags = flags;
 	req->mode = 0666;      /* what fopen passes to open(2) */
+}
+
+/* A stream request of a compiled call site. */
+static void stream_site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
+			    const char *path, const char *mode, const double *values, unsigned n)
+{
+	memset(req, 0, sizeof(*req));
+	req->site = site;
+	req->call = call;
+	req->path = path;
 	req->fmode = mode;
 	req->values = values;
 	req->nvalues = n;
@@ -1111,15 +1125,18 @@ static void stream_plain(struct rd_ctx *c, const char *why)
 	fallback(c, "plain", 0, "%s", why);
 }
 
-static FILE *fopen_common(const struct iosig_site *site, const char *call, const char *path,
-			  const char *mode, va_list ap, bool large)
+static FILE *plain_freopen(const char *path, const char *mode, FILE *stream, bool large)
 {
-	double values[RD_MAX_VALUES];
-	unsigned n = collect_values(site, ap, values);
+	return large ? freopen64(path, mode, stream) : freopen(path, mode, stream);
+}
+
+FILE *rd_fopen(const struct rd_req *in, bool large)
+{
+	struct rd_req req = *in;
+	const char *path = in->path, *mode = in->fmode;
 	int saved = errno;
 	const char *why;
 	char buf[400];
-	struct rd_req req;
 	struct rd_ctx c;
 	bool ok;
 	FILE *fp;
@@ -1131,7 +1148,7 @@ static FILE *fopen_common(const struct iosig_site *site, const char *call, const
 			tag_clear(fileno(fp));
 		return fp;
 	}
-	stream_req(&req, site, call, path, mode, values, n, &ok, &why);
+	stream_prep(&req, &ok, &why);
 	ctx_init(&c, &req);
 	if (!ok || !path) {
 		stream_plain(&c, path ? why : "no path");
@@ -1164,6 +1181,17 @@ static FILE *fopen_common(const struct iosig_site *site, const char *call, const
 	return finish_stream(&c, fp, errno, saved);
 }
 
+static FILE *fopen_common(const struct iosig_site *site, const char *call, const char *path,
+			  const char *mode, va_list ap, bool large)
+{
+	double values[RD_MAX_VALUES];
+	unsigned n = collect_values(site, ap, values);
+	struct rd_req req;
+
+	stream_site_req(&req, site, call, path, mode, values, n);
+	return rd_fopen(&req, large);
+}
+
 /*
  * True if the owner may open the file we created (fstat of fd) the way
  * `flags` ask: freopen reopens it by name, so a umask that removed the
@@ -1185,30 +1213,24 @@ static bool owner_can_reopen(int fd, int flags)
 	return true;
 }
 
-FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char *mode,
-		    FILE *stream, ...)
+FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
 {
-	double values[RD_MAX_VALUES];
+	struct rd_req req = *in;
+	const char *path = in->path, *mode = in->fmode;
 	int saved = errno;
 	const char *why;
 	char fdmode[64];
-	struct rd_req req;
 	struct rd_ctx c;
-	va_list ap;
-	unsigned n;
 	bool ok;
 	FILE *fp;
 
-	va_start(ap, stream);
-	n = collect_values(site, ap, values);
-	va_end(ap);
 	if (rt_env()->disable) {
-		fp = freopen(path, mode, stream);
+		fp = plain_freopen(path, mode, stream, large);
 		if (fp)
 			tag_clear(fileno(fp));
 		return fp;
 	}
-	stream_req(&req, site, "freopen", path, mode, values, n, &ok, &why);
+	stream_prep(&req, &ok, &why);
 	ctx_init(&c, &req);
 	fmode_no_excl(mode ? mode : "", fdmode, sizeof(fdmode));
 	if (!ok || !path) {
@@ -1229,7 +1251,7 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
 			ctx_close_dir(&c);
 			/* Reopen through the link: freopen must keep the FILE object.
 			 * Without 'x': the exclusive creation already happened. */
-			fp = freopen(path, fdmode, stream);
+			fp = plain_freopen(path, fdmode, stream, large);
 			return finish_stream(&c, fp, errno, saved);
 		case RD_REFUSE:
 			finish_refused(&c);
@@ -1242,8 +1264,23 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
 		}
 	}
 	ctx_close_dir(&c);
-	fp = freopen(path, mode, stream);
+	fp = plain_freopen(path, mode, stream, large);
 	return finish_stream(&c, fp, errno, saved);
+}
+
+FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char *mode,
+		    FILE *stream, ...)
+{
+	double values[RD_MAX_VALUES];
+	struct rd_req req;
+	va_list ap;
+	unsigned n;
+
+	va_start(ap, stream);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	stream_site_req(&req, site, "freopen", path, mode, values, n);
+	return rd_freopen(&req, stream, false);
 }
 
 FILE *iosig_fopen(const struct iosig_site *site, const char *path, const char *mode, ...)
@@ -1286,6 +1323,7 @@ static int open_common(const struct iosig_site *site, const char *call, int dirf
 	req.flags = flags;
 	req.mode = mode;
 	req.fmode = NULL;
+	req.nofollow_ok = false;
 	req.nvalues = collect_values(site, ap, values);
 	req.values = values;
 	return rd_openat(&req);
@@ -1348,13 +1386,14 @@ int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, in
 	req.site = site;
 	req.sig = NULL;
 	req.call = "prepare";
+	req.nofollow_ok = false;
 	req.dirfd = dirfd;
 	req.path = path;
 	req.flags = flags;
 	req.mode = 0666;       /* what C++ streams pass to open(2) */
 	req.fmode = NULL;
 	req.values = values;
-	return rd_prepare(&req, NULL, 0);
+	return rd_prepare(&req, NULL);
 }
 
 void iosig_jobwide(const struct iosig_site *site, ...)

@@ -8,8 +8,10 @@
 #ifndef IOSIG_REDIRECT_H
 #define IOSIG_REDIRECT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "iosig.h"
@@ -34,6 +36,9 @@ struct rd_req {
 	const char *fmode;               /* fopen/freopen mode for the log, else NULL */
 	const double *values;            /* the site's run-time values */
 	unsigned nvalues;
+	bool nofollow_ok;                /* redirect O_NOFOLLOW creations too (iosig-redirect
+					    rules): the link is made with symlinkat, which never
+					    follows, and the plain call keeps O_NOFOLLOW */
 };
 
 /*
@@ -46,15 +51,36 @@ struct rd_req {
 int rd_openat(const struct rd_req *req);
 
 /*
+ * fopen(3) / fopen64(3) semantics for an annotated call: req->fmode is the
+ * mode, req->flags and req->mode are derived from it (req->dirfd is
+ * ignored: streams open relative to the working directory).  Returns what
+ * the plain call returns, errno included.
+ */
+FILE *rd_fopen(const struct rd_req *req, bool large);
+
+/* freopen(3) / freopen64(3) semantics, the same way. */
+FILE *rd_freopen(const struct rd_req *req, FILE *stream, bool large);
+
+/* What rd_prepare() decided, for tools that report it. */
+struct rd_result {
+	const char *action;                /* as in the decision log: "prepared",
+					      "existing", "direct", "dryrun", "fallback",
+					      "strict", "plain", "ignored" */
+	const struct iosig_mount *chosen;  /* selected mount (process-wide catalog), or NULL */
+	char data_path[PATH_MAX];          /* where the data file is, "" if none was made */
+	char reason[480];                  /* why nothing was made, "" if not known */
+};
+
+/*
  * The prepare half of a redirect (iosig_prepare, `iosig-redirect prepare`):
  * the same decision, and when the file is to be created elsewhere, create
  * the empty data file and the link and open nothing for the caller.  0 when
  * done or when nothing was to be done (path exists, same filesystem, dry
  * run, disabled), -RD_STRICT_ERRNO in strict mode when no mount qualifies,
  * else the negative errno of the internal step that failed.  When
- * ret_data_path is not NULL it receives the data path ("" if none).
+ * ret_result is not NULL it receives what was decided.
  */
-int rd_prepare(const struct rd_req *req, char *ret_data_path, size_t size);
+int rd_prepare(const struct rd_req *req, struct rd_result *ret_result);
 
 /*
  * Splits `path` into its directory (copied into dir; "." when none) and last
