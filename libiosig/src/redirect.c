@@ -330,8 +330,7 @@ bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_ba
 	return true;
 }
 
-/* Lexically normalises absolute `in` ("//", ".", "..") into out. */
-static int normalise(const char *in, char *out, size_t size)
+int rd_path_normalise(const char *in, char *out, size_t size)
 {
 	size_t len = 0;
 
@@ -391,14 +390,14 @@ static int dir_abs_path(int pfd, const char *dir, int dirfd, char *buf, size_t s
 		return -ENOENT;
 	}
 	if (dir[0] == '/')
-		return normalise(dir, buf, size);
+		return rd_path_normalise(dir, buf, size);
 	if (dirfd != AT_FDCWD || !getcwd(tmp, PATH_MAX))
 		return -ENOENT;
 	if (strlen(tmp) + 1 + strlen(dir) + 1 > sizeof(tmp))
 		return -ENAMETOOLONG;
 	strcat(tmp, "/");
 	strcat(tmp, dir);
-	return normalise(tmp, buf, size);
+	return rd_path_normalise(tmp, buf, size);
 }
 
 static uint64_t mix64(uint64_t x)

@@ -91,6 +91,14 @@ int rd_prepare(const struct rd_req *req, struct rd_result *ret_result);
 bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_base);
 
 /*
+ * Lexically normalises the absolute path `in` into out: repeated '/', "."
+ * components and ".." (with the component before it) removed, no trailing
+ * '/' except for "/" itself.  Links are not resolved.  0, -EINVAL if `in`
+ * is not absolute, -ENAMETOOLONG if out is too small.
+ */
+int rd_path_normalise(const char *in, char *out, size_t size);
+
+/*
  * Fault injection for tests: when set, called between the creation of the
  * data file and the symlinkat at the original name (dirfd, name, the link's
  * target), to make what another process could do in that window happen
