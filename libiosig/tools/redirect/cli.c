@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.c - options and checks shared by the modes of iosig-redirect (cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog_internal.h"
+#include "fmt.h"
+
+static const char prog[] = "iosig-redirect";
+
+__attribute__((format(printf, 3, 0)))
+static void vmsg(const struct cli *c, const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s%s%s: %s", prog, c && c->mode ? " " : "", c && c->mode ? c->mode : "",
+		kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_err(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(c, "", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c && c->quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg(c, "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(c, "", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s%s%s --help'.\n", prog, c && c->mode ? " " : "",
+		c && c->mode ? c->mode : "");
+	return RX_OWN;
+}
+
+int cli_init(struct cli *c, const char *mode)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = mode;
+	if (!getcwd(c->cwd, sizeof(c->cwd))) {
+		cli_err(c, "cannot tell the working directory (relative patterns are taken from it): %s",
+			strerror(errno));
+		return RX_OWN;
+	}
+	c->rs = rules_new();
+	if (!c->rs) {
+		cli_err(c, "out of memory");
+		return RX_OWN;
+	}
+	return RX_OK;
+}
+
+void cli_done(struct cli *c)
+{
+	rules_free(c->rs);
+	c->rs = NULL;
+}
+
+/* Prints an error of -s or a rules file: "file:line:col: msg", and for a
+ * signature on the command line the text with a caret under the column. */
+static void print_rule_error(const struct cli *c, const struct iosig_error *err,
+			     const char *sigtext)
+{
+	if (err->line > 0)
+		cli_err(c, "%s:%d:%d: %s", err->file, err->line, err->column, err->msg);
+	else
+		cli_err(c, "%s: %s", err->file, err->msg);
+	if (sigtext && err->line == 0 && err->column > 0 && !strchr(sigtext, '\n'))
+		fprintf(stderr, "  %s\n  %*s^\n", sigtext, err->column - 1, "");
+}
+
+/* Value of an option written "--name VALUE" or "--name=VALUE"; NULL (after
+ * the message) when missing. */
+static const char *opt_value(struct cli *c, int argc, char **argv, int *i, const char *name,
+			     const char *what)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc) {
+		cli_usage(c, "%s needs %s", name, what);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* True if argv[i] is "--name" or "--name=...". */
+static bool is_opt(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, name, n) && (!arg[n] || arg[n] == '=');
+}
+
+int cli_option(struct cli *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	struct iosig_error err;
+	int r;
+
+	if (!strcmp(a, "-s") || !strcmp(a, "--sig")) {
+		if (*i + 2 >= argc) {
+			cli_usage(c, "%s needs a signature and a path: %s 'SIG' PATH", a, a);
+			return -RX_OWN;
+		}
+		c->nsig++;
+		memset(&err, 0, sizeof(err));
+		r = rules_add_cli(c->rs, c->nsig, argv[*i + 1], argv[*i + 2], c->cwd, &err);
+		if (r < 0) {
+			print_rule_error(c, &err, err.column > 0 ? argv[*i + 1] : NULL);
+			return -RX_OWN;
+		}
+		*i += 2;
+		return 1;
+	}
+	if (!strcmp(a, "-r") || is_opt(a, "--rules")) {
+		const char *file = a[1] == 'r' && !a[2] ? (*i + 1 < argc ? argv[++*i] : NULL) :
+							  opt_value(c, argc, argv, i, "--rules", "a file");
+
+		if (!file) {
+			if (a[1] == 'r' && !a[2])
+				cli_usage(c, "-r needs a rules file");
+			return -RX_OWN;
+		}
+		c->nfiles++;
+		memset(&err, 0, sizeof(err));
+		r = rules_load_file(c->rs, file, c->cwd, &err);
+		if (r < 0) {
+			if (r != -EINVAL && err.line <= 0)
+				cli_err(c, "%s; give an existing rules file (see iosig-rules(5))", err.msg);
+			else
+				print_rule_error(c, &err, NULL);
+			return -RX_OWN;
+		}
+		return 1;
+	}
+	if (is_opt(a, "--config")) {
+		c->config = opt_value(c, argc, argv, i, "--config", "a configuration file");
+		return c->config ? 1 : -RX_OWN;
+	}
+	if (is_opt(a, "--log")) {
+		c->log = opt_value(c, argc, argv, i, "--log", "a file (or 'stderr')");
+		return c->log ? 1 : -RX_OWN;
+	}
+	if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
+		c->dry_run = true;
+		return 1;
+	}
+	if (!strcmp(a, "--strict")) {
+		c->strict = true;
+		return 1;
+	}
+	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		c->quiet = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Sets name to `value` made absolute against the working directory (the
+ * program may change directory before the runtime reads it). */
+static int export_path(struct cli *c, const char *name, const char *value)
+{
+	char buf[PATH_MAX * 2];
+
+	if (value[0] == '/' || !strcmp(value, "stderr") || !strcmp(value, "-") || !value[0])
+		snprintf(buf, sizeof(buf), "%s", value);
+	else if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", c->cwd, value) >= sizeof(buf)) {
+		cli_err(c, "%s: the path is too long", value);
+		return RX_OWN;
+	}
+	if (setenv(name, buf, 1)) {
+		cli_err(c, "cannot set %s: %s", name, strerror(errno));
+		return RX_OWN;
+	}
+	return RX_OK;
+}
+
+/* Where a rule comes from, for messages: "r.yaml:12:11" or "-s #2". */
+static void rule_origin(const struct rules_rule *r, char *buf, size_t size)
+{
+	if (r->site.line)
+		snprintf(buf, size, "%s:%u:%u", r->file, r->site.line, r->site.column);
+	else
+		snprintf(buf, size, "%s", r->file);
+}
+
+/*
+ * Warns (errors with --strict) when no mount of the catalog satisfies a
+ * rule's signature, naming each mount and why it was left out.  Returns
+ * true if every rule can be satisfied.
+ */
+static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
+		       const struct rules_rule *r)
+{
+	size_t n = iosig_catalog_size(cat), len = 0;
+	struct iosig_candidate *cands;
+	struct iosig_choice choice;
+	char origin[300], why[2048];
+
+	cands = calloc(n + 1, sizeof(*cands));
+	if (!cands)
+		return true;
+	if (iosig_select(cat, &r->sig, r->pat.text, cands, &choice) < 0 || choice.mount) {
+		free(cands);
+		return true;
+	}
+	why[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof(why) - 1; i++) {
+		int k = snprintf(why + len, sizeof(why) - len, "%s%s: %s", i ? "; " : "",
+				 cands[i].mount->path, cands[i].why);
+
+		len += k > 0 ? (size_t)k : 0;
+	}
+	if (!n)
+		snprintf(why, sizeof(why), "the catalog has no mounts (see 'iosig devices')");
+	rule_origin(r, origin, sizeof(origin));
+	if (c->strict)
+		cli_err(c, "rule %s ('%s'): no mount satisfies '%s': %s; --strict stops here (see 'iosig explain')",
+			origin, r->shown, r->sigtext, why);
+	else
+		cli_warn(c, "rule %s ('%s'): no mount satisfies '%s': %s; files it matches stay where the program puts them",
+			 origin, r->shown, r->sigtext, why);
+	free(cands);
+	return false;
+}
+
+int cli_finish(struct cli *c)
+{
+	const struct iosig_catalog *cat;
+	struct iosig_error err;
+	bool ok = true;
+
+	if (c->config && export_path(c, "IOSIG_CONFIG", c->config))
+		return RX_OWN;
+	if (c->log && export_path(c, "IOSIG_LOG", c->log))
+		return RX_OWN;
+	if (c->dry_run) {
+		if (!c->log && !getenv("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
+			c->log = "stderr";
+		setenv("IOSIG_DRYRUN", "1", 1);
+	}
+	if (c->strict)
+		setenv("IOSIG_STRICT", "1", 1);
+	rules_resolve_links(c->rs);
+	for (size_t i = 0; i < c->rs->nnotes; i++)
+		cli_warn(c, "%s", c->rs->notes[i]);
+
+	memset(&err, 0, sizeof(err));
+	cat = cat_default(&err);
+	if (!cat) {
+		if (err.line > 0)
+			cli_err(c, "storage catalog: %s:%d:%d: %s", err.file, err.line, err.column, err.msg);
+		else
+			cli_err(c, "storage catalog: %s%s%s", err.file, err.file[0] ? ": " : "",
+				err.msg[0] ? err.msg : "cannot be built");
+		return RX_OWN;
+	}
+	for (size_t i = 0; i < c->own_rules; i++)
+		ok &= check_rule(c, cat, &c->rs->r[i]);
+	return !ok && c->strict ? RX_OWN : RX_OK;
+}

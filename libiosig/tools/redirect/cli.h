@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the modes of iosig-redirect share (running a program,
+ * prepare, finalize): exit codes, the options that build the rules and
+ * the environment of the runtime, and the check of every rule against the
+ * catalog before anything runs.
+ */
+#ifndef IOSIG_REDIRECT_CLI_H
+#define IOSIG_REDIRECT_CLI_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "rules.h"
+
+/* Exit codes, as env(1) has them. */
+#define RX_OK 0
+#define RX_FAIL 1          /* prepare/finalize: a path could not be handled */
+#define RX_OWN 125         /* iosig-redirect's own error: options, rules, catalog */
+#define RX_CANNOT_RUN 126  /* PROGRAM was found but cannot be executed */
+#define RX_NOT_FOUND 127   /* PROGRAM was not found */
+
+/* Environment variable overriding where the preload library is. */
+#define RX_PRELOAD_ENV "IOSIG_PRELOAD"
+
+/* The options every mode takes, and what they built. */
+struct cli {
+	const char *mode;        /* NULL (running a program), "prepare", "finalize" */
+	struct rules *rs;        /* rules of -s and -r, in command-line order */
+	unsigned nsig;           /* -s given so far */
+	unsigned nfiles;         /* -r given so far */
+	size_t own_rules;        /* rules of this invocation (before inherited ones) */
+	char cwd[PATH_MAX];      /* working directory: base of relative patterns */
+	const char *config;      /* --config */
+	const char *log;         /* --log */
+	bool dry_run;            /* -n, --dry-run */
+	bool strict;             /* --strict */
+	bool quiet;              /* -q, --quiet */
+};
+
+/* "iosig-redirect[ MODE]: " + message on stderr. */
+void cli_err(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with "warning: " (nothing with --quiet). */
+void cli_warn(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A usage error: message, "Try 'iosig-redirect[ MODE] --help'."; RX_OWN. */
+int cli_usage(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sets up c (getcwd, an empty rule set).  RX_OK or RX_OWN (message printed). */
+int cli_init(struct cli *c, const char *mode);
+void cli_done(struct cli *c);
+
+/*
+ * Consumes the option at argv[*i] if it is one of the shared ones (-s, -r,
+ * --config, --log, -n/--dry-run, --strict, -q/--quiet), advancing *i past
+ * its arguments.  Returns 1 when consumed, 0 when argv[*i] is not a shared
+ * option, or RX_OWN (negated: -RX_OWN) after printing what is wrong.
+ */
+int cli_option(struct cli *c, int argc, char **argv, int *i);
+
+/*
+ * After the options: exports --config/--log/--dry-run/--strict to the
+ * environment of the runtime (absolute paths), resolves links in the rules'
+ * directories, prints the rules' notes, builds the catalog and warns about
+ * every rule whose signature no mount satisfies (an error with --strict).
+ * RX_OK or RX_OWN (message printed).
+ */
+int cli_finish(struct cli *c);
+
+#endif /* IOSIG_REDIRECT_CLI_H */

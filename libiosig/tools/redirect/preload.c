@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload.c - libiosig-preload.so, the LD_PRELOAD library of
+ * iosig-redirect (docs/redirect.md).  It interposes the calls that open
+ * files by name (open, open64, __open_2, __open64_2, openat, openat64,
+ * __openat_2, __openat64_2, creat, creat64, fopen, fopen64, freopen,
+ * freopen64) and those that remove them (unlink, unlinkat, remove); a call
+ * whose path matches a rule of $IOSIG_REDIRECT_RULES goes to libiosig's
+ * redirection (rd_openat, rd_fopen, rd_freopen) with the rule's signature,
+ * every other call goes straight to the next definition (libc).
+ *
+ * Cost of a call that matches nothing: a thread-local load, an atomic load
+ * and rules_quick_reject() (a strlen, a bitmap test and, when the last byte
+ * could end a rule's pattern, a comparison per rule); no allocation and no
+ * system call besides the real one.  Only a path that could match is made
+ * absolute (getcwd or /proc/self/fd) and matched in full.
+ *
+ * Recursion: libiosig itself opens files (configuration, mount table, data
+ * directories, the decision log).  Every call into libiosig runs with the
+ * thread-local `busy` count raised, and an interposer that sees it goes to
+ * the real function at once.  The library is linked from its own copy of
+ * libiosig's objects with hidden visibility, -Bsymbolic and a version
+ * script exporting only the interposers, so libiosig's references inside
+ * it never leave it (not even to a libiosig.so the program links).
+ *
+ * Fork: no lock is held between calls (the runtime's own locks are taken
+ * around fork by pthread_atfork).  vfork children must only exec: an open
+ * that matches a rule in a vfork child runs libiosig in the parent's memory.
+ */
+#undef _FORTIFY_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog_internal.h"
+#include "declog.h"
+#include "finalize.h"
+#include "redirect.h"
+#include "rules.h"
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+/* libc declares these only for _FORTIFY_SOURCE builds. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Calls into libiosig on this thread: interposers pass straight through.
+ * initial-exec: the library is loaded at start-up, and a TLS access must
+ * not call into the dynamic loader from an interposer. */
+static __thread unsigned busy __attribute__((tls_model("initial-exec")));
+
+/* The rules: `unloaded` until the first look, then NULL (none) or the set.
+ * Published once with a compare-and-swap and never freed. */
+static const struct rules unloaded_mark;
+#define UNLOADED (&unloaded_mark)
+static const struct rules *_Atomic active = UNLOADED;
+
+/* ------------------------------------------------------------------------
+ * The real functions
+ * ---------------------------------------------------------------------- */
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*open2_fn)(const char *, int);
+typedef int (*openat_fn)(int, const char *, int, ...);
+typedef int (*openat2_fn)(int, const char *, int);
+typedef int (*creat_fn)(const char *, mode_t);
+typedef FILE *(*fopen_fn)(const char *, const char *);
+typedef FILE *(*freopen_fn)(const char *, const char *, FILE *);
+typedef int (*unlink_fn)(const char *);
+typedef int (*unlinkat_fn)(int, const char *, int);
+
+enum real_id {
+	R_OPEN, R_OPEN64, R_OPEN_2, R_OPEN64_2, R_OPENAT, R_OPENAT64, R_OPENAT_2, R_OPENAT64_2,
+	R_CREAT, R_CREAT64, R_FOPEN, R_FOPEN64, R_FREOPEN, R_FREOPEN64, R_UNLINK, R_UNLINKAT,
+	R_REMOVE, R_COUNT
+};
+
+static const char *const real_names[R_COUNT] = {
+	"open", "open64", "__open_2", "__open64_2", "openat", "openat64", "__openat_2",
+	"__openat64_2", "creat", "creat64", "fopen", "fopen64", "freopen", "freopen64",
+	"unlink", "unlinkat", "remove",
+};
+
+static void *_Atomic reals[R_COUNT];
+
+/* The next definition of a function after this library (libc's).  A
+ * lookup that fails (no such symbol: cannot happen with glibc) returns
+ * NULL and the caller fails with ENOSYS. */
+static void *real(enum real_id id)
+{
+	void *p = atomic_load_explicit(&reals[id], memory_order_acquire);
+
+	if (unlikely(!p)) {
+		busy++;
+		p = dlsym(RTLD_NEXT, real_names[id]);
+		busy--;
+		atomic_store_explicit(&reals[id], p, memory_order_release);
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------------------
+ * Rules
+ * ---------------------------------------------------------------------- */
+
+/* Decodes $IOSIG_REDIRECT_RULES once; a broken value is logged (IOSIG_LOG)
+ * and means "no rules": the program runs as without iosig-redirect. */
+static const struct rules *load_rules(void)
+{
+	const struct rules *expected = UNLOADED;
+	struct iosig_error err;
+	struct rules *rs = NULL;
+	const char *env;
+	int saved = errno;
+
+	busy++;
+	env = getenv(RULES_ENV);
+	if (env && *env) {
+		rs = rules_new();
+		memset(&err, 0, sizeof(err));
+		if (rs && rules_decode(rs, env, strlen(env), &err) < 0) {
+			char msg[400];
+
+			snprintf(msg, sizeof(msg), "%s: %s; no rule applies in this process", RULES_ENV,
+				 err.msg);
+			declog_event("warning", NULL, msg, NULL);
+			rules_free(rs);
+			rs = NULL;
+		}
+		if (rs && !rs->n) {
+			rules_free(rs);
+			rs = NULL;
+		}
+	}
+	if (!atomic_compare_exchange_strong(&active, &expected, rs)) {
+		/* Another thread was first. */
+		rules_free(rs);
+		rs = (struct rules *)expected;
+	}
+	busy--;
+	errno = saved;
+	return rs;
+}
+
+/* Read the rules at start-up, before the program can change its
+ * environment; interposers called earlier (constructors of other
+ * libraries) load them themselves. */
+__attribute__((constructor)) static void preload_init(void)
+{
+	if (atomic_load_explicit(&active, memory_order_acquire) == UNLOADED)
+		load_rules();
+}
+
+/*
+ * The rule for a file opened as `path` relative to dirfd, or NULL (no
+ * rules, inside libiosig, nothing matches).  Keeps errno.
+ */
+static const struct rules_rule *find_rule(int dirfd, const char *path)
+{
+	const struct rules *rs;
+	const struct rules_rule *rule;
+	char abs[PATH_MAX];
+	int saved;
+
+	if (busy)
+		return NULL;
+	rs = atomic_load_explicit(&active, memory_order_acquire);
+	if (unlikely(rs == UNLOADED))
+		rs = load_rules();
+	if (!rs || rules_quick_reject(rs, path))
+		return NULL;
+	saved = errno;
+	busy++;
+	rule = rules_abs_path(dirfd, path, abs, sizeof(abs)) == 0 ? rules_match(rs, abs) : NULL;
+	busy--;
+	errno = saved;
+	return rule;
+}
+
+/* A request for libiosig from a matching rule. */
+static void rule_req(struct rd_req *req, const struct rules_rule *rule, const char *call,
+		     int dirfd, const char *path, int flags, mode_t mode, const char *fmode)
+{
+	memset(req, 0, sizeof(*req));
+	req->site = &rule->site;
+	req->sig = &rule->sig;
+	req->call = call;
+	req->dirfd = dirfd;
+	req->path = path;
+	req->flags = flags;
+	req->mode = mode;
+	req->fmode = fmode;
+	req->nofollow_ok = true;
+}
+
+static int redirect_open(const struct rules_rule *rule, const char *call, int dirfd,
+			 const char *path, int flags, mode_t mode)
+{
+	struct rd_req req;
+	int fd;
+
+	rule_req(&req, rule, call, dirfd, path, flags, mode, NULL);
+	busy++;
+	fd = rd_openat(&req);
+	busy--;
+	return fd;
+}
+
+static FILE *redirect_fopen(const struct rules_rule *rule, const char *call, const char *path,
+			    const char *mode, FILE *stream, bool large)
+{
+	struct rd_req req;
+	FILE *fp;
+
+	rule_req(&req, rule, call, AT_FDCWD, path, 0, 0, mode);
+	busy++;
+	fp = stream ? rd_freopen(&req, stream, large) : rd_fopen(&req, large);
+	busy--;
+	return fp;
+}
+
+/* The mode argument of an open-like call, read only when the flags say
+ * there is one (as libc does). */
+#define OPEN_MODE(flags, last, mode)                  \
+	do {                                          \
+		if (__OPEN_NEEDS_MODE(flags)) {       \
+			va_list ap_;                  \
+			va_start(ap_, last);          \
+			mode = (mode_t)va_arg(ap_, int); \
+			va_end(ap_);                  \
+		}                                     \
+	} while (0)
+
+/* ------------------------------------------------------------------------
+ * open(2) family
+ * ---------------------------------------------------------------------- */
+
+static int no_real(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+/*
+ * Every open-like interposer: the rule's redirection when the path matches
+ * one, else the real function `id` with the arguments it takes.  `lfs` is
+ * added to the flags of a redirected call (O_LARGEFILE for the *64 calls).
+ */
+static int open_any(enum real_id id, const char *call, int dirfd, const char *path, int flags,
+		    mode_t mode, int lfs)
+{
+	const struct rules_rule *rule = NULL;
+	bool fortify = id == R_OPEN_2 || id == R_OPEN64_2 || id == R_OPENAT_2 || id == R_OPENAT64_2;
+	void *fn;
+
+	/* The _FORTIFY_SOURCE variants have no mode: with O_CREAT they abort
+	 * in libc, which is left to do so. */
+	if (!fortify || !__OPEN_NEEDS_MODE(flags))
+		rule = find_rule(dirfd, path);
+	if (rule)
+		return redirect_open(rule, call, dirfd, path, flags | lfs, mode);
+	fn = real(id);
+	if (!fn)
+		return no_real();
+	switch (id) {
+	case R_OPEN_2:
+	case R_OPEN64_2:
+		return ((open2_fn)fn)(path, flags);
+	case R_OPENAT:
+	case R_OPENAT64:
+		return ((openat_fn)fn)(dirfd, path, flags, mode);
+	case R_OPENAT_2:
+	case R_OPENAT64_2:
+		return ((openat2_fn)fn)(dirfd, path, flags);
+	case R_CREAT:
+	case R_CREAT64:
+		return ((creat_fn)fn)(path, mode);
+	default:
+		return ((open_fn)fn)(path, flags, mode);
+	}
+}
+
+PL_EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, flags, mode);
+	return open_any(R_OPEN, "open", AT_FDCWD, path, flags, mode, 0);
+}
+
+PL_EXPORT int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, flags, mode);
+	return open_any(R_OPEN64, "open64", AT_FDCWD, path, flags, mode, O_LARGEFILE);
+}
+
+PL_EXPORT int __open_2(const char *path, int flags)
+{
+	return open_any(R_OPEN_2, "__open_2", AT_FDCWD, path, flags, 0, 0);
+}
+
+PL_EXPORT int __open64_2(const char *path, int flags)
+{
+	return open_any(R_OPEN64_2, "__open64_2", AT_FDCWD, path, flags, 0, O_LARGEFILE);
+}
+
+PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, flags, mode);
+	return open_any(R_OPENAT, "openat", dirfd, path, flags, mode, 0);
+}
+
+PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, flags, mode);
+	return open_any(R_OPENAT64, "openat64", dirfd, path, flags, mode, O_LARGEFILE);
+}
+
+PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return open_any(R_OPENAT_2, "__openat_2", dirfd, path, flags, 0, 0);
+}
+
+PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return open_any(R_OPENAT64_2, "__openat64_2", dirfd, path, flags, 0, O_LARGEFILE);
+}
+
+PL_EXPORT int creat(const char *path, mode_t mode)
+{
+	return open_any(R_CREAT, "creat", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, 0);
+}
+
+PL_EXPORT int creat64(const char *path, mode_t mode)
+{
+	return open_any(R_CREAT64, "creat64", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode,
+			O_LARGEFILE);
+}
+
+/* ------------------------------------------------------------------------
+ * Streams
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Every stream interposer: fopen when stream is NULL, else freopen.
+ * freopen(NULL, mode, stream) changes the mode of the open stream: not an
+ * open by name, passed through.
+ */
+static FILE *fopen_any(enum real_id id, const char *call, const char *path, const char *mode,
+		       FILE *stream, bool large)
+{
+	const struct rules_rule *rule = path ? find_rule(AT_FDCWD, path) : NULL;
+	void *fn;
+
+	if (rule)
+		return redirect_fopen(rule, call, path, mode, stream, large);
+	fn = real(id);
+	if (!fn) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (id == R_FREOPEN || id == R_FREOPEN64)
+		return ((freopen_fn)fn)(path, mode, stream);
+	return ((fopen_fn)fn)(path, mode);
+}
+
+PL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return fopen_any(R_FOPEN, "fopen", path, mode, NULL, false);
+}
+
+PL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen_any(R_FOPEN64, "fopen64", path, mode, NULL, true);
+}
+
+PL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	return fopen_any(R_FREOPEN, "freopen", path, mode, stream, false);
+}
+
+PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return fopen_any(R_FREOPEN64, "freopen64", path, mode, stream, true);
+}
+
+/* ------------------------------------------------------------------------
+ * Removing a redirected file removes its data
+ * ---------------------------------------------------------------------- */
+
+/* A data file found behind an iosig link, to remove with the link. */
+struct linked_data {
+	const struct iosig_mount *mount;  /* whose data directory holds it */
+	char target[PATH_MAX];            /* the link's target */
+	const char *name;                 /* its last component (points into target) */
+	char abs[PATH_MAX];               /* absolute path of the link, for the log */
+};
+
+/*
+ * True if `path` (relative to dirfd) is a symbolic link to a data file of
+ * the runtime: "<data_dir>/<L-|G-name>" of a mount of the process-wide
+ * catalog (the check `iosig finalize` makes).  Called with busy raised.
+ */
+static bool find_linked_data(int dirfd, const char *path, struct linked_data *ld)
+{
+	const struct iosig_catalog *cat;
+	char dir[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	char *slash;
+
+	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) || !S_ISLNK(st.st_mode))
+		return false;
+	n = readlinkat(dirfd, path, ld->target, sizeof(ld->target) - 1);
+	if (n <= 0 || ld->target[0] != '/')
+		return false;
+	ld->target[n] = '\0';
+	slash = strrchr(ld->target, '/');
+	ld->name = slash + 1;
+	if (slash == ld->target || (strncmp(ld->name, "L-", 2) && strncmp(ld->name, "G-", 2)) ||
+	    !ld->name[2])
+		return false;
+	memcpy(dir, ld->target, (size_t)(slash - ld->target));
+	dir[slash - ld->target] = '\0';
+	cat = cat_default(NULL);
+	ld->mount = cat ? fin_data_dir_mount(cat, dir) : NULL;
+	if (!ld->mount)
+		return false;
+	if (rules_abs_path(dirfd, path, ld->abs, sizeof(ld->abs)) < 0)
+		ld->abs[0] = '\0';
+	return true;
+}
+
+/* After the program's unlink of the link succeeded: removes the data file
+ * (a regular file of this user) and logs it.  Called with busy raised. */
+static void remove_linked_data(const struct rules_rule *rule, const char *call, int dirfd,
+			       const char *path, const struct linked_data *ld)
+{
+	struct iosig_error err;
+	struct declog_rec rec;
+	struct timespec t0, t1;
+	struct stat st;
+	int ddfd, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&err, 0, sizeof(err));
+	r = cat_datadir_open(ld->mount, &ddfd, &err);
+	if (r == 0) {
+		if (fstatat(ddfd, ld->name, &st, AT_SYMLINK_NOFOLLOW))
+			r = -errno;
+		else if (!S_ISREG(st.st_mode) || (st.st_uid != geteuid() && geteuid() != 0))
+			r = -EPERM;
+		else if (unlinkat(ddfd, ld->name, 0))
+			r = -errno;
+		close(ddfd);
+	}
+	if (!declog_enabled())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	memset(&rec, 0, sizeof(rec));
+	rec.site = &rule->site;
+	rec.call = call;
+	rec.path = path;
+	rec.dirfd = dirfd;
+	rec.abs_path = ld->abs[0] ? ld->abs : NULL;
+	rec.sig = &rule->sig;
+	rec.chosen = ld->mount;
+	rec.action = r == 0 ? "removed" : "kept";
+	rec.data_path = ld->target;
+	rec.reason = r == 0 ? NULL : err.msg[0] ? err.msg :
+		     r == -EPERM ? "the data file is not a regular file of this user" : strerror(-r);
+	rec.result = r == 0 ? 0 : -1;
+	rec.err = r < 0 ? -r : 0;
+	rec.elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	declog_decision(&rec);
+}
+
+/* unlink/unlinkat/remove of a path a rule matches: when it is an iosig
+ * link, the data file goes with it. */
+static int unlink_common(const struct rules_rule *rule, const char *call, int dirfd,
+			 const char *path, int flags)
+{
+	struct linked_data *ld;
+	bool linked;
+	int r, e;
+
+	busy++;
+	ld = malloc(sizeof(*ld));
+	linked = ld && !(flags & AT_REMOVEDIR) && find_linked_data(dirfd, path, ld);
+	if (!strcmp(call, "remove"))
+		r = remove(path);
+	else
+		r = unlinkat(dirfd, path, flags);
+	e = errno;
+	if (r == 0 && linked)
+		remove_linked_data(rule, call, dirfd, path, ld);
+	free(ld);
+	busy--;
+	errno = e;
+	return r;
+}
+
+/* Every removing interposer: unlink_common for a path a rule matches,
+ * else the real function. */
+static int unlink_any(enum real_id id, const char *call, int dirfd, const char *path, int flags)
+{
+	const struct rules_rule *rule = find_rule(dirfd, path);
+	void *fn;
+
+	if (rule)
+		return unlink_common(rule, call, dirfd, path, flags);
+	fn = real(id);
+	if (!fn)
+		return no_real();
+	if (id == R_UNLINKAT)
+		return ((unlinkat_fn)fn)(dirfd, path, flags);
+	return ((unlink_fn)fn)(path);
+}
+
+PL_EXPORT int unlink(const char *path)
+{
+	return unlink_any(R_UNLINK, "unlink", AT_FDCWD, path, 0);
+}
+
+PL_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	return unlink_any(R_UNLINKAT, "unlinkat", dirfd, path, flags);
+}
+
+PL_EXPORT int remove(const char *path)
+{
+	return unlink_any(R_REMOVE, "remove", AT_FDCWD, path, 0);
+}
