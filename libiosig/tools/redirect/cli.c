@@ -150,7 +150,8 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 		r = rules_load_file(c->rs, file, c->cwd, &err);
 		if (r < 0) {
 			if (r != -EINVAL && err.line <= 0)
-				cli_err(c, "%s; give an existing rules file (see iosig-rules(5))", err.msg);
+				cli_err(c, "%s: %s; give a readable rules file (see iosig-rules(5))",
+					file, err.msg);
 			else
 				print_rule_error(c, &err, NULL);
 			return -RX_OWN;
@@ -216,7 +217,7 @@ static void rule_origin(const struct rules_rule *r, char *buf, size_t size)
 static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
 		       const struct rules_rule *r)
 {
-	size_t n = iosig_catalog_size(cat), len = 0;
+	size_t n = iosig_catalog_size(cat), len = 0, ineligible = 0;
 	struct iosig_candidate *cands;
 	struct iosig_choice choice;
 	char origin[300], why[2048];
@@ -228,15 +229,30 @@ static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
 		free(cands);
 		return true;
 	}
+	/* The mounts that could have taken it and why they did not; the
+	 * ineligible ones (ignored, read-only, no data directory) in a count. */
 	why[0] = '\0';
-	for (size_t i = 0; i < n && len < sizeof(why) - 1; i++) {
-		int k = snprintf(why + len, sizeof(why) - len, "%s%s: %s", i ? "; " : "",
-				 cands[i].mount->path, cands[i].why);
+	for (size_t i = 0; i < n; i++) {
+		int k;
 
+		if (cands[i].verdict == IOSIG_V_INELIGIBLE) {
+			ineligible++;
+			continue;
+		}
+		if (len >= sizeof(why) - 1)
+			continue;
+		k = snprintf(why + len, sizeof(why) - len, "%s%s: %s", len ? "; " : "",
+			     cands[i].mount->path, cands[i].why);
 		len += k > 0 ? (size_t)k : 0;
 	}
-	if (!n)
-		snprintf(why, sizeof(why), "the catalog has no mounts (see 'iosig devices')");
+	if (len >= sizeof(why) - 1)
+		len = sizeof(why) - 1;
+	if (!len)
+		snprintf(why, sizeof(why), "no mount is eligible (%zu not: see 'iosig devices --all')",
+			 ineligible);
+	else if (ineligible)
+		snprintf(why + len, sizeof(why) - len, " (and %zu mounts not eligible: see 'iosig devices --all')",
+			 ineligible);
 	rule_origin(r, origin, sizeof(origin));
 	if (c->strict)
 		cli_err(c, "rule %s ('%s'): no mount satisfies '%s': %s; --strict stops here (see 'iosig explain')",
