@@ -1422,32 +1422,55 @@ const struct rules_rule *rules_match(const struct rules *rs, const char *abs)
 	return NULL;
 }
 
-int rules_abs_path(int dirfd, const char *path, char *buf, size_t size)
+int rules_dir_path(int dirfd, char *buf, size_t size)
 {
 	static const char deleted[] = " (deleted)";
-	char tmp[PATH_MAX * 2], proc[40];
+	char proc[40];
 	size_t dl;
 	ssize_t n;
 
+	if (dirfd == AT_FDCWD) {
+		if (!getcwd(buf, size) || buf[0] != '/')
+			return -ENOENT;
+		return 0;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+	n = readlink(proc, buf, size);
+	if (n <= 0 || (size_t)n >= size || buf[0] != '/')
+		return -ENOENT;
+	buf[n] = '\0';
+	dl = (size_t)n;
+	if (dl >= sizeof(deleted) && !strcmp(buf + dl - (sizeof(deleted) - 1), deleted))
+		return -ENOENT;
+	return 0;
+}
+
+int rules_abs_join(const char *dir, const char *path, char *buf, size_t size)
+{
+	char tmp[PATH_MAX * 2];
+	size_t dl = strlen(dir), pl = strlen(path);
+
 	if (path[0] == '/')
 		return rd_path_normalise(path, buf, size);
-	if (dirfd == AT_FDCWD) {
-		if (!getcwd(tmp, PATH_MAX) || tmp[0] != '/')
-			return -ENOENT;
-		dl = strlen(tmp);
-	} else {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
-		n = readlink(proc, tmp, PATH_MAX);
-		if (n <= 0 || n >= PATH_MAX || tmp[0] != '/')
-			return -ENOENT;
-		tmp[n] = '\0';
-		dl = (size_t)n;
-		if (dl >= sizeof(deleted) && !strcmp(tmp + dl - (sizeof(deleted) - 1), deleted))
-			return -ENOENT;
-	}
-	if (dl + 1 + strlen(path) + 1 > sizeof(tmp))
+	if (dir[0] != '/')
+		return -EINVAL;
+	if (dl + 1 + pl + 1 > sizeof(tmp))
 		return -ENAMETOOLONG;
+	memcpy(tmp, dir, dl);
 	tmp[dl] = '/';
-	strcpy(tmp + dl + 1, path);
+	memcpy(tmp + dl + 1, path, pl + 1);
 	return rd_path_normalise(tmp, buf, size);
+}
+
+int rules_abs_path(int dirfd, const char *path, char *buf, size_t size)
+{
+	char dir[PATH_MAX];
+	int r;
+
+	if (path[0] == '/')
+		return rd_path_normalise(path, buf, size);
+	r = rules_dir_path(dirfd, dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	return rules_abs_join(dir, path, buf, size);
 }

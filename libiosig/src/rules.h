@@ -151,4 +151,10 @@ bool rules_pat_match(const struct rules_pat *pat, const char *abs);
  */
 int rules_abs_path(int dirfd, const char *path, char *buf, size_t size);
 
+/* The two halves of rules_abs_path(): the absolute directory of dirfd
+ * (getcwd for AT_FDCWD, else /proc/self/fd; -ENOENT when it has no name),
+ * and the normalised join of an absolute directory with a path. */
+int rules_dir_path(int dirfd, char *buf, size_t size);
+int rules_abs_join(const char *dir, const char *path, char *buf, size_t size);
+
 #endif /* IOSIG_RULES_H */

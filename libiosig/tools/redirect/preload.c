@@ -165,6 +165,92 @@ __attribute__((constructor)) static void preload_init(void)
 }
 
 /*
+ * Names of directory descriptors, per thread.  Naming a descriptor through
+ * /proc/self/fd costs several times an open; programs that walk trees
+ * (tar, cp -r) open every file relative to the descriptor of its
+ * directory.  An entry is used only while fstat still shows the same
+ * directory (st_dev, st_ino), and only to reject: a path that matches is
+ * named afresh before it is redirected.  A directory renamed while open
+ * keeps its old name here, so a file opened in it after the rename may be
+ * left where the program puts it.
+ */
+#define DIRCACHE_SLOTS 4
+#define DIRCACHE_PATH 512
+
+struct dircache_entry {
+	int fd;                       /* -1: empty */
+	dev_t dev;
+	ino_t ino;
+	char path[DIRCACHE_PATH];     /* absolute, as /proc/self/fd names it */
+};
+
+static __thread struct dircache_entry dircache[DIRCACHE_SLOTS]
+	__attribute__((tls_model("initial-exec")));
+static __thread unsigned dircache_next __attribute__((tls_model("initial-exec")));
+static __thread bool dircache_ready __attribute__((tls_model("initial-exec")));
+
+/* The name of directory descriptor dirfd into dir (size PATH_MAX), from
+ * the cache when fstat shows the directory is the same.  *ret_cached says
+ * where it came from.  0 or -errno. */
+static int dir_name(int dirfd, char *dir, bool *ret_cached)
+{
+	struct dircache_entry *e = NULL;
+	struct stat st;
+	int r;
+
+	*ret_cached = false;
+	if (!dircache_ready) {
+		for (unsigned i = 0; i < DIRCACHE_SLOTS; i++)
+			dircache[i].fd = -1;
+		dircache_ready = true;
+	}
+	if (fstat(dirfd, &st))
+		return -errno;
+	for (unsigned i = 0; i < DIRCACHE_SLOTS; i++) {
+		if (dircache[i].fd == dirfd) {
+			e = &dircache[i];
+			break;
+		}
+	}
+	if (e && e->dev == st.st_dev && e->ino == st.st_ino) {
+		strcpy(dir, e->path);
+		*ret_cached = true;
+		return 0;
+	}
+	r = rules_dir_path(dirfd, dir, PATH_MAX);
+	if (r < 0)
+		return r;
+	if (!e)
+		e = &dircache[dircache_next++ % DIRCACHE_SLOTS];
+	e->fd = -1;
+	if (strlen(dir) < sizeof(e->path)) {
+		strcpy(e->path, dir);
+		e->dev = st.st_dev;
+		e->ino = st.st_ino;
+		e->fd = dirfd;
+	}
+	return 0;
+}
+
+/* The first rule matching `path` relative to dirfd, or NULL. */
+static const struct rules_rule *match_path(const struct rules *rs, int dirfd, const char *path)
+{
+	const struct rules_rule *rule;
+	char dir[PATH_MAX], abs[PATH_MAX];
+	bool cached;
+
+	if (path[0] == '/' || dirfd == AT_FDCWD)
+		return rules_abs_path(dirfd, path, abs, sizeof(abs)) == 0 ? rules_match(rs, abs) : NULL;
+	if (dir_name(dirfd, dir, &cached) || rules_abs_join(dir, path, abs, sizeof(abs)))
+		return NULL;
+	rule = rules_match(rs, abs);
+	if (!rule || !cached)
+		return rule;
+	/* Confirm with the directory's current name. */
+	return rules_abs_path(dirfd, path, abs, sizeof(abs)) == 0 ? rules_match(rs, abs) : NULL;
+}
+
+/*
  * The rule for a file opened as `path` relative to dirfd, or NULL (no
  * rules, inside libiosig, nothing matches).  Keeps errno.
  */
@@ -172,7 +258,6 @@ static const struct rules_rule *find_rule(int dirfd, const char *path)
 {
 	const struct rules *rs;
 	const struct rules_rule *rule;
-	char abs[PATH_MAX];
 	int saved;
 
 	if (busy)
@@ -184,7 +269,7 @@ static const struct rules_rule *find_rule(int dirfd, const char *path)
 		return NULL;
 	saved = errno;
 	busy++;
-	rule = rules_abs_path(dirfd, path, abs, sizeof(abs)) == 0 ? rules_match(rs, abs) : NULL;
+	rule = match_path(rs, dirfd, path);
 	busy--;
 	errno = saved;
 	return rule;
