@@ -503,6 +503,20 @@ static void decide(const struct vcase *cs, const struct vmount *vm, size_t nm, c
 	*ret_ratio = pick >= 0 && best >= 0 ? cs->c[pick].meas / cs->c[best].meas : NAN;
 }
 
+/* How a pair of mounts compares in one case: -1 not measured, 0 within
+ * the 95 % intervals, 1 clearly ordered and the model agrees, 2 clearly
+ * ordered and the model disagrees. */
+static int pair_verdict(const struct vcase *cs, const struct vmount *vm, size_t a, size_t b)
+{
+	const struct vcell *ca = &cs->c[a], *cb = &cs->c[b];
+
+	if (!vm[a].ok || !vm[b].ok || ca->skip || cb->skip || !(ca->meas > 0) || !(cb->meas > 0))
+		return -1;
+	if (ca->ci_lo <= cb->ci_hi && cb->ci_lo <= ca->ci_hi)
+		return 0;
+	return (ca->model > cb->model) == (ca->meas > cb->meas) ? 1 : 2;
+}
+
 static void summarize(const struct vcase *cases, size_t nc, const struct vmount *vm, size_t nm,
 		      bool persistent, struct summary *s)
 {
@@ -530,18 +544,47 @@ static void summarize(const struct vcase *cases, size_t nc, const struct vmount 
 			s->worst = ratio;
 		for (size_t a = 0; a < nm; a++) {
 			for (size_t b = a + 1; b < nm; b++) {
-				const struct vcell *ca = &cs->c[a], *cb = &cs->c[b];
+				int v = pair_verdict(cs, vm, a, b);
 
-				if (!vm[a].ok || !vm[b].ok || ca->skip || cb->skip ||
-				    !(ca->meas > 0) || !(cb->meas > 0))
-					continue;
-				if (persistent && (vm[a].m->volatile_ || vm[b].m->volatile_))
+				if (v < 0 || (persistent && (vm[a].m->volatile_ ||
+							     vm[b].m->volatile_)))
 					continue;
 				s->pairs++;
-				if (ca->ci_lo <= cb->ci_hi && cb->ci_lo <= ca->ci_hi)
-					s->pair_ties++;
-				else if ((ca->model > cb->model) == (ca->meas > cb->meas))
-					s->pair_agree++;
+				s->pair_ties += v == 0;
+				s->pair_agree += v == 1;
+			}
+		}
+	}
+}
+
+/* Per pair of mounts: in how many cases the model orders them as measured,
+ * and each case where it does not. */
+static void print_pairs(const struct vcase *cases, size_t nc, const struct vmount *vm, size_t nm)
+{
+	printf("\nPairs (model order against measured order, per chunk size and pattern):\n");
+	for (size_t a = 0; a < nm; a++) {
+		for (size_t b = a + 1; b < nm; b++) {
+			unsigned n[3] = { 0 };
+
+			for (size_t k = 0; k < nc; k++) {
+				int v = pair_verdict(&cases[k], vm, a, b);
+
+				if (v >= 0)
+					n[v]++;
+			}
+			printf("  %s vs %s: %u agree, %u disagree, %u within the spread\n", vm[a].label,
+			       vm[b].label, n[1], n[2], n[0]);
+			for (size_t k = 0; k < nc; k++) {
+				const struct vcase *cs = &cases[k];
+				char size[32];
+
+				if (pair_verdict(cs, vm, a, b) != 2)
+					continue;
+				printf("    disagree at %s %s: measured %.4g / %.4g MiB/s, model %.4g / "
+				       "%.4g\n", cs->random ? "rand" : "seq",
+				       fmt_bytes((double)cs->ds, size, sizeof(size)),
+				       cs->c[a].meas / MiB, cs->c[b].meas / MiB, cs->c[a].model / MiB,
+				       cs->c[b].model / MiB);
 			}
 		}
 	}
@@ -751,6 +794,27 @@ static int write_json(const char *file, const struct opts *o, const struct vcase
 					 (double)cs->ds / c->round_med[r2]);
 			json_arr_end(&w);
 			json_obj_end(&w);
+		}
+		json_arr_end(&w);
+		json_arr_begin(&w, "pairs");
+		for (size_t a = 0; a < nm; a++) {
+			for (size_t b = a + 1; b < nm; b++) {
+				static const char *const verdict[] = { "within_spread", "agree",
+								      "disagree" };
+				int v = pair_verdict(cs, vm, a, b);
+
+				if (v < 0)
+					continue;
+				json_obj_begin(&w, NULL);
+				json_str(&w, "a", vm[a].label);
+				json_str(&w, "b", vm[b].label);
+				json_str(&w, "model_faster", cs->c[a].model > cs->c[b].model ?
+							     vm[a].label : vm[b].label);
+				json_str(&w, "measured_faster", cs->c[a].meas > cs->c[b].meas ?
+								vm[a].label : vm[b].label);
+				json_str(&w, "verdict", verdict[v]);
+				json_obj_end(&w);
+			}
 		}
 		json_arr_end(&w);
 		json_str(&w, "model_pick", cs->pick >= 0 ? vm[cs->pick].label : NULL);
@@ -1090,6 +1154,7 @@ static int run(int argc, char **argv)
 		printf("\n");
 		print_summary(stdout, "All mounts", &s_all);
 		print_summary(stdout, "Persistent mounts", &s_pers);
+		print_pairs(cases, nc, vm, nm);
 		printf("Noise: one write's interquartile range is %.0f%% of its median; round "
 		       "medians differ by %.0f%% (medians over cells).\n", iqr * 100, rspread * 100);
 	}
