@@ -239,7 +239,7 @@ int iosig_parse_value(const char *text, enum iosig_dim dim, double *ret_value,
  * is not a unit. */
 bool iosig_unit_lookup(const char *name, double *ret_value, enum iosig_dim *ret_dim);
 
-/* Primary name of a parameter ("size_per_io"). */
+/* Primary name of a parameter ("size_per_io"); NULL for an id outside the enum. */
 const char *iosig_param_name(enum iosig_param id);
 
 /* ------------------------------------------------------------------------

@@ -49,6 +49,10 @@ bad=$(grep -v -e '^iosig_[a-z0-9_]*@@IOSIG_' -e '^IOSIG_[0-9.]*$' "$work/exports
 [ -z "$bad" ] && ok "$(grep -c '^iosig_' "$work/exports") exports, all iosig_* in a version node" ||
 	fail "exported symbols outside iosig_*@@IOSIG_*: $(echo $bad)"
 grep -q '^iosig_select@@IOSIG_' "$work/exports" || fail "iosig_select is not exported"
+# Every exported function has its man page (man3/NAME.3, perhaps a .so link).
+for f in $(sed -n 's/^\(iosig_[a-z0-9_]*\)@@.*/\1/p' "$work/exports"); do
+	[ -e "$prefix/share/man/man3/$f.3" ] || fail "no man page for $f (share/man/man3/$f.3)"
+done
 
 # ---- consumer through find_package(iosig) ----------------------------------
 check_output() { # NAME FILE
