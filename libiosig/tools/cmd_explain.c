@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_internal.h"
 #include "fmt.h"
 #include "json.h"
 #include "sig_internal.h"
@@ -102,7 +103,8 @@ static void print_text(const char *canon, const struct iosig_sig *sig, const cha
 		       n);
 }
 
-static void print_json(const char *canon, const struct iosig_sig *sig, const char *path,
+static void print_json(const struct iosig_catalog *cat, const char *canon,
+		       const struct iosig_sig *sig, const char *path,
 		       const struct iosig_candidate *cands, size_t n,
 		       const struct iosig_choice *ch)
 {
@@ -142,6 +144,10 @@ static void print_json(const char *canon, const struct iosig_sig *sig, const cha
 	json_str(&w, "choice", ch->mount ? ch->mount->path : NULL);
 	json_num(&w, "predicted_Bps", ch->mount ? ch->throughput : NAN);
 	json_uint(&w, "eligible", ch->eligible);
+	json_arr_begin(&w, "notes");
+	for (size_t i = 0; i < cat_catalog_notes(cat); i++)
+		json_str(&w, NULL, cat_catalog_note(cat, i));
+	json_arr_end(&w);
 	json_obj_end(&w);
 	json_finish(&w);
 }
@@ -231,10 +237,15 @@ static int run(int argc, char **argv)
 		tool_err(CMD, "selection failed: %s", strerror(-r));
 		goto out_free_cands;
 	}
-	if (json)
-		print_json(canon, &sig, path, cands, iosig_catalog_size(cat), &choice);
-	else
+	if (json) {
+		print_json(cat, canon, &sig, path, cands, iosig_catalog_size(cat), &choice);
+	} else {
+		/* What the catalog had to leave out (a broken probe cache ...)
+		 * changes the numbers below: say so. */
+		for (size_t i = 0; i < cat_catalog_notes(cat); i++)
+			tool_err(CMD, "note: %s", cat_catalog_note(cat, i));
 		print_text(canon, &sig, path, cands, iosig_catalog_size(cat), &choice);
+	}
 	ret = choice.mount ? TOOL_EXIT_OK : TOOL_EXIT_FAIL;
 
 out_free_cands:

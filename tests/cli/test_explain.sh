@@ -144,6 +144,17 @@ bad 1 "$tmp/typo.yaml:4:5: mtff: unknown key in mount '/data'; did you mean 'mtt
 bad 1 "$tmp/missing.yaml: cannot read configuration file: No such file or directory" \
 	--config "$tmp/missing.yaml" persist
 
+# A probe cache the catalog had to ignore is reported, in both forms.
+printf 'bogus: [\n' >"$tmp/probe.yaml"
+IOSIG_CONFIG= IOSIG_PROBE_CACHE="$tmp/probe.yaml" "$iosig" explain tmp >"$tmp/out" 2>"$tmp/err"
+grep -Fq "iosig explain: note: $tmp/probe.yaml:2:1: invalid YAML" "$tmp/err" ||
+	fail "a broken probe cache is not noted: $(cat "$tmp/err")"
+IOSIG_CONFIG= IOSIG_PROBE_CACHE="$tmp/probe.yaml" "$iosig" explain --json tmp >"$tmp/out" 2>"$tmp/err"
+args="--json tmp (broken probe cache)"
+json_ok
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any("probe cache ignored" in n for n in d["notes"])' \
+	"$tmp/out" || fail "the JSON has no note on the probe cache: $(cat "$tmp/out")"
+
 run --help
 [ "$rc" -eq 0 ] || fail "--help exited $rc"
 grep -q '^Usage: iosig explain' "$tmp/out" || fail "--help prints no usage"
