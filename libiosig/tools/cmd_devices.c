@@ -127,8 +127,8 @@ static const bool right[NCOLS] = {
 
 struct row {
 	char cell[NCOLS][48];
-	const char *path;        /* may be longer than a cell */
-	const char *ineligible;
+	char *path;              /* may be longer than a cell (tool_printable()) */
+	char *ineligible;        /* NULL or the reason (tool_printable()) */
 };
 
 static void fill_row(struct row *r, const struct iosig_mount *m, double size)
@@ -136,8 +136,8 @@ static void fill_row(struct row *r, const struct iosig_mount *m, double size)
 	bool known = m->src[IOSIG_F_CLASS] != IOSIG_SRC_NONE;
 
 	memset(r, 0, sizeof(*r));
-	r->path = m->path;
-	r->ineligible = m->ineligible;
+	r->path = tool_printable(m->path);
+	r->ineligible = m->ineligible ? tool_printable(m->ineligible) : NULL;
 	snprintf(r->cell[1], sizeof(r->cell[1]), "%s", m->fstype[0] ? m->fstype : "-");
 	if (!known) {
 		snprintf(r->cell[2], sizeof(r->cell[2]), "?");
@@ -326,10 +326,14 @@ static void print_sources(const struct iosig_catalog *cat, size_t i, FILE *fp)
 	static const char *const hdr[] = { "FIELD", "VALUE", "SOURCE" };
 	const struct iosig_mount *m = iosig_catalog_mount(cat, i);
 	struct tool_table *t = tool_table_new(3, hdr);
+	char *path = tool_printable(m->path), *source = tool_printable(m->source);
+	char *why = tool_printable(m->ineligible);
 
-	fprintf(fp, "%s  (%s on %s)%s%s\n", m->path, m->fstype[0] ? m->fstype : "-",
-		m->source[0] ? m->source : "-", m->ineligible ? "  not eligible: " : "",
-		m->ineligible ? m->ineligible : "");
+	fprintf(fp, "%s  (%s on %s)%s%s\n", path, m->fstype[0] ? m->fstype : "-",
+		source[0] ? source : "-", m->ineligible ? "  not eligible: " : "", why);
+	free(path);
+	free(source);
+	free(why);
 	for (unsigned f = 0; f < IOSIG_F_COUNT; f++) {
 		char val[320], src[160];
 		const char *origin = cat_catalog_origin(cat, i, (enum iosig_field)f);
@@ -604,6 +608,10 @@ static int run(int argc, char **argv)
 		print_table(rows, nrows, stdout);
 	else
 		printf("no eligible mount point\n");
+	for (size_t i = 0; i < nrows; i++) {
+		free(rows[i].path);
+		free(rows[i].ineligible);
+	}
 	{
 		char sz[32];
 

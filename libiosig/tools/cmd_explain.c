@@ -82,8 +82,12 @@ static void print_text(const char *canon, const struct iosig_sig *sig, const cha
 	       (sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE)) ? "" : " (default, for MTTDL)",
 	       fmt_duration(e->lifetime, (char[32]){ 0 }, 32),
 	       (sig->set & IOSIG_HAS(IOSIG_P_LIFETIME)) ? "" : " (default)");
-	if (path)
-		printf("path:       %s\n", path);
+	if (path) {
+		char *shown = tool_printable(path);
+
+		printf("path:       %s\n", shown);
+		free(shown);
+	}
 	printf("\n");
 	tool_table_align_right(t, 3);
 	tool_table_align_right(t, 4);
@@ -92,15 +96,19 @@ static void print_text(const char *canon, const struct iosig_sig *sig, const cha
 	tool_table_print(t, stdout);
 	tool_table_free(t);
 	printf("\n");
-	if (ch->mount)
+	if (ch->mount) {
+		char *shown = tool_printable(ch->mount->path);
+
 		printf("choice:     %s (%s), predicted %s; %u of %zu mounts satisfy the "
 		       "constraints\n",
-		       ch->mount->path, iosig_class_name((enum iosig_class)ch->mount->cls),
+		       shown, iosig_class_name((enum iosig_class)ch->mount->cls),
 		       fmt_rate(ch->throughput, a, sizeof(a)), ch->eligible, n);
-	else
+		free(shown);
+	} else {
 		printf("choice:     none of the %zu mounts satisfies the constraints; the file "
 		       "stays where the program asked (IOSIG_STRICT=1 makes the open fail)\n",
 		       n);
+	}
 }
 
 static void print_json(const struct iosig_catalog *cat, const char *canon,

@@ -11,16 +11,42 @@
 
 const char *tool_progname = "iosig";
 
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+char *tool_printable(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		abort();
+	for (char *p = d; *p; p++)
+		if (is_control((unsigned char)*p))
+			*p = '?';
+	return d;
+}
+
 /* format(printf, 2, 0): lets clang check callers and accept the va_list. */
 __attribute__((format(printf, 2, 0)))
 static void vmsg(const char *cmd, const char *fmt, va_list ap)
 {
+	char *text = NULL;
+
 	if (cmd)
 		fprintf(stderr, "%s %s: ", tool_progname, cmd);
 	else
 		fprintf(stderr, "%s: ", tool_progname);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&text, fmt, ap) < 0)
+		abort();
+	/* Messages quote paths and names: no escape sequences through them. */
+	for (char *p = text; *p; p++)
+		if (is_control((unsigned char)*p) && *p != '\n' && *p != '\t')
+			*p = '?';
+	fputs(text, stderr);
 	fputc('\n', stderr);
+	free(text);
 }
 
 void tool_err(const char *cmd, const char *fmt, ...)
@@ -45,17 +71,21 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
 
 void tool_print_error(const char *cmd, const struct iosig_error *err)
 {
+	char *file = tool_printable(err->file), *msg = tool_printable(err->msg);
+
 	fprintf(stderr, "%s%s%s: ", tool_progname, cmd ? " " : "", cmd ? cmd : "");
-	if (err->file[0])
-		fprintf(stderr, "%s:", err->file);
+	if (file[0])
+		fprintf(stderr, "%s:", file);
 	if (err->line > 0) {
 		fprintf(stderr, "%d:", err->line);
 		if (err->column > 0)
 			fprintf(stderr, "%d:", err->column);
 	}
-	if (err->file[0] || err->line > 0)
+	if (file[0] || err->line > 0)
 		fputc(' ', stderr);
-	fprintf(stderr, "%s\n", err->msg[0] ? err->msg : "unknown error");
+	fprintf(stderr, "%s\n", msg[0] ? msg : "unknown error");
+	free(file);
+	free(msg);
 }
 
 int tool_option_err(const char *cmd, int c, char *const *argv, const struct option *longopts)
@@ -134,13 +164,8 @@ static void table_push(struct tool_table *t, const char *const *cells)
 		t->cells = n;
 		t->cap = cap;
 	}
-	for (unsigned c = 0; c < t->ncols; c++) {
-		char *d = strdup(cells[c] ? cells[c] : "");
-
-		if (!d)
-			abort();
-		t->cells[t->rows * t->ncols + c] = d;
-	}
+	for (unsigned c = 0; c < t->ncols; c++)
+		t->cells[t->rows * t->ncols + c] = tool_printable(cells[c]);
 	t->rows++;
 }
 

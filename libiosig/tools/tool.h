@@ -29,7 +29,15 @@ struct tool_cmd {
 /* Program name for messages ("iosig"). */
 extern const char *tool_progname;
 
-/* "iosig devices: <message>" on stderr. */
+/*
+ * A copy of s fit for a terminal: control characters (C0 and DEL) become '?',
+ * so that a mount point, path or file name cannot move the cursor or retitle
+ * the window.  Never NULL (aborts when out of memory, like the tables).
+ */
+char *tool_printable(const char *s);
+
+/* "iosig devices: <message>" on stderr (control characters other than
+ * newline and tab shown as '?'). */
 void tool_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Usage error: message plus "Try 'iosig CMD --help'."; returns TOOL_EXIT_USAGE. */
 int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,7 +65,7 @@ int tool_parse_size(const char *cmd, const char *opt, const char *s, bool positi
 /* A simple text table: add rows of cells, then print with aligned columns. */
 struct tool_table;
 struct tool_table *tool_table_new(unsigned ncols, const char *const *headers);
-/* Appends one row; cells are copied.  Numeric columns are right-aligned when
+/* Appends one row; cells are copied (through tool_printable()).  Numeric columns are right-aligned when
  * tool_table_align_right() was called for them. */
 void tool_table_row(struct tool_table *t, const char *const *cells);
 void tool_table_align_right(struct tool_table *t, unsigned col);

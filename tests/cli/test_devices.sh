@@ -129,6 +129,19 @@ IOSIG_CONFIG="$tmp/typo.yaml" "$iosig" devices >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "IOSIG_CONFIG with an error: exit status not 1"
 grep -Fq "typo.yaml:4:5: mtff" "$tmp/err" || fail "IOSIG_CONFIG error not reported"
 
+# A mount point with control characters cannot drive the terminal: they are
+# shown as '?' in the table and in --sources (and kept in --json).
+printf 'mounts:\n  "/mnt/\\e]0;pwned\\a":\n    class: ssd\n    free: 10GiB\n' >"$tmp/esc.yaml"
+for mode in "" --sources; do
+	ok --no-discovery --config "$tmp/esc.yaml" $mode
+	expect_out '^/mnt/\?]0;pwned\? '
+	tr -d '\n' <"$tmp/out" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
+		fail "[$args] writes control characters to the terminal"
+done
+ok --no-discovery --config "$tmp/esc.yaml" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mounts"][0]["path"] == "/mnt/\x1b]0;pwned\x07"' \
+	"$tmp/out" || fail "--json does not keep the mount point as it is: $(cat "$tmp/out")"
+
 run --help
 [ "$rc" -eq 0 ] || fail "--help exited $rc"
 expect_out '^Usage: iosig devices'
