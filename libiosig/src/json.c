@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "sig_internal.h"
 
@@ -138,6 +140,28 @@ void json_str(struct json_writer *w, const char *key, const char *val)
 		fputs("null", w->fp);
 }
 
+/*
+ * %.15g, or %.17g when that does not read back as the same double, in the C
+ * locale whatever the program's LC_NUMERIC: the decision log is written
+ * inside user programs, where "0,5" would be two JSON values.  (Not the
+ * shortest form of sigp_fmt_double(), which tries every precision: JSON
+ * output of the simulator has many numbers.)
+ */
+static char *fmt_number(double val, char *buf, size_t size)
+{
+	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old;
+
+	if (!c) /* out of memory: the slower form that needs no locale object */
+		return sigp_fmt_double(val, buf, size);
+	old = uselocale(c);
+	snprintf(buf, size, "%.15g", val);
+	if (strtod(buf, NULL) != val)
+		snprintf(buf, size, "%.17g", val);
+	uselocale(old);
+	freelocale(c);
+	return buf;
+}
+
 void json_num(struct json_writer *w, const char *key, double val)
 {
 	member(w, key);
@@ -146,13 +170,9 @@ void json_num(struct json_writer *w, const char *key, double val)
 	else if (val == (double)(int64_t)val && fabs(val) < 9.007199254740992e15)
 		fprintf(w->fp, "%" PRId64, (int64_t)val);
 	else {
-		/* Shortest text that reads back as the same double, in the C
-		 * locale whatever the program's LC_NUMERIC: the decision log is
-		 * written inside user programs, where "0,5" would be two JSON
-		 * values. */
 		char buf[32];
 
-		fputs(sigp_fmt_double(val, buf, sizeof(buf)), w->fp);
+		fputs(fmt_number(val, buf, sizeof(buf)), w->fp);
 	}
 }
 
