@@ -354,7 +354,10 @@ bool cat_md_layout(int diskfd, struct iosig_layout *ret_layout)
 	if (!strcmp(level, "raid1"))
 		l.kind = IOSIG_LAYOUT_RAID1;
 	else if (!strcmp(level, "raid10"))
-		l.kind = IOSIG_LAYOUT_RAID10;
+		/* md also stripes mirrored chunks over an odd number of disks,
+		 * which are no pairs: modelled as a code that survives one
+		 * failure of the d disks (what md guarantees; pessimistic). */
+		l.kind = disks % 2 ? IOSIG_LAYOUT_ERASURE : IOSIG_LAYOUT_RAID10;
 	else if (!strcmp(level, "raid4") || !strcmp(level, "raid5"))
 		l.kind = IOSIG_LAYOUT_RAID5; /* one parity device either way */
 	else if (!strcmp(level, "raid6"))
@@ -364,6 +367,8 @@ bool cat_md_layout(int diskfd, struct iosig_layout *ret_layout)
 	else
 		return false; /* container, multipath, faulty ...: leave the default */
 	cat_layout_fix(&l);
+	if (l.kind == IOSIG_LAYOUT_ERASURE)
+		l.tolerated = 1;
 	*ret_layout = l;
 	return true;
 }

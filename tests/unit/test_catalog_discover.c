@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -495,6 +496,8 @@ static void test_md_layout(void **state)
 		{ "raid1\n", "2\n", true, IOSIG_LAYOUT_RAID1, 2, 1 },
 		{ "raid1\n", "3\n", true, IOSIG_LAYOUT_RAID1, 3, 2 },
 		{ "raid10\n", "4\n", true, IOSIG_LAYOUT_RAID10, 4, 1 },
+		/* no pairs: one failure of three survives */
+		{ "raid10\n", "3\n", true, IOSIG_LAYOUT_ERASURE, 3, 1 },
 		{ "raid4\n", "4\n", true, IOSIG_LAYOUT_RAID5, 4, 1 },
 		{ "raid5\n", "5\n", true, IOSIG_LAYOUT_RAID5, 5, 1 },
 		{ "raid6\n", "6\n", true, IOSIG_LAYOUT_RAID6, 6, 2 },
@@ -535,6 +538,8 @@ static void test_md_layout(void **state)
 		assert_int_equal(l.kind, cases[i].kind);
 		assert_int_equal(l.disks, cases[i].n);
 		assert_int_equal(l.tolerated, cases[i].tolerated);
+		/* every layout discovery reports has an MTTDL */
+		assert_false(isnan(iosig_mttdl(&l, 3e8, 86400, 1e-14, 1e9)));
 	}
 }
 
