@@ -280,7 +280,9 @@ def test_cli():
         check(r == -signal.SIGTERM, "a program killed by SIGTERM is seen killed by SIGTERM (got %d)" % r)
         # The environment the program gets.
         r, o, _ = run([REDIRECT, "-s", "tmp", "x", "sh", "-c", "echo \"$LD_PRELOAD\""],
-                      env=dict(env, LD_PRELOAD="/lib/x86_64-linux-gnu/libm.so.6"))
+                      env=dict(env, LD_PRELOAD="/lib/x86_64-linux-gnu/libm.so.6",
+                               # a sanitizer build of iosig-redirect must accept the preload
+                               ASAN_OPTIONS="verify_asan_link_order=0"))
         check(r == 0 and re.fullmatch(r"/lib/x86_64-linux-gnu/libm\.so\.6:/\S+/libiosig-preload\.so\n", o),
               "existing LD_PRELOAD entries are kept, ours last (got %r)" % o)
         r, o, _ = run([REDIRECT, "--log", "rel.log", "--config", "iosig.yaml", "-n", "-s", "tmp", "x",
@@ -318,6 +320,10 @@ def test_cli():
                err="iosig-redirect prepare: a.y: no rule matches it; give its signature with -s 'SIG' a.y\n")
         expect(["prepare", "--bogus"], 125,
                err="iosig-redirect prepare: unknown option '--bogus' (a PATH starting with '-' goes after '--')\nTry 'iosig-redirect prepare --help'.\n")
+        o, e = expect(["prepare", "-n", "-s", "tmp", "out.x"], 0, env=env, cwd=work,
+                      out="out.x: would go to /dev/shm (ram) (dry run)\n", what="prepare --dry-run")
+        check(not os.path.lexists(os.path.join(work, "out.x")) and '"action":"dryrun"' in e,
+              "prepare --dry-run creates nothing and logs to stderr")
         o, _ = expect(["prepare", "--help"], 0, what="prepare --help")
         check(o.startswith("Usage: iosig-redirect prepare"), "prepare --help prints its usage")
         expect(["finalize"], 125,
@@ -648,7 +654,37 @@ def test_busybox():
         s.close()
 
 
-GROUPS = {"cli": test_cli, "calls": test_calls, "stress": test_stress, "programs": test_programs,
+# ---------------------------------------------------------------------------
+# install: the installed tool finds the installed library
+# ---------------------------------------------------------------------------
+
+def test_install():
+    build, libdir = os.environ.get("IOSIG_BUILD_DIR"), os.environ.get("IOSIG_INSTALL_LIBDIR")
+    if not build or not libdir:
+        skip("IOSIG_BUILD_DIR and IOSIG_INSTALL_LIBDIR are not set (run through ctest)")
+    s = Scratch("iosig-rx-inst.")
+    try:
+        prefix = s.path("prefix")
+        r = subprocess.run(["cmake", "--install", build, "--prefix", prefix], capture_output=True)
+        if not check(r.returncode == 0, "cmake --install (%s)" % r.stderr.decode().strip()):
+            return
+        tool = os.path.join(prefix, "bin", "iosig-redirect")
+        lib = os.path.join(prefix, libdir, "libiosig-preload.so")
+        check(os.access(tool, os.X_OK) and os.path.isfile(lib), "iosig-redirect and libiosig-preload.so are installed")
+        for page in ("man1/iosig-redirect.1", "man5/iosig-rules.5"):
+            check(os.path.isfile(os.path.join(prefix, "share", "man", page)), "man page %s is installed" % page)
+        r, o, e = run([tool, "-q", "-s", "tmp", "x", "sh", "-c", 'echo "$LD_PRELOAD"'])
+        check(r == 0 and o == os.path.realpath(lib) + "\n",
+              "the installed tool preloads the installed library (%r %r)" % (o, e))
+        r, o, _ = run([tool, "-q", "-s", "tmp", s.path("work", "*.out"), "sh", "-c",
+                       "mkdir -p %s && echo x > %s/a.out && cat %s/a.out" % ((s.path("work"),) * 3)],
+                      env={"IOSIG_DISABLE": ""})
+        check(r == 0 and o == "x\n", "a program runs under the installed tool")
+    finally:
+        s.close()
+
+
+GROUPS = {"cli": test_cli, "install": test_install, "calls": test_calls, "stress": test_stress, "programs": test_programs,
           "sqlite": test_sqlite, "busybox": test_busybox}
 
 

@@ -152,26 +152,37 @@ out_close_fd:
 }
 
 /*
- * The preload library: $IOSIG_PRELOAD, else the one built next to this
- * executable when it runs from the build tree, else the installed one.
- * Both paths are fixed when iosig-redirect is built.
+ * The preload library: $IOSIG_PRELOAD; else the one built next to this
+ * executable when it runs from the build tree; else the installed one:
+ * LIBDIR/libiosig-preload.so of the prefix this executable is installed in
+ * (BINDIR/..), which is the path fixed at build time unless the
+ * installation was moved or installed with another prefix.
  */
 static int preload_path(struct cli *c, char *buf, size_t size)
 {
 	const char *env = getenv(RX_PRELOAD_ENV);
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], *slash;
 	ssize_t n;
 
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
 	if (env && *env) {
 		snprintf(buf, size, "%s", env);
+	} else if (slash && (size_t)(slash - exe) == strlen(IOSIG_REDIRECT_BUILD_DIR) &&
+		   !strncmp(exe, IOSIG_REDIRECT_BUILD_DIR, (size_t)(slash - exe))) {
+		snprintf(buf, size, "%s", IOSIG_PRELOAD_BUILD);
 	} else {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		if (n > 0 && !strncmp(exe, IOSIG_REDIRECT_BUILD_DIR "/", strlen(IOSIG_REDIRECT_BUILD_DIR) + 1) &&
-		    !strchr(exe + strlen(IOSIG_REDIRECT_BUILD_DIR) + 1, '/'))
-			snprintf(buf, size, "%s", IOSIG_PRELOAD_BUILD);
-		else
-			snprintf(buf, size, "%s", IOSIG_PRELOAD_INSTALLED);
+		snprintf(buf, size, "%s", IOSIG_PRELOAD_INSTALLED);
+		if (slash && IOSIG_INSTALL_LIBDIR[0] != '/') {
+			char rel[PATH_MAX * 2], real[PATH_MAX];
+
+			*slash = '\0';
+			snprintf(rel, sizeof(rel), "%s/../%s/%s", exe, IOSIG_INSTALL_LIBDIR,
+				 IOSIG_PRELOAD_NAME);
+			if (realpath(rel, real))
+				snprintf(buf, size, "%s", real);
+		}
 	}
 	if (buf[0] != '/' || strpbrk(buf, ": \t")) {
 		cli_err(c, "preload library '%s': LD_PRELOAD needs an absolute path without ':' or blanks; set %s to one",
