@@ -21,7 +21,8 @@
  *    start, the catalog, the library's loading included); medians over
  *    --runs, and the slowdown in percent as the median of the ratios within
  *    each round (runs next to each other in time share the machine's
- *    noise).
+ *    noise).  For reference, `env tar ...`: what any program that execs
+ *    another costs here (a second process start).
  *
  * Built without sanitizers and without libiosig: the children run under
  * the real (uninstrumented) preload library, as any program would.
@@ -236,21 +237,24 @@ int main(int argc, char **argv)
 	/* tar over many small files. */
 	make_tree(tree, files);
 	char *tar_plain[] = { "tar", "cf", archive, "tree", NULL };
-	char *tar_rules[] = { (char *)redirect, "-q", "-s", "persist", "/srv/db/*.db", "-s", "tmp",
+	char *tar_rules[] = { (char *)redirect, "-s", "persist", "/srv/db/*.db", "-s", "tmp",
 			      "/**/*-journal", "-s", "tmp", "/**/*.o", "--", "tar", "cf", archive,
 			      "tree", NULL };
-	char *tar_dir[] = { (char *)redirect, "-q", "-s", "tmp", rules_nomatch, "--", "tar", "cf",
+	char *tar_dir[] = { (char *)redirect, "-s", "tmp", rules_nomatch, "--", "tar", "cf",
 			    archive, "tree", NULL };
-	char *const *tars[] = { tar_plain, tar_rules, tar_dir };
-	double *tw[3], *tc[3], *rw[2], *rc[2], tm[3], cm[3], rwm[2], rcm[2];
+	char *tar_env[] = { "env", "tar", "cf", archive, "tree", NULL };
+	char *const *tars[] = { tar_plain, tar_rules, tar_dir, tar_env };
+	enum { T_COUNT = 4 };
+	double *tw[T_COUNT], *tc[T_COUNT], *rw[T_COUNT - 1], *rc[T_COUNT - 1];
+	double tm[T_COUNT], cm[T_COUNT], rwm[T_COUNT - 1], rcm[T_COUNT - 1];
 
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < T_COUNT; v++) {
 		tw[v] = calloc((size_t)runs, sizeof(double));
 		tc[v] = calloc((size_t)runs, sizeof(double));
 		if (!tw[v] || !tc[v])
 			die("calloc");
 	}
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < T_COUNT - 1; v++) {
 		rw[v] = calloc((size_t)runs, sizeof(double));
 		rc[v] = calloc((size_t)runs, sizeof(double));
 		if (!rw[v] || !rc[v])
@@ -258,24 +262,24 @@ int main(int argc, char **argv)
 	}
 	run(tar_plain, scratch, true);   /* warm the page cache */
 	for (int r = 0; r < runs; r++) {
-		for (int k = 0; k < 3; k++) {
-			int v = (k + r) % 3;
+		for (int k = 0; k < T_COUNT; k++) {
+			int v = (k + r) % T_COUNT;
 
 			unlink(archive);
 			tw[v][r] = run(tars[v], scratch, true);
 			tc[v][r] = last_cpu;
 		}
 		/* Ratios within one round: neighbours in time share the noise. */
-		for (int v = 0; v < 2; v++) {
+		for (int v = 0; v < T_COUNT - 1; v++) {
 			rw[v][r] = tw[v + 1][r] / tw[0][r];
 			rc[v][r] = tc[v + 1][r] / tc[0][r];
 		}
 	}
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < T_COUNT; v++) {
 		tm[v] = median(tw[v], runs);
 		cm[v] = median(tc[v], runs);
 	}
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < T_COUNT - 1; v++) {
 		rwm[v] = median(rw[v], runs);
 		rcm[v] = median(rc[v], runs);
 	}
@@ -302,7 +306,11 @@ int main(int argc, char **argv)
 	printf("    \"slowdown_pct_unmatched_rules\": %.2f,\n", (rwm[0] - 1) * 100);
 	printf("    \"slowdown_pct_unmatched_directory_rule\": %.2f,\n", (rwm[1] - 1) * 100);
 	printf("    \"cpu_slowdown_pct_unmatched_rules\": %.2f,\n", (rcm[0] - 1) * 100);
-	printf("    \"cpu_slowdown_pct_unmatched_directory_rule\": %.2f\n  }\n}\n", (rcm[1] - 1) * 100);
+	printf("    \"cpu_slowdown_pct_unmatched_directory_rule\": %.2f,\n", (rcm[1] - 1) * 100);
+	printf("    \"s_env\": %.4f,\n", tm[3]);
+	printf("    \"cpu_s_env\": %.4f,\n", cm[3]);
+	printf("    \"slowdown_pct_env\": %.2f,\n", (rwm[2] - 1) * 100);
+	printf("    \"cpu_slowdown_pct_env\": %.2f\n  }\n}\n", (rcm[2] - 1) * 100);
 
 	unlink(archive);
 	{
@@ -314,11 +322,11 @@ int main(int argc, char **argv)
 	}
 	for (int v = 0; v < V_COUNT; v++)
 		free(t[v]);
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < T_COUNT; v++) {
 		free(tw[v]);
 		free(tc[v]);
 	}
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < T_COUNT - 1; v++) {
 		free(rw[v]);
 		free(rc[v]);
 	}
