@@ -119,28 +119,28 @@ static int prepare_one(struct cli *c, const char *path)
 	return RX_FAIL;
 }
 
-/* A rule of -s whose PATH has no wildcard names one file to prepare. */
-static bool names_a_file(const struct rules_rule *rule)
-{
-	return rule->pat.literal && !strncmp(rule->file, "-s #", 4);
-}
+/* Options of one mode: 1 consumed, 0 not an option of the mode, -RX_OWN
+ * after an error was printed (cli_option's convention). */
+typedef int (*mode_option_fn)(struct cli *c, int argc, char **argv, int *i, void *arg);
 
-int rx_prepare(int argc, char **argv)
+/*
+ * The command line of prepare and finalize: options anywhere before "--"
+ * (-h/--help prints `usage`), everything else a PATH.  *ret_paths is
+ * malloc'ed; *ret_help is set when the usage was printed.  RX_OK or an
+ * exit code (message printed).
+ */
+static int parse_args(struct cli *c, int argc, char **argv, void (*usage)(FILE *),
+		      mode_option_fn option, void *arg, char ***ret_paths, int *ret_npaths,
+		      bool *ret_help)
 {
-	struct cli c;
-	int r, status = RX_OK;
-	int npaths = 0;
-	bool paths_only = false, named = false;
-	char **paths;
+	char **paths = calloc((size_t)argc, sizeof(*paths));
+	bool paths_only = false;
+	int npaths = 0, r;
 
-	r = cli_init(&c, "prepare");
-	if (r)
-		return r;
-	paths = calloc((size_t)argc, sizeof(*paths));
+	*ret_help = false;
 	if (!paths) {
-		cli_err(&c, "out of memory");
-		r = RX_OWN;
-		goto out_done;
+		cli_err(c, "out of memory");
+		return RX_OWN;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -154,28 +154,58 @@ int rx_prepare(int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			prepare_usage(stdout);
-			r = RX_OK;
-			goto out_free_paths;
+			usage(stdout);
+			*ret_help = true;
+			break;
 		}
-		r = cli_option(&c, argc, argv, &i);
+		r = option(c, argc, argv, &i, arg);
 		if (r < 0) {
-			r = -r;
-			goto out_free_paths;
+			free(paths);
+			return -r;
 		}
 		if (r == 0) {
-			r = cli_usage(&c, "unknown option '%s' (a PATH starting with '-' goes after '--')", a);
-			goto out_free_paths;
+			free(paths);
+			return cli_usage(c, "unknown option '%s' (a PATH starting with '-' goes after '--')", a);
 		}
 	}
+	*ret_paths = paths;
+	*ret_npaths = npaths;
+	return RX_OK;
+}
+
+static int prepare_option(struct cli *c, int argc, char **argv, int *i, void *arg)
+{
+	(void)arg;
+	return cli_option(c, argc, argv, i);
+}
+
+/* A rule of -s whose PATH has no wildcard names one file to prepare. */
+static bool names_a_file(const struct rules_rule *rule)
+{
+	return rule->pat.literal && !strncmp(rule->file, "-s #", 4);
+}
+
+int rx_prepare(int argc, char **argv)
+{
+	struct cli c;
+	int r, status = RX_OK, npaths = 0;
+	bool help, named = false;
+	char **paths = NULL;
+
+	r = cli_init(&c, "prepare");
+	if (r)
+		return r;
+	r = parse_args(&c, argc, argv, prepare_usage, prepare_option, NULL, &paths, &npaths, &help);
+	if (r || help)
+		goto out_done;
 	c.own_rules = c.rs->n;
 	if (!c.rs->n) {
 		r = cli_usage(&c, "no rules: give -s 'SIG' PATH or -r RULES");
-		goto out_free_paths;
+		goto out_done;
 	}
 	r = cli_finish(&c);
 	if (r)
-		goto out_free_paths;
+		goto out_done;
 	/* The -s paths without wildcards, then the PATH arguments. */
 	for (size_t k = 0; k < c.rs->n; k++) {
 		if (names_a_file(&c.rs->r[k])) {
@@ -187,14 +217,37 @@ int rx_prepare(int argc, char **argv)
 		status |= prepare_one(&c, paths[k]);
 	if (!npaths && !named) {
 		r = cli_usage(&c, "nothing to prepare: name the files (PATH arguments or -s 'SIG' PATH without wildcards)");
-		goto out_free_paths;
+		goto out_done;
 	}
 	r = status ? RX_FAIL : RX_OK;
-out_free_paths:
-	free(paths);
 out_done:
+	free(paths);
 	cli_done(&c);
 	return r;
+}
+
+static int finalize_option(struct cli *c, int argc, char **argv, int *i, void *arg)
+{
+	const char *a = argv[*i], *v;
+	unsigned *flags = arg;
+
+	if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
+		*flags |= FIN_DRY_RUN;
+		return 1;
+	}
+	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		c->quiet = true;
+		return 1;
+	}
+	if (strcmp(a, "--config") && strncmp(a, "--config=", 9))
+		return 0;
+	v = a[8] == '=' ? a + 9 : *i + 1 < argc ? argv[++*i] : NULL;
+	if (!v) {
+		cli_usage(c, "--config needs a configuration file");
+		return -RX_OWN;
+	}
+	setenv("IOSIG_CONFIG", v, 1);
+	return 1;
 }
 
 int rx_finalize(int argc, char **argv)
@@ -204,57 +257,27 @@ int rx_finalize(int argc, char **argv)
 	struct fin_report rep;
 	struct cli c;
 	unsigned flags = 0;
-	bool paths_only = false;
 	int r, status = RX_OK, npaths = 0;
-	char **paths;
+	char **paths = NULL;
+	bool help;
 
 	r = cli_init(&c, "finalize");
 	if (r)
 		return r;
-	paths = calloc((size_t)argc, sizeof(*paths));
-	if (!paths) {
-		cli_err(&c, "out of memory");
-		r = RX_OWN;
+	r = parse_args(&c, argc, argv, finalize_usage, finalize_option, &flags, &paths, &npaths,
+		       &help);
+	if (r || help)
 		goto out_done;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (paths_only || a[0] != '-' || !a[1]) {
-			paths[npaths++] = argv[i];
-		} else if (!strcmp(a, "--")) {
-			paths_only = true;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			finalize_usage(stdout);
-			r = RX_OK;
-			goto out_free_paths;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
-			flags |= FIN_DRY_RUN;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			c.quiet = true;
-		} else if (!strcmp(a, "--config") || !strncmp(a, "--config=", 9)) {
-			const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-
-			if (!v) {
-				r = cli_usage(&c, "--config needs a configuration file");
-				goto out_free_paths;
-			}
-			setenv("IOSIG_CONFIG", v, 1);
-		} else {
-			r = cli_usage(&c, "unknown option '%s' (a PATH starting with '-' goes after '--')", a);
-			goto out_free_paths;
-		}
-	}
 	if (!npaths) {
 		r = cli_usage(&c, "no PATH given: name the files to finalize");
-		goto out_free_paths;
+		goto out_done;
 	}
 	memset(&err, 0, sizeof(err));
 	cat = cat_default(&err);
 	if (!cat) {
 		cli_err(&c, "storage catalog: %s%s%s", err.file, err.file[0] ? ": " : "", err.msg);
 		r = RX_OWN;
-		goto out_free_paths;
+		goto out_done;
 	}
 	for (int k = 0; k < npaths; k++) {
 		r = fin_path(cat, AT_FDCWD, paths[k], flags, &rep);
@@ -266,9 +289,8 @@ int rx_finalize(int argc, char **argv)
 		}
 	}
 	r = status;
-out_free_paths:
-	free(paths);
 out_done:
+	free(paths);
 	cli_done(&c);
 	return r;
 }
