@@ -275,6 +275,13 @@ def test_cli():
         os.chmod(garbage, 0o755)
         expect(["-s", "tmp", "x", garbage], 126, env=env,
                err="iosig-redirect: cannot run '%s': Exec format error\n" % garbage)
+        elf32 = s.path("elf32")
+        with open(elf32, "wb") as f:   # an ELF header of a 32-bit executable, nothing else
+            f.write(b"\x7fELF\x01\x01\x01" + bytes(9) + b"\x02\x00\x03\x00\x01\x00\x00\x00" + bytes(40))
+        os.chmod(elf32, 0o755)
+        expect(["-s", "tmp", "x", elf32], 126, env=env,
+               err="iosig-redirect: warning: %s is a 32-bit program: the 64-bit preload library cannot load into it, no rule applies; use 'iosig-redirect prepare' and 'finalize'\n"
+                   "iosig-redirect: cannot run '%s': Exec format error\n" % (elf32, elf32))
         expect(["-s", "tmp", "x", "--", "sh", "-c", "exit 42"], 42, env=env, what="exit status")
         r, _, _ = run([REDIRECT, "-s", "tmp", "x", "sh", "-c", "kill -TERM $$"], env=env)
         check(r == -signal.SIGTERM, "a program killed by SIGTERM is seen killed by SIGTERM (got %d)" % r)

@@ -115,11 +115,11 @@ static int find_program(const char *name, char *buf, size_t size, int *ret_err)
 }
 
 /* What the ELF header of a program says about LD_PRELOAD. */
-enum elf_kind { ELF_DYNAMIC, ELF_STATIC, ELF_OTHER };
+enum elf_kind { ELF_DYNAMIC, ELF_STATIC, ELF_32, ELF_OTHER };
 
 /* Reads the program headers: an ELF executable without PT_INTERP is
- * statically linked (LD_PRELOAD never reaches it).  Scripts and anything
- * unreadable are ELF_OTHER. */
+ * statically linked (LD_PRELOAD never reaches it); a 32-bit one cannot load
+ * the (64-bit) library.  Scripts and anything unreadable are ELF_OTHER. */
 static enum elf_kind elf_kind(const char *path)
 {
 	enum elf_kind kind = ELF_OTHER;
@@ -128,8 +128,13 @@ static enum elf_kind elf_kind(const char *path)
 
 	if (fd < 0)
 		return ELF_OTHER;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		goto out_close_fd;
+	if (eh.e_ident[EI_CLASS] == ELFCLASS32) {
+		kind = ELF_32;
+		goto out_close_fd;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096)
 		goto out_close_fd;
 	kind = ELF_STATIC;
@@ -335,6 +340,10 @@ static int run_program(int argc, char **argv)
 			goto out_done;
 		}
 		cli_warn(&c, "%s is statically linked: LD_PRELOAD cannot reach its opens, no rule applies; use 'iosig-redirect prepare' before and 'iosig-redirect finalize' after the run",
+			 path);
+		break;
+	case ELF_32:
+		cli_warn(&c, "%s is a 32-bit program: the 64-bit preload library cannot load into it, no rule applies; use 'iosig-redirect prepare' and 'finalize'",
 			 path);
 		break;
 	case ELF_DYNAMIC:
