@@ -494,6 +494,14 @@ struct origin {
 	int line, col;
 };
 
+void rules_rule_origin(const struct rules_rule *r, char *buf, size_t size)
+{
+	if (r->site.line)
+		snprintf(buf, size, "%s:%u:%u", r->file, r->site.line, r->site.column);
+	else
+		snprintf(buf, size, "%s", r->file);
+}
+
 /*
  * Appends a rule for pattern `shown` with the evaluated signature.  -EINVAL
  * with the reason in why (pattern errors), -ENOMEM.
@@ -553,14 +561,15 @@ static int rule_append(struct rules *rs, const char *shown, const char *normalis
 	r->site.column = o->col > 0 ? (uint32_t)o->col : 0;
 	r->site.call = rule_call;
 	for (size_t i = 0; i < rs->n; i++) {
-		if (!strcmp(rs->r[i].pat.text, r->pat.text)) {
-			note(rs, "rule '%s' (%s%s%.0d%s%.0d) is never used: '%s' (%s%s%.0d%s%.0d) has the same pattern and comes first",
-			     r->shown, r->file, o->line > 0 ? ":" : "", o->line, o->col > 0 ? ":" : "",
-			     o->col, rs->r[i].shown, rs->r[i].file, rs->r[i].site.line ? ":" : "",
-			     (int)rs->r[i].site.line, rs->r[i].site.column ? ":" : "",
-			     (int)rs->r[i].site.column);
-			break;
-		}
+		char here[300], there[300];
+
+		if (strcmp(rs->r[i].pat.text, r->pat.text))
+			continue;
+		rules_rule_origin(r, here, sizeof(here));
+		rules_rule_origin(&rs->r[i], there, sizeof(there));
+		note(rs, "rule '%s' (%s) is never used: '%s' (%s) has the same pattern and comes first",
+		     r->shown, here, rs->r[i].shown, there);
+		break;
 	}
 	summary_add(rs, &r->pat);
 	rs->n++;

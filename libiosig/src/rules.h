@@ -137,6 +137,9 @@ int rules_decode(struct rules *rs, const char *text, size_t len, struct iosig_er
  */
 bool rules_quick_reject(const struct rules *rs, const char *path);
 
+/* Where a rule comes from, for messages: "rules.yaml:12:11" or "-s #2". */
+void rules_rule_origin(const struct rules_rule *r, char *buf, size_t size);
+
 /* The first rule matching `abs` (absolute and normalised), or NULL. */
 const struct rules_rule *rules_match(const struct rules *rs, const char *abs);
 

@@ -200,15 +200,6 @@ static int export_path(struct cli *c, const char *name, const char *value)
 	return RX_OK;
 }
 
-/* Where a rule comes from, for messages: "r.yaml:12:11" or "-s #2". */
-static void rule_origin(const struct rules_rule *r, char *buf, size_t size)
-{
-	if (r->site.line)
-		snprintf(buf, size, "%s:%u:%u", r->file, r->site.line, r->site.column);
-	else
-		snprintf(buf, size, "%s", r->file);
-}
-
 /*
  * Warns (errors with --strict) when no mount of the catalog satisfies a
  * rule's signature, naming each mount and why it was left out.  Returns
@@ -253,7 +244,7 @@ static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
 	else if (ineligible)
 		snprintf(why + len, sizeof(why) - len, " (and %zu mounts not eligible: see 'iosig devices --all')",
 			 ineligible);
-	rule_origin(r, origin, sizeof(origin));
+	rules_rule_origin(r, origin, sizeof(origin));
 	if (c->strict)
 		cli_err(c, "rule %s ('%s'): no mount satisfies '%s': %s; --strict stops here (see 'iosig explain')",
 			origin, r->shown, r->sigtext, why);
