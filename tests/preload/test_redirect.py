@@ -374,6 +374,14 @@ def test_calls():
         check(all(x["site"]["call"] == "rule" and x["site"]["file"].startswith("-s #") for x in recs
                   if x["event"] == "decision"), "each decision names its rule")
         check(len(data_files(ddir)) == 10, "ten data files, none left by the removals (%d)" % len(data_files(ddir)))
+        # An iosig-redirect inside another: both rule sets apply, and the
+        # library is preloaded once.
+        r, o, e = run([REDIRECT, "--config", cfg, "-s", "tmp", work + "/outer.dat", REDIRECT, "-s", "tmp",
+                       work + "/inner.dat", "sh", "-c",
+                       "echo $LD_PRELOAD; : > %s/outer.dat; : > %s/inner.dat" % (work, work)])
+        check(r == 0 and link_into(work + "/outer.dat", ddir) and link_into(work + "/inner.dat", ddir),
+              "nested runs apply the inner and the outer rules (%r)" % e)
+        check(o.count("libiosig-preload.so") == 1, "the library is in LD_PRELOAD once (%r)" % o)
         # A program that never opens a matching path sees no difference.
         r, o, _ = run([REDIRECT, "--config", cfg, "--log", log, "-s", "tmp", work + "/*.none",
                        "sh", "-c", "echo a > %s/a.txt; cat %s/a.txt" % (work, work)])
