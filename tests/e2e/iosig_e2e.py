@@ -15,7 +15,8 @@ Directives, inside comments of the case:
 
   expect-error: TEXT             a diagnostic on this line with exactly TEXT
   expect-warning@+1: TEXT        ... on the next line (@-2, @12 also work)
-  expect-note#28: TEXT           ... on this line, column 28
+  expect-note#28: TEXT           ... on this line, display column 28 (a tab
+                                 advances to the next multiple of 8)
   verify-notes                   notes must be expected too (else ignored;
                                  macro and template context is never checked)
   expect-compile-fail            the compilation fails (without an internal error)
@@ -64,21 +65,48 @@ import sys
 import tempfile
 
 # How each compiler loads its iosig plugin and takes plugin options.  A new
-# compiler (the clang plugin) adds an entry; cases stay as they are.
+# compiler (the clang plugin) adds an entry; cases stay as they are.  A
+# compiler named "clang-16" in the test matrix is a "clang".  Columns in
+# expectations are display columns (a tab advances to the next multiple of
+# 8), as GCC reports them; a compiler that reports byte columns says so
+# and the harness converts.
 COMPILERS = {
     "gcc": {
         "load": lambda plugin: ["-fplugin=" + plugin],
         "arg": lambda key, val: ["-fplugin-arg-iosig-" + key + ("=" + val if val else "")],
         "diag": ["-fdiagnostics-plain-output"],
+        "columns": "display",
     },
     "clang": {
         "load": lambda plugin: ["-fplugin=" + plugin, "-fpass-plugin=" + plugin],
-        "arg": lambda key, val: ["-Xclang", "-plugin-arg-iosig", "-Xclang",
-                                 key + ("=" + val if val else "")],
+        "arg": lambda key, val: ["-fplugin-arg-iosig-" + key + ("=" + val if val else "")],
         "diag": ["-fno-caret-diagnostics", "-fno-color-diagnostics",
                  "-fno-diagnostics-show-option"],
+        "columns": "bytes",
     },
 }
+
+
+def compiler_kind(name):
+    """The COMPILERS entry of a compiler named in the matrix ("clang-16")."""
+    if name in COMPILERS:
+        return name
+    kind = name.split("-")[0]
+    if kind not in COMPILERS:
+        raise SystemExit("unknown compiler %r: the harness knows %s" %
+                         (name, ", ".join(sorted(COMPILERS))))
+    return kind
+
+
+def display_column(line_text, col):
+    """The display column (tabs to multiples of 8) of 1-based byte column
+    col of line_text."""
+    data = line_text.encode("utf-8")[:col - 1].decode("utf-8", "replace")
+    width = 0
+    for ch in data:
+        width = (width // 8 + 1) * 8 if ch == "\t" else width + 1
+    return width + 1
+
 
 DIAG_RE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): "
                      r"(?P<kind>fatal error|error|warning|note): (?P<msg>.*)$")
@@ -256,7 +284,7 @@ def compiler_env():
 
 
 def plugin_flags(opts, compiler, extra_args):
-    c = COMPILERS[compiler]
+    c = COMPILERS[compiler_kind(compiler)]
     flags = c["load"](opts.plugin) + c["diag"]
     for a in extra_args:
         key, _, val = a.partition("=")
@@ -264,10 +292,12 @@ def plugin_flags(opts, compiler, extra_args):
     return flags
 
 
-def check_diagnostics(path, case, stderr):
+def check_diagnostics(path, case, stderr, columns="display"):
     """Every error and warning for the case file must be expected, every
     expectation met (notes too with verify-notes)."""
     name = os.path.basename(path)
+    with open(path, encoding="utf-8") as f:
+        source = f.read().split("\n")
     got = []
     for text in stderr.splitlines():
         m = DIAG_RE.match(text)
@@ -276,8 +306,10 @@ def check_diagnostics(path, case, stderr):
         kind = "error" if m.group("kind") == "fatal error" else m.group("kind")
         if kind == "note" and (not case["verify_notes"] or CONTEXT_NOTE_RE.match(m.group("msg"))):
             continue
-        got.append({"kind": kind, "line": int(m.group("line")), "col": int(m.group("col")),
-                    "text": m.group("msg")})
+        line, col = int(m.group("line")), int(m.group("col"))
+        if columns == "bytes" and 0 < line <= len(source):
+            col = display_column(source[line - 1], col)
+        got.append({"kind": kind, "line": line, "col": col, "text": m.group("msg")})
     expected = [e for e in case["expect"] if e["kind"] != "note" or case["verify_notes"]]
     problems = []
     unmatched = list(got)
@@ -379,7 +411,7 @@ def cmd_case(opts):
         sys.stderr.write(err)
         if "internal compiler error" in err or status < 0 or status > 1:
             raise Failure("the compiler crashed (status %d): %s" % (status, " ".join(cmd)))
-        check_diagnostics(path, case, err)
+        check_diagnostics(path, case, err, COMPILERS[compiler_kind(opts.compiler)]["columns"])
         errors = case["compile_fail"] or any(e["kind"] == "error" for e in case["expect"])
         if errors != (status != 0):
             raise Failure("compiler exit status %d, but the case %s errors" %
@@ -472,7 +504,8 @@ def cmd_identical(opts):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["case", "identical"])
-    ap.add_argument("--compiler", required=True, choices=sorted(COMPILERS))
+    ap.add_argument("--compiler", required=True,
+                    help="%s, or one of them with a version (clang-16)" % ", ".join(sorted(COMPILERS)))
     ap.add_argument("--cc", required=True, help="C compiler driver")
     ap.add_argument("--cxx", required=True, help="C++ compiler driver")
     ap.add_argument("--plugin", required=True, help="the iosig plugin")
@@ -487,6 +520,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary files")
     ap.add_argument("files", nargs="+")
     opts = ap.parse_args()
+    compiler_kind(opts.compiler)
     opts.file = opts.files[0]
     opts.libdir = os.path.abspath(opts.libdir) if opts.libdir else opts.libdir
     opts.plugin = os.path.abspath(opts.plugin)
