@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bind.cc - binding pragmas to calls (DESIGN section 3: "the pragma binds
+ * to the first supported call that follows it in the same block, whatever
+ * the blank lines, comments or line breaks").
+ *
+ * Runs for every function body when the parser has finished it, before
+ * CodeGen sees it (the plugin's consumer comes first); for a C++ template
+ * once per instantiation.  It finds the marker statements pragma.cc left,
+ * and for each one searches the statements that follow it in its block, in
+ * source order and into nested expressions, blocks, loops and
+ * conditionals, for the first supported call.  The search stops at the end
+ * of the block or at the next pragma it meets; it does not enter lambdas,
+ * blocks or local classes, which are functions of their own.  When two
+ * pragmas reach the same call the nearer one (the later) wins.  Then
+ * every bound call is rewritten (calls.cc) with its values lowered at the
+ * call (lower.cc), and the markers are replaced by empty statements (or,
+ * for jobwide, by the call of iosig_jobwide).  This is the same algorithm,
+ * with the same messages, as the GCC plugin's bind.cc.
+ */
+#include "iosig-clang.h"
+
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace cp {
+
+namespace {
+
+enum class Why {
+	None,    /* bound */
+	End,     /* no supported call before the end of the block */
+	Blocked, /* another pragma of the block comes first */
+	Taken,   /* a later pragma took the same call */
+};
+
+struct Marker {
+	Pragma *p = nullptr;
+	clang::Stmt *stmt = nullptr;            /* the marker statement */
+	clang::Stmt *holder = nullptr;          /* where stmt is a child (block or label) */
+	clang::CompoundStmt *list = nullptr;    /* its block, null if not directly in one */
+	unsigned index = 0;                     /* the position in list of what holds it */
+	const clang::FunctionDecl *fn = nullptr;/* the outermost function */
+	std::vector<clang::Stmt *> path;        /* from the body down to the marker */
+	Call call;
+	std::vector<clang::Stmt *> call_path;   /* from the body down to the call */
+	Why why = Why::End;
+	clang::SourceLocation other;            /* the pragma that blocked or took the call */
+	std::vector<clang::Expr *> values;
+	bool lowered = false;
+	bool applied = false;
+};
+
+} // namespace
+
+/* Bodies done, so that each is bound once. */
+static llvm::DenseSet<const clang::Stmt *> &done()
+{
+	static llvm::DenseSet<const clang::Stmt *> s;
+	static const clang::ASTContext *owner;
+
+	if (owner != tu().ctx) {
+		s.clear();
+		owner = tu().ctx;
+	}
+	return s;
+}
+
+/* The pragma whose marker s is, or null. */
+static Pragma *marker_of(const clang::Stmt *s)
+{
+	const clang::Expr *e = nullptr;
+
+	if (!s)
+		return nullptr;
+	if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+		if (!ds->isSingleDecl())
+			return nullptr;
+		if (auto *sa = llvm::dyn_cast<clang::StaticAssertDecl>(ds->getSingleDecl()))
+			e = sa->getAssertExpr();
+	} else if (auto *ce = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
+		if (ce->getCastKind() == clang::CK_ToVoid)
+			e = ce->getSubExpr();
+	}
+	if (!e)
+		return nullptr;
+	auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+	Pragma *p = ref ? pragma_of_marker(ref->getDecl()) : nullptr;
+	return p && p->ok && p->in_function ? p : nullptr;
+}
+
+static bool is_label(const clang::Stmt *s)
+{
+	return llvm::isa<clang::LabelStmt>(s) || llvm::isa<clang::SwitchCase>(s) ||
+	       llvm::isa<clang::AttributedStmt>(s);
+}
+
+/* ---- collecting markers ------------------------------------------------- */
+
+class Collector {
+public:
+	explicit Collector(const clang::FunctionDecl *fn) : fn_(fn) {}
+
+	void walk(clang::Stmt *s);
+	std::vector<Marker> markers;
+	/* Local classes: their member functions are bound on their own. */
+	std::vector<clang::CXXRecordDecl *> local_classes;
+
+private:
+	void add(Pragma *p, clang::Stmt *s);
+	void walk_decl(clang::Decl *d);
+
+	const clang::FunctionDecl *fn_;
+	std::vector<clang::Stmt *> stack_;
+};
+
+void Collector::add(Pragma *p, clang::Stmt *s)
+{
+	Marker m;
+
+	m.p = p;
+	m.stmt = s;
+	m.fn = fn_;
+	m.path = stack_;
+	m.path.push_back(s);
+	m.holder = stack_.empty() ? nullptr : stack_.back();
+	/* Through labels up to the block. */
+	size_t k = stack_.size();
+	clang::Stmt *child = s;
+	while (k > 0 && is_label(stack_[k - 1]))
+		child = stack_[--k];
+	if (k > 0)
+		if (auto *cs = llvm::dyn_cast<clang::CompoundStmt>(stack_[k - 1])) {
+			m.list = cs;
+			unsigned i = 0;
+			for (clang::Stmt *c : cs->body()) {
+				if (c == child)
+					m.index = i;
+				i++;
+			}
+		}
+	p->seen = true;
+	markers.push_back(std::move(m));
+}
+
+void Collector::walk_decl(clang::Decl *d)
+{
+	if (auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
+		if (v->getInit())
+			walk(v->getInit());
+	} else if (auto *rd = llvm::dyn_cast<clang::CXXRecordDecl>(d)) {
+		local_classes.push_back(rd);
+	}
+}
+
+void Collector::walk(clang::Stmt *s)
+{
+	if (!s)
+		return;
+	if (Pragma *p = marker_of(s)) {
+		add(p, s);
+		return;
+	}
+	stack_.push_back(s);
+	if (auto *le = llvm::dyn_cast<clang::LambdaExpr>(s)) {
+		for (clang::Expr *init : le->capture_inits())
+			walk(init);
+		/* A generic lambda's body is a template: its instances are
+		 * bound when they are instantiated. */
+		if (!le->getCallOperator()->isDependentContext())
+			walk(le->getBody());
+	} else if (auto *be = llvm::dyn_cast<clang::BlockExpr>(s)) {
+		walk(be->getBody());
+	} else if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+		for (clang::Decl *d : ds->decls())
+			walk_decl(d);
+	} else {
+		for (clang::Stmt *c : s->children())
+			walk(c);
+	}
+	stack_.pop_back();
+}
+
+/* ---- searching the call ---------------------------------------------- */
+
+class Searcher {
+public:
+	explicit Searcher(Marker &m) : m_(m) {}
+
+	/* The first supported call or pragma in s, in source order; true if
+	 * found (a pragma in blocked_by). */
+	bool search(clang::Stmt *s);
+
+	std::vector<clang::Stmt *> stack;
+	const Pragma *blocked_by = nullptr;
+
+private:
+	Marker &m_;
+};
+
+bool Searcher::search(clang::Stmt *s)
+{
+	if (!s)
+		return false;
+	/* Another pragma first, even in a nested block: the call is not this
+	 * one's. */
+	if (const Pragma *q = marker_of(s)) {
+		blocked_by = q;
+		return true;
+	}
+	/* Other functions, unevaluated operands. */
+	if (llvm::isa<clang::LambdaExpr>(s) || llvm::isa<clang::BlockExpr>(s) ||
+	    llvm::isa<clang::UnaryExprOrTypeTraitExpr>(s) || llvm::isa<clang::CXXNoexceptExpr>(s) ||
+	    llvm::isa<clang::BinaryConditionalOperator>(s))
+		return false;
+	if (classify_call(s, &m_.call)) {
+		m_.call.parent = stack.empty() ? nullptr : stack.back();
+		m_.call_path = stack;
+		m_.call_path.push_back(s);
+		return true;
+	}
+	stack.push_back(s);
+	bool found = false;
+	if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+		/* The initialisers run at the declarations, in order; a static
+		 * local's runs once, not here. */
+		for (clang::Decl *d : ds->decls()) {
+			auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+			if (v && v->getInit() && !v->isStaticLocal() && search(v->getInit())) {
+				found = true;
+				break;
+			}
+		}
+	} else {
+		for (clang::Stmt *c : s->children())
+			if (search(c)) {
+				found = true;
+				break;
+			}
+	}
+	if (!found)
+		stack.pop_back();
+	return found;
+}
+
+/* Finds the call of m: the first supported call in the statements after it
+ * in its block. */
+static void search_call(Marker &m)
+{
+	m.why = Why::End;
+	if (!m.list)
+		return;
+	unsigned i = 0;
+	for (clang::Stmt *c : m.list->body()) {
+		if (i++ <= m.index)
+			continue;
+		Searcher s(m);
+		/* The path down to the block, then into the statement. */
+		s.stack.assign(m.path.begin(), m.path.end() - 1);
+		while (!s.stack.empty() && s.stack.back() != m.list)
+			s.stack.pop_back();
+		if (!s.search(c))
+			continue;
+		if (s.blocked_by) {
+			m.why = Why::Blocked;
+			m.other = s.blocked_by->loc;
+		} else {
+			m.why = Why::None;
+		}
+		return;
+	}
+}
+
+/* ---- diagnostics ---------------------------------------------------------- */
+
+static unsigned presumed_line(clang::SourceLocation loc)
+{
+	const clang::SourceManager &sm = tu().ctx->getSourceManager();
+	clang::PresumedLoc pl = sm.getPresumedLoc(sm.getExpansionLoc(loc));
+
+	return pl.isValid() ? pl.getLine() : 0;
+}
+
+static void report_unbound_marker(const Marker &m)
+{
+	clang::SourceLocation at = diag_loc(m.p->loc);
+
+	switch (m.why) {
+	case Why::None:
+		return;
+	case Why::End:
+		report_unbound(at, "'#pragma io sig' is not followed by a supported call in its "
+				   "block; it has no effect (supported: 'open', 'open64', 'openat', "
+				   "'creat', 'fopen', 'fopen64', 'freopen', and the constructors and "
+				   "'open' of 'std::fstream', 'std::ifstream' and 'std::ofstream')");
+		return;
+	case Why::Blocked:
+		report_unbound(at, "'#pragma io sig' is followed by another '#pragma io' (line " +
+					   std::to_string(presumed_line(m.other)) +
+					   ") before any supported call; it has no effect");
+		return;
+	case Why::Taken:
+		report_unbound(at, "'#pragma io sig' has no effect: the call that follows it is "
+				   "described by the nearer '#pragma io sig' on line " +
+					   std::to_string(presumed_line(m.other)));
+		return;
+	}
+}
+
+static void note_bound(const Marker &m)
+{
+	std::string line = std::to_string(presumed_line(m.call.loc));
+	clang::SourceLocation at = diag_loc(m.p->loc);
+
+	if (m.call.stream)
+		report(Level::Info, at, "'#pragma io sig' describes the call of '" + m.call.name +
+						"' on line " + line + "; 'iosig_prepare' is called "
+						"before it");
+	else
+		report(Level::Info, at, "'#pragma io sig' describes the call of '" + m.call.name +
+						"' on line " + line + ", which becomes a call of '" +
+						call_replacement(m.call) + "'");
+}
+
+/* ---- applying ---------------------------------------------------------- */
+
+/* Lowers the values of m where they are evaluated: at the call, or for
+ * jobwide at the pragma.  Errors are reported in source order. */
+static void lower_marker(Marker &m)
+{
+	Pragma &p = *m.p;
+	LookupScope sc;
+	bool ok = true;
+
+	sc.fn = m.fn;
+	if (p.kind == IOSIG_PRAGMA_JOBWIDE) {
+		sc.path = m.path;
+		sc.at = p.loc;
+	} else if (m.why == Why::None) {
+		sc.path = m.call_path;
+		sc.at = m.call.loc;
+	} else {
+		return;
+	}
+	for (unsigned i = 0; i < p.nslots; i++) {
+		clang::Expr *v = lower_slot(p, i, sc);
+
+		ok &= v != nullptr;
+		m.values.push_back(v);
+	}
+	m.lowered = ok;
+}
+
+/* Replaces the marker statement by `repl` where it is. */
+static void replace_marker(Marker &m, clang::Stmt *repl)
+{
+	if (!m.holder)
+		return;
+	for (clang::Stmt *&c : m.holder->children())
+		if (c == m.stmt) {
+			c = repl;
+			return;
+		}
+}
+
+/* Rewrites the call of m and replaces its marker. */
+static void apply(Marker &m)
+{
+	Pragma &p = *m.p;
+	clang::ASTContext &c = *tu().ctx;
+	clang::Stmt *repl = new (c) clang::NullStmt(p.loc, /*hasLeadingEmptyMacro=*/true);
+
+	if (!m.list) {
+		report(Level::Error, diag_loc(p.loc),
+		       std::string("'") + kind_name(p.kind) + "' is not allowed here; write it on its "
+		       "own line in a block, right before the statement with the call");
+	} else if (p.kind == IOSIG_PRAGMA_JOBWIDE && m.lowered) {
+		if (check_pass_loaded(diag_loc(p.loc))) {
+			repl = build_jobwide(p, m.values);
+			m.applied = true;
+		}
+	} else if (m.why == Why::None && m.lowered) {
+		if (check_pass_loaded(diag_loc(p.loc)))
+			m.applied = rewrite_call(p, m.call, m.values);
+	}
+	replace_marker(m, repl);
+}
+
+/* The notes and warnings about m, in source order. */
+static void diagnose(Marker &m)
+{
+	Pragma &p = *m.p;
+
+	if (m.applied) {
+		p.nbound++;
+		if (!opts.verbose)
+			return;
+		if (p.kind == IOSIG_PRAGMA_JOBWIDE)
+			report(Level::Info, diag_loc(p.loc),
+			       "'#pragma io jobwide' becomes a call of 'iosig_jobwide' here");
+		else
+			note_bound(m);
+	} else if (p.kind == IOSIG_PRAGMA_SIG && m.list && m.why != Why::None && !p.nbound &&
+		   !p.reported && !foreign_errors()) {
+		/* Once, not once per template instantiation. */
+		report_unbound_marker(m);
+		p.reported = true;
+	}
+}
+
+/* Binds the pragmas of one function body (with the lambdas in it). */
+static void bind_body(const clang::FunctionDecl *fn, clang::Stmt *body)
+{
+	if (!body || !done().insert(body).second)
+		return;
+	Collector col(fn);
+	col.walk(body);
+	std::vector<Marker> &ms = col.markers;
+
+	for (Marker &m : ms)
+		if (m.p->kind == IOSIG_PRAGMA_SIG)
+			search_call(m);
+	/* Two pragmas reaching one call: the later (nearer) one wins. */
+	for (size_t i = 0; i < ms.size(); i++) {
+		if (ms[i].why != Why::None)
+			continue;
+		for (size_t j = i + 1; j < ms.size(); j++)
+			if (ms[j].why == Why::None && ms[j].call.expr == ms[i].call.expr) {
+				ms[i].why = Why::Taken;
+				ms[i].other = ms[j].p->loc;
+				break;
+			}
+	}
+	/* After an error of the front end no code is generated: only say what
+	 * binds, do not build code from what may be erroneous. */
+	if (!foreign_errors())
+		for (Marker &m : ms)
+			lower_marker(m);
+	for (size_t i = ms.size(); i-- > 0;)
+		apply(ms[i]);
+	for (Marker &m : ms)
+		diagnose(m);
+	for (clang::CXXRecordDecl *rd : col.local_classes)
+		bind_decl(rd);
+}
+
+/* Lambdas in an initialiser at namespace or class scope. */
+static void bind_lambdas(clang::Stmt *s)
+{
+	if (!s)
+		return;
+	if (auto *le = llvm::dyn_cast<clang::LambdaExpr>(s)) {
+		if (!le->getCallOperator()->isDependentContext())
+			bind_body(le->getCallOperator(), le->getBody());
+		return;
+	}
+	for (clang::Stmt *c : s->children())
+		bind_lambdas(c);
+}
+
+void bind_decl(clang::Decl *d)
+{
+	if (!d || d->isInvalidDecl())
+		return;
+	if (auto *fd = llvm::dyn_cast<clang::FunctionDecl>(d)) {
+		if (fd->doesThisDeclarationHaveABody() && !fd->isDependentContext())
+			bind_body(fd, fd->getBody());
+		return;
+	}
+	if (auto *vd = llvm::dyn_cast<clang::VarDecl>(d)) {
+		if (!vd->getDeclContext()->isDependentContext())
+			bind_lambdas(vd->getInit());
+		return;
+	}
+	if (llvm::isa<clang::FunctionTemplateDecl>(d) || llvm::isa<clang::ClassTemplateDecl>(d) ||
+	    llvm::isa<clang::ClassTemplatePartialSpecializationDecl>(d))
+		return;
+	if (auto *rd = llvm::dyn_cast<clang::CXXRecordDecl>(d))
+		if (rd->isDependentContext())
+			return;
+	if (auto *dc = llvm::dyn_cast<clang::DeclContext>(d))
+		for (clang::Decl *inner : dc->decls())
+			bind_decl(inner);
+}
+
+void bind_finish()
+{
+	Tu &t = tu();
+
+	/* Every function-scope pragma of C has been seen by now (C has no
+	 * templates); in C++ an unseen one is in a template that was never
+	 * instantiated, which generates no code. */
+	if (t.cxx || t.ci->getDiagnostics().hasErrorOccurred())
+		return;
+	for (const std::unique_ptr<Pragma> &p : t.pragmas)
+		if (p->ok && p->in_function && !p->seen)
+			report(Level::Error, diag_loc(p->loc),
+			       std::string("'") + kind_name(p->kind) +
+				       "' was not found in the function body; it was not applied "
+				       "(please report this as an iosig bug)");
+}
+
+} // namespace cp
