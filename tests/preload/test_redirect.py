@@ -400,6 +400,12 @@ def test_calls():
         check(r == 0 and link_into(work + "/outer.dat", ddir) and link_into(work + "/inner.dat", ddir),
               "nested runs apply the inner and the outer rules (%r)" % e)
         check(o.count("libiosig-preload.so") == 1, "the library is in LD_PRELOAD once (%r)" % o)
+        # IOSIG_DISABLE: pure pass-through, even for matching paths.
+        n_before = len(log_records(log))
+        r, _, _ = run([REDIRECT, "--config", cfg, "--log", log, "-s", "tmp", work + "/off.dat", "sh", "-c",
+                       ": > %s/off.dat" % work], env={"IOSIG_DISABLE": "1"})
+        check(r == 0 and os.path.isfile(work + "/off.dat") and not os.path.islink(work + "/off.dat") and
+              len(log_records(log)) == n_before, "IOSIG_DISABLE=1 passes everything through, unlogged")
         # A program that never opens a matching path sees no difference.
         r, o, _ = run([REDIRECT, "--config", cfg, "--log", log, "-s", "tmp", work + "/*.none",
                        "sh", "-c", "echo a > %s/a.txt; cat %s/a.txt" % (work, work)])
