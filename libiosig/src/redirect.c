@@ -330,45 +330,6 @@ bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_ba
 	return true;
 }
 
-int rd_path_normalise(const char *in, char *out, size_t size)
-{
-	size_t len = 0;
-
-	if (in[0] != '/' || size < 2)
-		return -EINVAL;
-	out[0] = '/';
-	out[1] = '\0';
-	len = 1;
-	while (*in) {
-		const char *end;
-		size_t n;
-
-		while (*in == '/')
-			in++;
-		end = strchrnul(in, '/');
-		n = (size_t)(end - in);
-		if (n == 0 || (n == 1 && in[0] == '.')) {
-			/* nothing */
-		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
-			while (len > 1 && out[len - 1] != '/')
-				len--;
-			if (len > 1)
-				len--;
-			out[len] = '\0';
-		} else {
-			if (len + (len > 1) + n + 1 > size)
-				return -ENAMETOOLONG;
-			if (len > 1)
-				out[len++] = '/';
-			memcpy(out + len, in, n);
-			len += n;
-			out[len] = '\0';
-		}
-		in = end;
-	}
-	return 0;
-}
-
 /*
  * Absolute, normalised path of the directory open as pfd (named `dir`
  * relative to dirfd): the kernel's own name through /proc, else a lexical
