@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rules.c - iosig-redirect's rules (see rules.h): patterns, the YAML rules
- * file, the compiled form for the environment and matching.
+ * rules.c - iosig-redirect's rules (see rules.h): patterns, -s rules, the
+ * compiled form for the environment and matching.  The YAML rules file is
+ * read by rules_file.c; this file needs neither libyaml nor the catalog,
+ * so the preload library can match paths without loading them.
  *
  * The matcher works on components.  Within a component, '*' is matched by
  * the classic greedy algorithm that remembers only the last '*' (correct
@@ -22,10 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
-#include "catalog_yaml.h"
 #include "redirect.h"
+#include "rules_internal.h"
 
 /* Tag of the compiled form, first field; a new layout gets a new number. */
 #define RULES_MAGIC "iosig-rules-1"
@@ -69,6 +70,12 @@ static void rule_free(struct rules_rule *r)
 	free(r->file);
 }
 
+void rules_drop(struct rules *rs, size_t n)
+{
+	while (rs->n > n)
+		rule_free(&rs->r[--rs->n]);
+}
+
 void rules_free(struct rules *rs)
 {
 	if (!rs)
@@ -84,10 +91,7 @@ void rules_free(struct rules *rs)
 	free(rs);
 }
 
-static void note(struct rules *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Records a warning for the user; dropped when out of memory. */
-static void note(struct rules *rs, const char *fmt, ...)
+void rules_note(struct rules *rs, const char *fmt, ...)
 {
 	char buf[600], **n;
 	va_list ap;
@@ -102,6 +106,22 @@ static void note(struct rules *rs, const char *fmt, ...)
 	n[rs->nnotes] = strdup(buf);
 	if (n[rs->nnotes])
 		rs->nnotes++;
+}
+
+void rules_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
+		 ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->line = line;
+	err->column = col;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
 }
 
 /* ------------------------------------------------------------------------
@@ -404,8 +424,8 @@ static size_t literal_dir_len(const char *text)
  * '**' component does), and
  * "//", "." and ".." are removed lexically.  -EINVAL with why.
  */
-static int pat_normalise(const char *in, const char *cwd, char **ret_text, char *why,
-			 size_t wsize)
+int rules_pat_normalise(const char *in, const char *cwd, char **ret_text, char *why,
+			size_t wsize)
 {
 	char joined[PATH_MAX * 2], norm[PATH_MAX];
 	const char *home;
@@ -488,12 +508,6 @@ static void summary_add(struct rules *rs, const struct rules_pat *pat)
  * Adding rules
  * ---------------------------------------------------------------------- */
 
-/* Where a rule or signature comes from, for messages and the log. */
-struct origin {
-	const char *file;   /* rules file or "-s #N" */
-	int line, col;
-};
-
 void rules_rule_origin(const struct rules_rule *r, char *buf, size_t size)
 {
 	if (r->site.line)
@@ -506,9 +520,8 @@ void rules_rule_origin(const struct rules_rule *r, char *buf, size_t size)
  * Appends a rule for pattern `shown` with the evaluated signature.  -EINVAL
  * with the reason in why (pattern errors), -ENOMEM.
  */
-static int rule_append(struct rules *rs, const char *shown, const char *normalised,
-		       const struct iosig_sig *sig, const struct origin *o, char *why,
-		       size_t wsize)
+int rules_append(struct rules *rs, const char *shown, const char *normalised,
+		 const struct iosig_sig *sig, const struct rules_origin *o, char *why, size_t wsize)
 {
 	struct rules_rule *r;
 	char canon[1024];
@@ -567,7 +580,7 @@ static int rule_append(struct rules *rs, const char *shown, const char *normalis
 			continue;
 		rules_rule_origin(r, here, sizeof(here));
 		rules_rule_origin(&rs->r[i], there, sizeof(there));
-		note(rs, "rule '%s' (%s) is never used: '%s' (%s) has the same pattern and comes first",
+		rules_note(rs, "rule '%s' (%s) is never used: '%s' (%s) has the same pattern and comes first",
 		     r->shown, here, rs->r[i].shown, there);
 		break;
 	}
@@ -585,8 +598,8 @@ out_free_rule:
  * far.  A leading "jobwide" is refused (rules describe files).  -EINVAL /
  * -ERANGE / -ENOENT with *err positioned within text.
  */
-static int sig_eval_text(struct rules *rs, const char *text, struct iosig_sig *ret_sig,
-			 struct iosig_error *err)
+int rules_sig_eval(struct rules *rs, const char *text, struct iosig_sig *ret_sig,
+		   struct iosig_error *err)
 {
 	const char *p = text;
 	int r;
@@ -621,7 +634,7 @@ int rules_add_cli(struct rules *rs, unsigned index, const char *sigtext, const c
 {
 	struct iosig_error serr;
 	struct iosig_sig sig;
-	struct origin o;
+	struct rules_origin o;
 	char file[32], why[300];
 	char *norm = NULL;
 	int r;
@@ -630,475 +643,23 @@ int rules_add_cli(struct rules *rs, unsigned index, const char *sigtext, const c
 	o.file = file;
 	o.line = 0;
 	o.col = 0;
-	r = sig_eval_text(rs, sigtext, &sig, &serr);
+	r = rules_sig_eval(rs, sigtext, &sig, &serr);
 	if (r < 0) {
-		cat_error(err, file, 0, serr.column, "signature '%s': %s", sigtext, serr.msg);
+		rules_error(err, file, 0, serr.column, "signature '%s': %s", sigtext, serr.msg);
 		if (err)
 			err->offset = serr.offset;
 		return r == -ENOMEM ? r : -EINVAL;
 	}
-	r = pat_normalise(pattern, cwd, &norm, why, sizeof(why));
+	r = rules_pat_normalise(pattern, cwd, &norm, why, sizeof(why));
 	if (r == 0) {
-		r = rule_append(rs, pattern, norm, &sig, &o, why, sizeof(why));
+		r = rules_append(rs, pattern, norm, &sig, &o, why, sizeof(why));
 		free(norm);
 	}
 	if (r < 0) {
-		cat_error(err, file, 0, 0, "path '%s': %s", pattern, why);
+		rules_error(err, file, 0, 0, "path '%s': %s", pattern, why);
 		return r == -ENOMEM ? r : -EINVAL;
 	}
 	return 0;
-}
-
-/* ------------------------------------------------------------------------
- * The YAML rules file
- * ---------------------------------------------------------------------- */
-
-/* State of one file being loaded. */
-struct rules_load {
-	struct cat_yaml y;
-	struct rules *rs;
-	const char *buf;          /* the source, to place errors inside scalars */
-	size_t len;
-	const char *cwd;
-};
-
-static const char *const top_keys[] = { "version", "signatures", "rules" };
-static const char *const rule_keys[] = { "path", "sig", "use" };
-
-#define NTOP (sizeof(top_keys) / sizeof(top_keys[0]))
-#define NRULEKEYS (sizeof(rule_keys) / sizeof(rule_keys[0]))
-
-/*
- * Where byte `off` of a scalar's value is in the file: exact when the
- * value appears verbatim in the source (plain or quoted without escapes or
- * line folding), else the start of the scalar.
- */
-static void scalar_pos(const struct rules_load *L, const yaml_node_t *node, size_t off,
-		       int *ret_line, int *ret_col, bool *ret_exact)
-{
-	size_t start = node->start_mark.index, vlen = node->data.scalar.length;
-	const char *v = (const char *)node->data.scalar.value;
-	size_t skip = 0;
-
-	*ret_line = (int)node->start_mark.line + 1;
-	*ret_col = (int)node->start_mark.column + 1;
-	*ret_exact = false;
-	if (node->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-	    node->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
-		skip = 1;
-	else if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return;
-	if (start + skip + vlen > L->len || memcmp(L->buf + start + skip, v, vlen) ||
-	    memchr(v, '\n', vlen) || off > vlen)
-		return;
-	*ret_col += (int)(skip + off);
-	*ret_exact = true;
-}
-
-/* Reports a signature error found in the scalar `node` (err_in positioned
- * within its value).  Returns -EINVAL. */
-static int sig_error(struct rules_load *L, const yaml_node_t *node, const char *what,
-		     const struct iosig_error *err_in)
-{
-	int line, col;
-	bool exact;
-
-	scalar_pos(L, node, err_in->line <= 1 ? err_in->offset : 0, &line, &col, &exact);
-	if (exact || err_in->column <= 0)
-		cat_error(L->y.err, L->y.file, line, col, "%s: %s", what, err_in->msg);
-	else
-		cat_error(L->y.err, L->y.file, line, col, "%s (at byte %zu of the signature): %s",
-			  what, err_in->offset + 1, err_in->msg);
-	if (L->y.err) {
-		L->y.err->offset = node->start_mark.index;
-		L->y.err->length = err_in->length ? err_in->length : 1;
-	}
-	return -EINVAL;
-}
-
-/* The YAML key/value pairs of a mapping node. */
-#define FOR_PAIRS(L, node, pair) \
-	for (yaml_node_pair_t *pair = (node)->data.mapping.pairs.start; \
-	     pair < (node)->data.mapping.pairs.top; pair++)
-
-/* Checks a name for name("..."): non-empty, at most 63 bytes, printable. */
-static bool def_name_ok(const char *s, char *why, size_t wsize)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > 63) {
-		snprintf(why, wsize, "a signature name has 1 to 63 bytes");
-		return false;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
-			snprintf(why, wsize, "a signature name cannot contain control characters, '\"' or '\\'");
-			return false;
-		}
-	}
-	return true;
-}
-
-static int parse_signatures(struct rules_load *L, const yaml_node_t *node)
-{
-	if (node->type == YAML_SCALAR_NODE && !node->data.scalar.length)
-		return 0;
-	if (node->type != YAML_MAPPING_NODE)
-		return cat_yaml_err(&L->y, node,
-				    "signatures: expected a mapping of NAME: SIGNATURE, got %s",
-				    cat_yaml_kind(node));
-	FOR_PAIRS(L, node, pair) {
-		const yaml_node_t *kn = yaml_document_get_node(&L->y.doc, pair->key);
-		const yaml_node_t *vn = yaml_document_get_node(&L->y.doc, pair->value);
-		const char *name, *text;
-		struct iosig_pragma *pragma = NULL;
-		struct iosig_error serr;
-		struct iosig_sig sig;
-		char why[200], what[120], b[64], canon[1024], src[1200];
-		int r;
-
-		if (!kn || !vn)
-			continue;
-		name = cat_yaml_scalar(&L->y, kn, "signatures", "a signature name");
-		if (!name)
-			return -EINVAL;
-		if (!def_name_ok(name, why, sizeof(why)))
-			return cat_yaml_err(&L->y, kn, "signatures: '%s': %s",
-					    cat_yaml_shown(name, b, sizeof(b)), why);
-		snprintf(what, sizeof(what), "signature '%s'", name);
-		text = cat_yaml_scalar(&L->y, vn, what, "signature text such as 'persist sequential'");
-		if (!text)
-			return -EINVAL;
-		for (size_t i = 0; i < L->rs->ndefs; i++) {
-			const struct rules_def *d = &L->rs->defs[i];
-
-			if (strcmp(d->name, name))
-				continue;
-			return cat_yaml_err(&L->y, kn,
-					    "signature '%s' is already defined at %s:%d:%d: give it another name",
-					    name, d->file, d->line, d->col);
-		}
-		/* The text alone first: constants only, positions within it. */
-		memset(&serr, 0, sizeof(serr));
-		r = iosig_sig_parse(text, NULL, NULL, 0, &sig, &serr);
-		if (r < 0)
-			return sig_error(L, vn, what, &serr);
-		if (sig.set & IOSIG_HAS(IOSIG_P_NAME))
-			return cat_yaml_err(&L->y, vn,
-					    "%s: a definition cannot use name(...): copy the parameters of the signature it names",
-					    what);
-		if (sig.set & IOSIG_HAS(IOSIG_P_LIFETIME))
-			return cat_yaml_err(&L->y, vn,
-					    "%s: lifetime(...) cannot be part of a named signature: give it in the sig of the rules that use it",
-					    what);
-		/* Then its canonical text (constants folded, units applied) as a
-		 * sigdef pragma for the registry. */
-		r = iosig_sig_format(&sig, canon, sizeof(canon));
-		if (r < 0 || (size_t)r >= sizeof(canon))
-			return cat_yaml_err(&L->y, vn, "%s: the signature is too long", what);
-		snprintf(src, sizeof(src), "sigdef name(\"%s\") %s", name, canon);
-		memset(&serr, 0, sizeof(serr));
-		r = iosig_pragma_parse(src, strlen(src), &pragma, &serr);
-		if (r == 0)
-			r = iosig_registry_define(L->rs->reg, pragma, &serr);
-		iosig_pragma_free(pragma);
-		if (r < 0)
-			return cat_yaml_err(&L->y, vn, "%s: %s", what, serr.msg);
-		{
-			struct rules *rs = L->rs;
-			struct rules_def *nd = realloc(rs->defs, (rs->ndefs + 1) * sizeof(*nd));
-
-			if (!nd)
-				return cat_yaml_err(&L->y, kn, "out of memory");
-			rs->defs = nd;
-			nd += rs->ndefs++;
-			snprintf(nd->name, sizeof(nd->name), "%s", name);
-			snprintf(nd->file, sizeof(nd->file), "%s", L->y.file);
-			nd->line = (int)kn->start_mark.line + 1;
-			nd->col = (int)kn->start_mark.column + 1;
-		}
-	}
-	return 0;
-}
-
-/* Adds the rule of one pattern node. */
-static int add_pattern(struct rules_load *L, const yaml_node_t *pn, const struct iosig_sig *sig)
-{
-	char why[300], b[96], *norm = NULL;
-	const char *pattern;
-	struct origin o;
-	int r;
-
-	pattern = cat_yaml_scalar(&L->y, pn, "path", "a path or pattern");
-	if (!pattern)
-		return -EINVAL;
-	r = pat_normalise(pattern, L->cwd, &norm, why, sizeof(why));
-	if (r == 0) {
-		o.file = L->y.file;
-		o.line = (int)pn->start_mark.line + 1;
-		o.col = (int)pn->start_mark.column + 1;
-		r = rule_append(L->rs, pattern, norm, sig, &o, why, sizeof(why));
-		free(norm);
-	}
-	if (r < 0)
-		return cat_yaml_err(&L->y, pn, "path '%s': %s", cat_yaml_shown(pattern, b, sizeof(b)),
-				    why);
-	return 0;
-}
-
-static int parse_rule(struct rules_load *L, const yaml_node_t *node, size_t index)
-{
-	const yaml_node_t *path = NULL, *sig = NULL, *use = NULL;
-	const char *sigtext = NULL, *usename = NULL;
-	struct iosig_error serr;
-	struct iosig_sig ev;
-	char what[64], b[64], *text;
-	size_t n;
-	int r;
-
-	snprintf(what, sizeof(what), "rule %zu", index + 1);
-	if (node->type != YAML_MAPPING_NODE)
-		return cat_yaml_err(&L->y, node,
-				    "%s: expected a mapping with path and sig (or use), got %s", what,
-				    cat_yaml_kind(node));
-	FOR_PAIRS(L, node, pair) {
-		const yaml_node_t *kn = yaml_document_get_node(&L->y.doc, pair->key);
-		const yaml_node_t *vn = yaml_document_get_node(&L->y.doc, pair->value);
-		const yaml_node_t **slot = NULL;
-		const char *ks;
-
-		if (!kn || !vn)
-			continue;
-		ks = cat_yaml_scalar(&L->y, kn, what, "a key");
-		if (!ks)
-			return -EINVAL;
-		if (!strcmp(ks, "path"))
-			slot = &path;
-		else if (!strcmp(ks, "sig"))
-			slot = &sig;
-		else if (!strcmp(ks, "use"))
-			slot = &use;
-		if (!slot) {
-			const char *hint = cat_suggest(ks, rule_keys, NRULEKEYS);
-
-			if (hint)
-				return cat_yaml_err(&L->y, kn, "%s: unknown key '%s'; did you mean '%s'?",
-						    what, cat_yaml_shown(ks, b, sizeof(b)), hint);
-			return cat_yaml_err(&L->y, kn,
-					    "%s: unknown key '%s': a rule has path, sig and use", what,
-					    cat_yaml_shown(ks, b, sizeof(b)));
-		}
-		if (*slot)
-			return cat_yaml_err(&L->y, kn, "%s: %s given twice", what, ks);
-		*slot = vn;
-	}
-	if (!path)
-		return cat_yaml_err(&L->y, node, "%s: no path: say which files the rule is for", what);
-	if (!sig && !use)
-		return cat_yaml_err(&L->y, node,
-				    "%s: no signature: give sig (signature text) or use (a name from signatures)",
-				    what);
-	if (sig) {
-		sigtext = cat_yaml_scalar(&L->y, sig, "sig", "signature text such as 'tmp random'");
-		if (!sigtext)
-			return -EINVAL;
-	}
-	if (use) {
-		usename = cat_yaml_scalar(&L->y, use, "use", "the name of a signature");
-		if (!usename)
-			return -EINVAL;
-		if (!def_name_ok(usename, b, sizeof(b)))
-			return cat_yaml_err(&L->y, use, "use: %s", b);
-	}
-	/* use: N with sig: S is "name("N") S" (S overrides N's parameters). */
-	n = (sigtext ? strlen(sigtext) : 0) + (usename ? strlen(usename) : 0) + 16;
-	text = malloc(n);
-	if (!text)
-		return cat_yaml_err(&L->y, node, "out of memory");
-	text[0] = '\0';
-	if (usename)
-		snprintf(text, n, "name(\"%s\") ", usename);
-	if (sigtext)
-		strcat(text, sigtext);
-	r = sig_eval_text(L->rs, text, &ev, &serr);
-	if (r < 0 && usename && r == -ENOENT) {
-		free(text);
-		return cat_yaml_err(&L->y, use, "use: %s", serr.msg);
-	}
-	if (r < 0 && sigtext) {
-		size_t shift = usename ? strlen(usename) + 9 : 0;
-
-		free(text);
-		if (serr.offset >= shift) {
-			serr.offset -= shift;
-			serr.column = serr.line <= 1 && serr.column > (int)shift ?
-					      serr.column - (int)shift : serr.column;
-			return sig_error(L, sig, "sig", &serr);
-		}
-		return cat_yaml_err(&L->y, use ? use : sig, "%s", serr.msg);
-	}
-	free(text);
-	if (r < 0)
-		return cat_yaml_err(&L->y, use, "use: %s", serr.msg);
-
-	if (path->type == YAML_SCALAR_NODE)
-		return add_pattern(L, path, &ev);
-	if (path->type != YAML_SEQUENCE_NODE)
-		return cat_yaml_err(&L->y, path, "path: expected a pattern or a list of patterns, got %s",
-				    cat_yaml_kind(path));
-	if (path->data.sequence.items.start == path->data.sequence.items.top)
-		return cat_yaml_err(&L->y, path, "path: the list is empty");
-	for (yaml_node_item_t *it = path->data.sequence.items.start;
-	     it < path->data.sequence.items.top; it++) {
-		const yaml_node_t *pn = yaml_document_get_node(&L->y.doc, *it);
-
-		if (!pn)
-			continue;
-		r = add_pattern(L, pn, &ev);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int parse_rules(struct rules_load *L, const yaml_node_t *node, size_t *ret_count)
-{
-	size_t i = 0;
-	int r;
-
-	if (node->type == YAML_SCALAR_NODE && !node->data.scalar.length)
-		return 0;
-	if (node->type != YAML_SEQUENCE_NODE)
-		return cat_yaml_err(&L->y, node,
-				    "rules: expected a list of rules (\"- path: ... sig: ...\"), got %s",
-				    cat_yaml_kind(node));
-	for (yaml_node_item_t *it = node->data.sequence.items.start;
-	     it < node->data.sequence.items.top; it++, i++) {
-		const yaml_node_t *rn = yaml_document_get_node(&L->y.doc, *it);
-
-		if (!rn)
-			continue;
-		r = parse_rule(L, rn, i);
-		if (r < 0)
-			return r;
-	}
-	*ret_count = i;
-	return 0;
-}
-
-static int parse_root(struct rules_load *L, const yaml_node_t *root)
-{
-	const yaml_node_t *vals[NTOP] = { NULL };
-	const yaml_node_t *keys[NTOP] = { NULL };
-	size_t nrules = 0;
-	char b[64];
-	int r;
-
-	if (!root || (root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
-		note(L->rs, "%s: the file is empty: it defines no rules", L->y.file);
-		return 0;
-	}
-	if (root->type != YAML_MAPPING_NODE)
-		return cat_yaml_err(&L->y, root,
-				    "expected a mapping with version, signatures and rules at the top, got %s",
-				    cat_yaml_kind(root));
-	FOR_PAIRS(L, root, pair) {
-		const yaml_node_t *kn = yaml_document_get_node(&L->y.doc, pair->key);
-		const yaml_node_t *vn = yaml_document_get_node(&L->y.doc, pair->value);
-		const char *ks;
-		int idx = -1;
-
-		if (!kn || !vn)
-			continue;
-		ks = cat_yaml_scalar(&L->y, kn, "top level", "a key");
-		if (!ks)
-			return -EINVAL;
-		for (size_t i = 0; i < NTOP; i++)
-			if (!strcmp(ks, top_keys[i]))
-				idx = (int)i;
-		if (idx < 0) {
-			const char *hint = cat_suggest(ks, top_keys, NTOP);
-
-			if (hint)
-				return cat_yaml_err(&L->y, kn, "%s: unknown top-level key; did you mean '%s'?",
-						    cat_yaml_shown(ks, b, sizeof(b)), hint);
-			return cat_yaml_err(&L->y, kn,
-					    "%s: unknown top-level key: expected version, signatures or rules",
-					    cat_yaml_shown(ks, b, sizeof(b)));
-		}
-		if (vals[idx])
-			return cat_yaml_err(&L->y, kn, "%s: given twice", top_keys[idx]);
-		vals[idx] = vn;
-		keys[idx] = kn;
-	}
-	if (vals[0]) {
-		const char *v = cat_yaml_scalar(&L->y, vals[0], "version", "1");
-
-		if (!v)
-			return -EINVAL;
-		if (strcmp(v, "1"))
-			return cat_yaml_err(&L->y, vals[0],
-					    "version: this iosig-redirect reads rules version 1, the file has '%s'",
-					    cat_yaml_shown(v, b, sizeof(b)));
-	}
-	/* Signatures before rules, wherever they are in the file. */
-	if (vals[1]) {
-		r = parse_signatures(L, vals[1]);
-		if (r < 0)
-			return r;
-	}
-	if (vals[2]) {
-		r = parse_rules(L, vals[2], &nrules);
-		if (r < 0)
-			return r;
-	}
-	if (!nrules)
-		note(L->rs, "%s:%d:%d: the file defines no rules", L->y.file,
-		     vals[2] ? (int)keys[2]->start_mark.line + 1 : 1,
-		     vals[2] ? (int)keys[2]->start_mark.column + 1 : 1);
-	return 0;
-}
-
-int rules_load_buffer(struct rules *rs, const char *name, const char *buf, size_t len,
-		      const char *cwd, struct iosig_error *err)
-{
-	struct rules_load L;
-	size_t n0 = rs->n;
-	int r;
-
-	memset(&L, 0, sizeof(L));
-	L.y.file = name;
-	L.y.err = err;
-	L.rs = rs;
-	L.buf = buf;
-	L.len = len;
-	L.cwd = cwd;
-	r = cat_yaml_load(&L.y, buf, len);
-	if (r == 0)
-		r = parse_root(&L, yaml_document_get_root_node(&L.y.doc));
-	cat_yaml_done(&L.y);
-	if (r < 0) {
-		/* All or nothing: drop the rules this file added. */
-		while (rs->n > n0)
-			rule_free(&rs->r[--rs->n]);
-	}
-	return r;
-}
-
-int rules_load_file(struct rules *rs, const char *path, const char *cwd, struct iosig_error *err)
-{
-	char *buf;
-	size_t len;
-	int r;
-
-	r = cat_read_file(path, RULES_FILE_MAX, "rules file", &buf, &len, err);
-	if (r < 0)
-		return r;
-	r = rules_load_buffer(rs, path, buf, len, cwd, err);
-	free(buf);
-	return r;
 }
 
 /* Gives rule r the alternative pattern `text` (taken over). */
@@ -1296,7 +857,7 @@ int rules_decode(struct rules *rs, const char *text, size_t len, struct iosig_er
 	while (pos < len) {
 		struct iosig_error serr;
 		struct iosig_sig sig;
-		struct origin o;
+		struct rules_origin o;
 		size_t end;
 
 		start = pos;
@@ -1325,7 +886,7 @@ int rules_decode(struct rules *rs, const char *text, size_t len, struct iosig_er
 			goto out_error;
 		}
 		o.file = f[F_FILE];
-		r = rule_append(rs, f[F_SHOWN], f[F_PAT], &sig, &o, why, sizeof(why));
+		r = rules_append(rs, f[F_SHOWN], f[F_PAT], &sig, &o, why, sizeof(why));
 		if (r < 0) {
 			what = "bad pattern";
 			goto out_error;
@@ -1345,9 +906,8 @@ int rules_decode(struct rules *rs, const char *text, size_t len, struct iosig_er
 out_error:
 	for (int k = 0; k < F_COUNT; k++)
 		free(f[k]);
-	while (rs->n > n0)
-		rule_free(&rs->r[--rs->n]);
-	cat_error(err, RULES_ENV, 0, 0, "%s at byte %zu", what, pos);
+	rules_drop(rs, n0);
+	rules_error(err, RULES_ENV, 0, 0, "%s at byte %zu", what, pos);
 	if (err)
 		err->offset = pos;
 	return r == -ENOMEM ? r : -EINVAL;
