@@ -5,7 +5,8 @@
  *
  *   stress WORK DATA_DIR THREADS ITERATIONS
  *
- * Every thread creates, per iteration, a matched file (open), an unmatched
+ * First a child forked while a second thread runs makes the process's
+ * first matching open.  Then every thread creates, per iteration, a matched file (open), an unmatched
  * one (open) and a matched stream (fopen); every 8th iteration it forks a
  * child that creates a matched file and exits, vforks a child that only
  * execs /bin/sh to create a matched file by redirection (the exec'd shell
@@ -135,6 +136,41 @@ static void *worker(void *arg)
 	return (void *)bad;
 }
 
+static void *idle(void *arg)
+{
+	char c;
+
+	(void)!read(*(int *)arg, &c, 1);
+	return NULL;
+}
+
+/*
+ * The first matching open of the process happens in a child forked while
+ * another thread runs: the library must not need the dynamic loader in
+ * the child (it loads its core before the fork).  0 if the child created
+ * WORK/first.out as a link into DATA_DIR.
+ */
+static int fork_first(void)
+{
+	char path[PATH_MAX];
+	pthread_t t;
+	int pfd[2], st = 0, r;
+	pid_t pid;
+
+	if (pipe(pfd) || pthread_create(&t, NULL, idle, &pfd[0]))
+		return -1;
+	snprintf(path, sizeof(path), "%s/first.out", work);
+	pid = fork();
+	if (pid == 0)
+		_exit(make(path, "first") ? 1 : 0);
+	r = pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) ? -1 : 0;
+	(void)!write(pfd[1], "x", 1);
+	pthread_join(t, NULL);
+	close(pfd[0]);
+	close(pfd[1]);
+	return r ? r : check(path, "first", 1);
+}
+
 int main(int argc, char **argv)
 {
 	int threads, failures = 0;
@@ -149,6 +185,10 @@ int main(int argc, char **argv)
 	data = argv[2];
 	threads = atoi(argv[3]);
 	iterations = atoi(argv[4]);
+	if (fork_first()) {
+		printf("FAIL the first matching open, in a child forked with threads running\n");
+		failures++;
+	}
 	tids = calloc((size_t)threads, sizeof(*tids));
 	if (!tids)
 		return 2;

@@ -400,6 +400,29 @@ def test_calls():
         check(r == 0 and link_into(work + "/outer.dat", ddir) and link_into(work + "/inner.dat", ddir),
               "nested runs apply the inner and the outer rules (%r)" % e)
         check(o.count("libiosig-preload.so") == 1, "the library is in LD_PRELOAD once (%r)" % o)
+        # The runtime half of the library is loaded by the first call that
+        # matches, never by a program whose opens match nothing.
+        r, o, _ = run([REDIRECT, "--config", cfg, "-s", "tmp", work + "/*.none", "sh", "-c", "cat /proc/$$/maps"])
+        check(r == 0 and "/libiosig-preload.so" in o and "libiosig-preload-core.so" not in o,
+              "no match: only libiosig-preload.so is loaded")
+        r, o, _ = run([REDIRECT, "--config", cfg, "-s", "tmp", work + "/*.none", "sh", "-c",
+                       ": > %s/x.none; cat /proc/$$/maps" % work])
+        check(r == 0 and "libiosig-preload-core.so" in o and link_into(work + "/x.none", ddir),
+              "a match loads libiosig-preload-core.so and redirects")
+        # Without its core next to it, the library lets everything through,
+        # and iosig-redirect refuses to start.
+        alone = s.path("alone")
+        os.makedirs(alone)
+        lib = re.search(r"(/\S+/libiosig-preload\.so)", o).group(1)
+        shutil.copy(lib, alone)
+        expect(["-s", "tmp", "x", "true"], 125, env={"IOSIG_PRELOAD": alone + "/libiosig-preload.so"},
+               err="iosig-redirect: preload library %s/libiosig-preload-core.so: No such file or directory; it must be next to %s/libiosig-preload.so (reinstall iosig)\n" % (alone, alone))
+        rules_env = run([REDIRECT, "--config", cfg, "-q", "-s", "tmp", work + "/*.none", "sh", "-c",
+                         'printf %s "$IOSIG_REDIRECT_RULES"'])[1]
+        r, _, e = run(["sh", "-c", ": > %s/y.none" % work],
+                      env={"LD_PRELOAD": alone + "/libiosig-preload.so", "IOSIG_REDIRECT_RULES": rules_env})
+        check(r == 0 and not e and os.path.isfile(work + "/y.none") and not os.path.islink(work + "/y.none"),
+              "without the core a matching open is done plainly")
         # IOSIG_DISABLE: pure pass-through, even for matching paths.
         n_before = len(log_records(log))
         r, _, _ = run([REDIRECT, "--config", cfg, "--log", log, "-s", "tmp", work + "/off.dat", "sh", "-c",
@@ -425,7 +448,7 @@ def test_stress():
                        os.environ["PRELOAD_STRESS"], work, ddir, "8", "64"], timeout=120)
         sys.stdout.write(o)
         check(r == 0, "threads, fork, vfork and exec (exit %d, %s)" % (r, e.strip()))
-        check(len(data_files(ddir)) == 8 * 64 * 2 + 8 * 8 * 2,
+        check(len(data_files(ddir)) == 1 + 8 * 64 * 2 + 8 * 8 * 2,
               "every matched file has its data file (%d)" % len(data_files(ddir)))
         shutil.rmtree(ddir, ignore_errors=True)
     finally:

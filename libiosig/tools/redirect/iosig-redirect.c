@@ -166,7 +166,7 @@ out_close_fd:
 static int preload_path(struct cli *c, char *buf, size_t size)
 {
 	const char *env = getenv(RX_PRELOAD_ENV);
-	char exe[PATH_MAX], *slash;
+	char exe[PATH_MAX], core[PATH_MAX * 2], *slash;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -197,6 +197,14 @@ static int preload_path(struct cli *c, char *buf, size_t size)
 	if (access(buf, R_OK)) {
 		cli_err(c, "preload library %s: %s; reinstall iosig or set %s to libiosig-preload.so",
 			buf, strerror(errno), RX_PRELOAD_ENV);
+		return RX_OWN;
+	}
+	/* Its other half, loaded from the same directory when a rule matches. */
+	slash = strrchr(buf, '/');
+	snprintf(core, sizeof(core), "%.*s/%s", (int)(slash - buf), buf, IOSIG_PRELOAD_CORE_NAME);
+	if (access(core, R_OK)) {
+		cli_err(c, "preload library %s: %s; it must be next to %s (reinstall iosig)", core,
+			strerror(errno), buf);
 		return RX_OWN;
 	}
 	return RX_OK;

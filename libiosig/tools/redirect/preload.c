@@ -7,7 +7,11 @@
  * freopen64) and those that remove them (unlink, unlinkat, remove); a call
  * whose path matches a rule of $IOSIG_REDIRECT_RULES goes to libiosig's
  * redirection (rd_openat, rd_fopen, rd_freopen) with the rule's signature,
- * every other call goes straight to the next definition (libc).
+ * every other call goes straight to the next definition (libc).  This
+ * library holds only the matcher and needs nothing but libc; the runtime
+ * is in libiosig-preload-core.so, loaded by the first call that matches
+ * (preload_core.h), so a program whose opens match no rule never loads the
+ * catalog, libmount or libyaml.
  *
  * Cost of a call that matches nothing: a thread-local load, an atomic load
  * and rules_quick_reject() (a strlen, a bitmap test and, when the last byte
@@ -18,14 +22,17 @@
  * Recursion: libiosig itself opens files (configuration, mount table, data
  * directories, the decision log).  Every call into libiosig runs with the
  * thread-local `busy` count raised, and an interposer that sees it goes to
- * the real function at once.  The library is linked from its own copy of
- * libiosig's objects with hidden visibility, -Bsymbolic and a version
- * script exporting only the interposers, so libiosig's references inside
- * it never leave it (not even to a libiosig.so the program links).
+ * the real function at once.  Both halves are linked from their own copies
+ * of libiosig's objects with hidden visibility, -Bsymbolic and a version
+ * script exporting only the interposers (the core: only `pl_core`), so
+ * libiosig's references inside them never leave them (not even to a
+ * libiosig.so the program links).
  *
  * Fork: no lock is held between calls (the runtime's own locks are taken
- * around fork by pthread_atfork).  vfork children must only exec: an open
- * that matches a rule in a vfork child runs libiosig in the parent's memory.
+ * around fork by pthread_atfork), and a program with threads loads the core
+ * before it forks (see before_fork).  vfork children must only exec: an
+ * open that matches a rule in a vfork child runs libiosig in the parent's
+ * memory.
  */
 #undef _FORTIFY_SOURCE
 #include <dlfcn.h>
@@ -38,13 +45,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/single_threaded.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "catalog_internal.h"
-#include "declog.h"
-#include "finalize.h"
+#include "preload_core.h"
 #include "redirect.h"
 #include "rules.h"
 
@@ -55,6 +61,7 @@ int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
+#define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Calls into libiosig on this thread: interposers pass straight through.
@@ -113,6 +120,71 @@ static void *real(enum real_id id)
 }
 
 /* ------------------------------------------------------------------------
+ * The core (preload_core.h), loaded by the first call that matches
+ * ---------------------------------------------------------------------- */
+
+static const struct pl_core_ops *_Atomic core_ops;
+static atomic_bool core_failed;
+
+/*
+ * Loads libiosig-preload-core.so from the directory this library was loaded
+ * from.  NULL if it cannot be (then no rule applies: the program runs as
+ * without iosig-redirect; iosig-redirect checks at start that it is there).
+ */
+static const struct pl_core_ops *load_core(void)
+{
+	const struct pl_core_ops *ops = NULL;
+	char path[PATH_MAX];
+	const char *slash;
+	Dl_info info;
+	void *h;
+
+	busy++;
+	if (dladdr((void *)load_core, &info) && info.dli_fname &&
+	    (slash = strrchr(info.dli_fname, '/')) &&
+	    (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
+			     info.dli_fname, PL_CORE_NAME) < sizeof(path)) {
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		ops = h ? dlsym(h, PL_CORE_SYMBOL) : NULL;
+		if (ops && ops->version != PL_CORE_VERSION)
+			ops = NULL;
+	}
+	if (ops)
+		atomic_store_explicit(&core_ops, ops, memory_order_release);
+	else
+		atomic_store(&core_failed, true);
+	busy--;
+	return ops;
+}
+
+/* The core, loaded if need be; NULL if it cannot be.  Called with busy raised. */
+static const struct pl_core_ops *core(void)
+{
+	const struct pl_core_ops *ops = atomic_load_explicit(&core_ops, memory_order_acquire);
+
+	if (likely(ops) || atomic_load(&core_failed))
+		return ops;
+	return load_core();
+}
+
+/*
+ * Before fork in a program with several threads: load the core now.  A
+ * child must never dlopen it: if another thread was inside the dynamic
+ * loader at the fork, the loader's lock stays taken in the child (glibc
+ * before 2.38).  Single-threaded programs (and every program until it
+ * matches a rule or forks with threads) never pay for loading it.
+ */
+static void before_fork(void)
+{
+	int saved = errno;
+
+	if (!__libc_single_threaded && !atomic_load_explicit(&core_ops, memory_order_acquire) &&
+	    !atomic_load(&core_failed))
+		load_core();
+	errno = saved;
+}
+
+/* ------------------------------------------------------------------------
  * Rules
  * ---------------------------------------------------------------------- */
 
@@ -136,7 +208,8 @@ static const struct rules *load_rules(void)
 
 			snprintf(msg, sizeof(msg), "%s: %s; no rule applies in this process", RULES_ENV,
 				 err.msg);
-			declog_event("warning", NULL, msg, NULL);
+			if (core())
+				core()->warn(msg);
 			rules_free(rs);
 			rs = NULL;
 		}
@@ -160,8 +233,12 @@ static const struct rules *load_rules(void)
  * libraries) load them themselves. */
 __attribute__((constructor)) static void preload_init(void)
 {
-	if (atomic_load_explicit(&active, memory_order_acquire) == UNLOADED)
-		load_rules();
+	const struct rules *rs = atomic_load_explicit(&active, memory_order_acquire);
+
+	if (rs == UNLOADED)
+		rs = load_rules();
+	if (rs)
+		pthread_atfork(before_fork, NULL, NULL);
 }
 
 /*
@@ -294,12 +371,14 @@ static void rule_req(struct rd_req *req, const struct rules_rule *rule, const ch
 static int redirect_open(const struct rules_rule *rule, const char *call, int dirfd,
 			 const char *path, int flags, mode_t mode)
 {
+	const struct pl_core_ops *ops;
 	struct rd_req req;
 	int fd;
 
 	rule_req(&req, rule, call, dirfd, path, flags, mode, NULL);
 	busy++;
-	fd = rd_openat(&req);
+	ops = core();
+	fd = ops ? ops->openat(&req) : openat(dirfd, path, flags, mode);
 	busy--;
 	return fd;
 }
@@ -307,12 +386,17 @@ static int redirect_open(const struct rules_rule *rule, const char *call, int di
 static FILE *redirect_fopen(const struct rules_rule *rule, const char *call, const char *path,
 			    const char *mode, FILE *stream, bool large)
 {
+	const struct pl_core_ops *ops;
 	struct rd_req req;
 	FILE *fp;
 
 	rule_req(&req, rule, call, AT_FDCWD, path, 0, 0, mode);
 	busy++;
-	fp = stream ? rd_freopen(&req, stream, large) : rd_fopen(&req, large);
+	ops = core();
+	if (ops)
+		fp = stream ? ops->freopen(&req, stream, large) : ops->fopen(&req, large);
+	else
+		fp = stream ? freopen(path, mode, stream) : fopen(path, mode);
 	busy--;
 	return fp;
 }
@@ -492,112 +576,27 @@ PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
  * Removing a redirected file removes its data
  * ---------------------------------------------------------------------- */
 
-/* A data file found behind an iosig link, to remove with the link. */
-struct linked_data {
-	const struct iosig_mount *mount;  /* whose data directory holds it */
-	char target[PATH_MAX];            /* the link's target */
-	const char *name;                 /* its last component (points into target) */
-	char abs[PATH_MAX];               /* absolute path of the link, for the log */
-};
-
-/*
- * True if `path` (relative to dirfd) is a symbolic link to a data file of
- * the runtime: "<data_dir>/<L-|G-name>" of a mount of the process-wide
- * catalog (the check `iosig finalize` makes).  Called with busy raised.
- */
-static bool find_linked_data(int dirfd, const char *path, struct linked_data *ld)
-{
-	const struct iosig_catalog *cat;
-	char dir[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	char *slash;
-
-	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) || !S_ISLNK(st.st_mode))
-		return false;
-	n = readlinkat(dirfd, path, ld->target, sizeof(ld->target) - 1);
-	if (n <= 0 || ld->target[0] != '/')
-		return false;
-	ld->target[n] = '\0';
-	slash = strrchr(ld->target, '/');
-	ld->name = slash + 1;
-	if (slash == ld->target || (strncmp(ld->name, "L-", 2) && strncmp(ld->name, "G-", 2)) ||
-	    !ld->name[2])
-		return false;
-	memcpy(dir, ld->target, (size_t)(slash - ld->target));
-	dir[slash - ld->target] = '\0';
-	cat = cat_default(NULL);
-	ld->mount = cat ? fin_data_dir_mount(cat, dir) : NULL;
-	if (!ld->mount)
-		return false;
-	if (rules_abs_path(dirfd, path, ld->abs, sizeof(ld->abs)) < 0)
-		ld->abs[0] = '\0';
-	return true;
-}
-
-/* After the program's unlink of the link succeeded: removes the data file
- * (a regular file of this user) and logs it.  Called with busy raised. */
-static void remove_linked_data(const struct rules_rule *rule, const char *call, int dirfd,
-			       const char *path, const struct linked_data *ld)
-{
-	struct iosig_error err;
-	struct declog_rec rec;
-	struct timespec t0, t1;
-	struct stat st;
-	int ddfd, r;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&err, 0, sizeof(err));
-	r = cat_datadir_open(ld->mount, &ddfd, &err);
-	if (r == 0) {
-		if (fstatat(ddfd, ld->name, &st, AT_SYMLINK_NOFOLLOW))
-			r = -errno;
-		else if (!S_ISREG(st.st_mode) || (st.st_uid != geteuid() && geteuid() != 0))
-			r = -EPERM;
-		else if (unlinkat(ddfd, ld->name, 0))
-			r = -errno;
-		close(ddfd);
-	}
-	if (!declog_enabled())
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	memset(&rec, 0, sizeof(rec));
-	rec.site = &rule->site;
-	rec.call = call;
-	rec.path = path;
-	rec.dirfd = dirfd;
-	rec.abs_path = ld->abs[0] ? ld->abs : NULL;
-	rec.sig = &rule->sig;
-	rec.chosen = ld->mount;
-	rec.action = r == 0 ? "removed" : "kept";
-	rec.data_path = ld->target;
-	rec.reason = r == 0 ? NULL : err.msg[0] ? err.msg :
-		     r == -EPERM ? "the data file is not a regular file of this user" : strerror(-r);
-	rec.result = r == 0 ? 0 : -1;
-	rec.err = r < 0 ? -r : 0;
-	rec.elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	declog_decision(&rec);
-}
-
 /* unlink/unlinkat/remove of a path a rule matches: when it is an iosig
  * link, the data file goes with it. */
 static int unlink_common(const struct rules_rule *rule, const char *call, int dirfd,
 			 const char *path, int flags)
 {
-	struct linked_data *ld;
+	const struct pl_core_ops *ops;
+	struct pl_linked *ld;
 	bool linked;
 	int r, e;
 
 	busy++;
-	ld = malloc(sizeof(*ld));
-	linked = ld && !(flags & AT_REMOVEDIR) && find_linked_data(dirfd, path, ld);
+	ops = core();
+	ld = ops ? malloc(sizeof(*ld)) : NULL;
+	linked = ld && !(flags & AT_REMOVEDIR) && ops->find_linked(dirfd, path, ld);
 	if (!strcmp(call, "remove"))
 		r = remove(path);
 	else
 		r = unlinkat(dirfd, path, flags);
 	e = errno;
 	if (r == 0 && linked)
-		remove_linked_data(rule, call, dirfd, path, ld);
+		ops->remove_linked(rule, call, dirfd, path, ld);
 	free(ld);
 	busy--;
 	errno = e;

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload_core.h - the interface between the two halves of iosig-redirect's
+ * LD_PRELOAD library:
+ *
+ *   libiosig-preload.so       loaded into every program: the interposers,
+ *                             the rules and the matcher (rules.c, the
+ *                             signature parser), nothing but libc;
+ *   libiosig-preload-core.so  loaded by the first call that matches a rule
+ *                             (dlopen, from the directory of the first):
+ *                             libiosig's runtime with the catalog, libmount
+ *                             and libyaml.
+ *
+ * A program whose opens match no rule never loads the core.  The core
+ * exports one object, `pl_core`, with the version of this interface.
+ */
+#ifndef IOSIG_PRELOAD_CORE_H
+#define IOSIG_PRELOAD_CORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "redirect.h"
+#include "rules.h"
+
+/* Bumped whenever struct pl_core_ops or struct pl_linked changes. */
+#define PL_CORE_VERSION 1
+
+/* A data file found behind a link the runtime made, to remove with the link. */
+struct pl_linked {
+	const struct iosig_mount *mount;  /* whose data directory holds it */
+	char target[PATH_MAX];            /* the link's target */
+	const char *name;                 /* its last component (points into target) */
+	char abs[PATH_MAX];               /* absolute path of the link, for the log */
+};
+
+/* What the core does for the front; every call runs with the front's
+ * re-entrancy flag raised, so the core's own opens reach libc. */
+struct pl_core_ops {
+	unsigned version;   /* PL_CORE_VERSION */
+	/* rd_openat, rd_fopen, rd_freopen of the runtime */
+	int (*openat)(const struct rd_req *req);
+	FILE *(*fopen)(const struct rd_req *req, bool large);
+	FILE *(*freopen)(const struct rd_req *req, FILE *stream, bool large);
+	/* True if `path` (relative to dirfd) is a symbolic link to a data file
+	 * of the runtime ("<data_dir>/<L-|G-name>" of a catalog mount). */
+	bool (*find_linked)(int dirfd, const char *path, struct pl_linked *ld);
+	/* After the program removed the link: removes the data file (a regular
+	 * file of this user) and logs it as the rule's decision. */
+	void (*remove_linked)(const struct rules_rule *rule, const char *call, int dirfd,
+			      const char *path, const struct pl_linked *ld);
+	/* Logs a warning (IOSIG_LOG). */
+	void (*warn)(const char *msg);
+};
+
+/* The one symbol libiosig-preload-core.so exports. */
+#define PL_CORE_SYMBOL "pl_core"
+
+#endif /* IOSIG_PRELOAD_CORE_H */
