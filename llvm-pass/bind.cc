@@ -78,6 +78,11 @@ static Pragma *marker_of(const clang::Stmt *s)
 			return nullptr;
 		if (auto *sa = llvm::dyn_cast<clang::StaticAssertDecl>(ds->getSingleDecl()))
 			e = sa->getAssertExpr();
+		if (auto *td = llvm::dyn_cast<clang::TypedefDecl>(ds->getSingleDecl())) {
+			Pragma *p = td->getIdentifier() ? pragma_by_typedef_name(td->getName()) : nullptr;
+
+			return p && p->ok && p->in_function && p->marker ? p : nullptr;
+		}
 	} else if (auto *ce = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
 		if (ce->getCastKind() == clang::CK_ToVoid)
 			e = ce->getSubExpr();

@@ -144,6 +144,8 @@ clang::PragmaHandler *make_pragma_handler();
 Pragma *pragma_of_marker(const clang::Decl *d);
 /* The pragma whose marker name is `name` ("__iosig_pragma_N"), or null. */
 Pragma *pragma_by_marker_name(llvm::StringRef name);
+/* The pragma whose marker typedef is named `name` ("__iosig_marker_N"). */
+Pragma *pragma_by_typedef_name(llvm::StringRef name);
 
 /* sema.cc: resolves p in the scope `ctx` it is written in (with Sema's scope
  * `scope` for marking names used; may be null). */

@@ -295,12 +295,17 @@ protected:
 		t.pp = &ci.getPreprocessor();
 		t.cxx = ci.getLangOpts().CPlusPlus;
 		std::string self = self_path();
+		clang::frontend::ActionKind action = ci.getFrontendOpts().ProgramAction;
 		for (const std::string &p : ci.getCodeGenOpts().PassPlugins)
 			t.pass_loaded |= same_file(p, self);
+		/* IR written without running passes (-save-temps writes bitcode
+		 * first) gets the pass when it is compiled; machine code made
+		 * without passes never does. */
 		if (ci.getCodeGenOpts().DisableLLVMPasses)
-			t.pass_loaded = false;
+			t.pass_loaded = action == clang::frontend::EmitBC ||
+					action == clang::frontend::EmitLLVM;
 		/* Without code generation nothing needs the pass. */
-		if (!generates_code(ci.getFrontendOpts().ProgramAction))
+		if (!generates_code(action))
 			t.pass_loaded = true;
 		/* C decides at the pragma whether it is in a function, which
 		 * needs the token before it (see pragma.cc). */

@@ -10,9 +10,12 @@
  * while the body is only being stored for later.  So it hands the parser a
  * marker that names the pragma:
  *
- *   C++:  static_assert(__iosig_pragma_N, "");   (valid in a block, a class
+ *   C++11:  static_assert(__iosig_pragma_N, "");  (valid in a block, a class
  *                                                  and a namespace)
- *   C:    (void)__iosig_pragma_N;                 (in a function only)
+ *   C++98 and C at the start of a block:
+ *           typedef char __iosig_marker_N[__iosig_pragma_N] __attribute__((__unused__));
+ *           (a declaration: in C89 the block's declarations may follow)
+ *   C:      (void)__iosig_pragma_N;               (a statement: may follow a label)
  *
  * Sema looks the name up where the marker is parsed, which is the right
  * scope; sema.cc answers that lookup and resolves the pragma there.  The
@@ -39,6 +42,7 @@ namespace cp {
 /* Longest pragma text accepted; the parser takes at most 64 KiB. */
 static constexpr size_t kMaxText = 65536;
 static const char kMarkerPrefix[] = "__iosig_pragma_";
+static const char kTypedefPrefix[] = "__iosig_marker_";
 
 Pragma::~Pragma()
 {
@@ -70,6 +74,16 @@ Pragma *pragma_by_marker_name(llvm::StringRef name)
 	unsigned id;
 
 	if (!name.consume_front(kMarkerPrefix) || name.getAsInteger(10, id) ||
+	    id >= tu().pragmas.size())
+		return nullptr;
+	return tu().pragmas[id].get();
+}
+
+Pragma *pragma_by_typedef_name(llvm::StringRef name)
+{
+	unsigned id;
+
+	if (!name.consume_front(kTypedefPrefix) || name.getAsInteger(10, id) ||
 	    id >= tu().pragmas.size())
 		return nullptr;
 	return tu().pragmas[id].get();
@@ -363,29 +377,51 @@ static void enter_tokens(clang::Preprocessor &pp, const std::vector<clang::Token
 			    /*IsReinject=*/false);
 }
 
-/* Hands the parser the marker of p (see the head of the file). */
-static void inject_marker(clang::Preprocessor &pp, Pragma &p)
+/* The forms of a marker (see the head of the file). */
+enum class MarkerForm {
+	StaticAssert, /* C++11: static_assert(__iosig_pragma_N, ""); */
+	Typedef,      /* typedef char __iosig_marker_N[__iosig_pragma_N]
+			 __attribute__((__unused__)); - a declaration */
+	VoidCast,     /* C: (void)__iosig_pragma_N; - a statement */
+};
+
+/* Hands the parser the marker of p. */
+static void inject_marker(clang::Preprocessor &pp, Pragma &p, MarkerForm form)
 {
 	namespace tok = clang::tok;
 	const std::string name = kMarkerPrefix + std::to_string(p.id);
 	std::vector<clang::Token> v;
 	clang::SourceLocation loc = p.loc;
 
-	if (tu().cxx) {
-		bool cxx11 = pp.getLangOpts().CPlusPlus11;
-
-		v.push_back(make_ident(pp, cxx11 ? tok::kw_static_assert : tok::kw__Static_assert,
-				       cxx11 ? "static_assert" : "_Static_assert", loc));
+	switch (form) {
+	case MarkerForm::StaticAssert:
+		v.push_back(make_ident(pp, tok::kw_static_assert, "static_assert", loc));
 		v.push_back(make_token(tok::l_paren, loc));
 		v.push_back(make_ident(pp, tok::identifier, name, loc));
 		v.push_back(make_token(tok::comma, loc));
 		v.push_back(make_spelt(pp, tok::string_literal, "\"\"", loc));
 		v.push_back(make_token(tok::r_paren, loc));
-	} else {
+		break;
+	case MarkerForm::Typedef:
+		v.push_back(make_ident(pp, tok::kw_typedef, "typedef", loc));
+		v.push_back(make_ident(pp, tok::kw_char, "char", loc));
+		v.push_back(make_ident(pp, tok::identifier, kTypedefPrefix + std::to_string(p.id), loc));
+		v.push_back(make_token(tok::l_square, loc));
+		v.push_back(make_ident(pp, tok::identifier, name, loc));
+		v.push_back(make_token(tok::r_square, loc));
+		v.push_back(make_ident(pp, tok::kw___attribute, "__attribute__", loc));
+		v.push_back(make_token(tok::l_paren, loc));
+		v.push_back(make_token(tok::l_paren, loc));
+		v.push_back(make_ident(pp, tok::identifier, "__unused__", loc));
+		v.push_back(make_token(tok::r_paren, loc));
+		v.push_back(make_token(tok::r_paren, loc));
+		break;
+	case MarkerForm::VoidCast:
 		v.push_back(make_token(tok::l_paren, loc));
 		v.push_back(make_ident(pp, tok::kw_void, "void", loc));
 		v.push_back(make_token(tok::r_paren, loc));
 		v.push_back(make_ident(pp, tok::identifier, name, loc));
+		break;
 	}
 	v.push_back(make_token(tok::semi, loc));
 	enter_tokens(pp, v);
@@ -475,8 +511,15 @@ public:
 			t.source_added = true;
 		}
 		t.last_token = before;
-		if (t.cxx || c_in_function(t))
-			inject_marker(pp, p);
+		if (t.cxx)
+			inject_marker(pp, p, pp.getLangOpts().CPlusPlus11 ? MarkerForm::StaticAssert
+									 : MarkerForm::Typedef);
+		else if (c_in_function(t))
+			/* At the start of a block a declaration, so that the block's
+			 * declarations may follow in C89; elsewhere a statement, which
+			 * may follow a label. */
+			inject_marker(pp, p, before == clang::tok::l_brace ? MarkerForm::Typedef
+									   : MarkerForm::VoidCast);
 		else
 			process_pragma(p, t.ctx->getTranslationUnitDecl(),
 				       t.sema ? t.sema->getCurScope() : nullptr);
