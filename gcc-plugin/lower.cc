@@ -417,6 +417,15 @@ static bool gp_lower_index(const struct gp_lower *lw, const struct iosig_expr *e
 	return false;
 }
 
+/* t converted to the arithmetic type `type` as C converts it
+ * (fold_convert cannot turn a floating value into an integer). */
+static tree gp_convert_scalar(tree type, tree t)
+{
+	if (INTEGRAL_TYPE_P(type) && SCALAR_FLOAT_TYPE_P(TREE_TYPE(t)))
+		return fold_build1(FIX_TRUNC_EXPR, type, t);
+	return fold_convert(type, t);
+}
+
 /* Converts argument v (expression e) to a parameter of type `type`; NULL
  * type: a variadic argument (default promotions). */
 static bool gp_argument(const struct gp_lower *lw, const struct iosig_expr *e,
@@ -428,12 +437,12 @@ static bool gp_argument(const struct gp_lower *lw, const struct iosig_expr *e,
 	if (type && (INTEGRAL_TYPE_P(type) || SCALAR_FLOAT_TYPE_P(type))) {
 		if (!v->num && (INTEGRAL_TYPE_P(TREE_TYPE(v->t)) ||
 				SCALAR_FLOAT_TYPE_P(TREE_TYPE(v->t)))) {
-			*ret = fold_convert(type, v->t);
+			*ret = gp_convert_scalar(type, v->t);
 			return true;
 		}
 		if (!gp_number(lw, e, v, &t, &is_int))
 			return false;
-		*ret = fold_convert(type, t);
+		*ret = gp_convert_scalar(type, t);
 		return true;
 	}
 	if (!v->num) {
