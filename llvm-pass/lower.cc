@@ -397,8 +397,10 @@ Found Lowerer::lookup(const iosig_expr *e)
 		dc = const_cast<clang::DeclContext *>(md->getParent()->getParent());
 	}
 	for (; dc; dc = dc->getParent()) {
-		if (dc->isFunctionOrMethod())
-			continue; /* locals were looked at above */
+		/* Locals were looked at above; extern "C" { } and unscoped enums
+		 * are transparent: what they declare is in the enclosing context. */
+		if (dc->isFunctionOrMethod() || dc->isTransparentContext())
+			continue;
 		if (lookup_context(dc, id, f))
 			return f;
 	}
