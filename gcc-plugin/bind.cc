@@ -10,7 +10,8 @@
  * pragma.cc left, and for each one searches the statements that follow it
  * in its statement list, in source order and into nested expressions,
  * blocks, loops and conditionals, for the first supported call.  The
- * search stops at the end of the block or at the next pragma it meets.  When two pragmas reach the same call the nearer one (the later)
+ * search stops at the end of the block or at the next pragma it meets.
+ * Should two pragmas still reach the same call, the nearer one (the later)
  * wins and the other is unbound.  Then every bound call is rewritten
  * (calls.cc) with its values lowered at the call (lower.cc), and the
  * markers are replaced by empty statements (or, for jobwide, by the call of
@@ -22,7 +23,7 @@
 enum gp_unbound_why {
 	GP_WHY_NONE,        /* bound */
 	GP_WHY_END,         /* no supported call before the end of the block */
-	GP_WHY_BLOCKED,     /* another pragma of the block comes first */
+	GP_WHY_BLOCKED,     /* another pragma comes first */
 	GP_WHY_TAKEN,       /* a later pragma took the same call */
 };
 
