@@ -11,7 +11,7 @@
  * at most 1.02.
  *
  * usage: bench_plugin_compile [--gcc GCC] [--plugin PATH] [--runs N]
- *                             [--functions N] [--keep DIR]
+ *                             [--functions N] [--keep DIR] [--opt -On]...
  * The plugin defaults to ../../gcc-plugin/iosig.so next to this program (the
  * build tree).
  */
@@ -41,6 +41,8 @@ struct opts {
 	unsigned runs;
 	unsigned functions;
 	const char *keep;
+	const char *levels[4];  /* optimisation levels, default -O0 and -O2 */
+	unsigned nlevels;
 };
 
 /* A deterministic stream of small numbers for the generator. */
@@ -158,6 +160,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->runs = 15;
 	o->functions = 1600;
 	o->keep = NULL;
+	o->nlevels = 0;
 	o->plugin[0] = '\0';
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
@@ -185,8 +188,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->functions = (unsigned)strtoul(v, NULL, 10);
 		else if (strcmp(argv[i], "--keep") == 0)
 			o->keep = v;
+		else if (strcmp(argv[i], "--opt") == 0 && o->nlevels < 4)
+			o->levels[o->nlevels++] = v;
 		else
 			goto usage;
+	}
+	if (!o->nlevels) {
+		o->levels[o->nlevels++] = "-O0";
+		o->levels[o->nlevels++] = "-O2";
 	}
 	if (o->runs < 1 || o->runs > MAX_RUNS || o->functions < 1 || o->functions > 100000)
 		goto usage;
@@ -198,13 +207,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench_plugin_compile [--gcc GCC] [--plugin PATH] [--runs 1..%d] "
-		"[--functions N] [--keep DIR]\n", MAX_RUNS);
+		"[--functions N] [--keep DIR] [--opt -On]...\n", MAX_RUNS);
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const levels[] = { "-O0", "-O2" };
 	char dir[PATH_MAX], src[PATH_MAX + 16], obj[PATH_MAX + 16], fplugin[PATH_MAX + 16];
 	struct json_writer w;
 	struct opts o;
@@ -250,9 +258,10 @@ int main(int argc, char **argv)
 	json_int(&w, "runs", o.runs);
 	json_num(&w, "target_ratio", 1.02);
 	json_arr_begin(&w, "levels");
-	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+	for (unsigned l = 0; l < o.nlevels; l++) {
+		const char *level = o.levels[l];
 		double cpu[2][MAX_RUNS], wall[2][MAX_RUNS];
-		char *argv_c[] = { (char *)o.gcc, (char *)levels[l], "-c", src, "-o", obj, NULL, NULL };
+		char *argv_c[] = { (char *)o.gcc, (char *)level, "-c", src, "-o", obj, NULL, NULL };
 
 		for (unsigned r = 0; r < o.runs; r++) {
 			/* Alternate which goes first so drift hits both alike. */
@@ -263,7 +272,7 @@ int main(int argc, char **argv)
 				cpu[with][r] = run(argv_c, &wall[with][r]);
 				if (cpu[with][r] < 0) {
 					fprintf(stderr, "bench_plugin_compile: %s %s -c %s %s failed\n",
-						o.gcc, levels[l], src, with ? fplugin : "");
+						o.gcc, level, src, with ? fplugin : "");
 					return 1;
 				}
 			}
@@ -279,7 +288,7 @@ int main(int argc, char **argv)
 		double w0 = bench_median(wall[0], o.runs), w1 = bench_median(wall[1], o.runs);
 
 		json_obj_begin(&w, NULL);
-		json_str(&w, "opt", levels[l]);
+		json_str(&w, "opt", level);
 		json_num(&w, "median_cpu_s_without", c0);
 		json_num(&w, "median_cpu_s_with", c1);
 		json_num(&w, "cpu_ratio", c1 / c0);
