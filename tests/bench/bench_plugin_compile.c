@@ -8,10 +8,13 @@
  * of the compiler and its children) of each and their ratio, and the median
  * and quartiles of the ratios of the pairs of compiles run back to back
  * (which see the same load on a shared machine); the target is a ratio of
- * at most 1.02.
+ * at most 1.02.  With --instructions it also counts the instructions the
+ * compiler executes (valgrind's cachegrind, summed over the driver and its
+ * children), a figure a loaded machine cannot disturb.
  *
  * usage: bench_plugin_compile [--gcc GCC] [--plugin PATH] [--runs N]
  *                             [--functions N] [--keep DIR] [--opt -On]...
+ *                             [--instructions]
  * The plugin defaults to ../../gcc-plugin/iosig.so next to this program (the
  * build tree).
  */
@@ -43,6 +46,7 @@ struct opts {
 	const char *keep;
 	const char *levels[4];  /* optimisation levels, default -O0 and -O2 */
 	unsigned nlevels;
+	bool instructions;      /* also count instructions under valgrind */
 };
 
 /* A deterministic stream of small numbers for the generator. */
@@ -151,6 +155,56 @@ static double run(char *const argv[], double *ret_wall)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
+/*
+ * Instructions executed by argv (a gcc command) and its children under
+ * valgrind --tool=cachegrind: the sum of every process's "I refs".  -1 if
+ * valgrind is missing or the command failed.
+ */
+static double instructions(char *const argv[], const char *dir)
+{
+	char log[PATH_MAX + 16], line[512];
+	char *vargv[16];
+	double total = 0;
+	int n = 0, found = 0;
+	double wall;
+	FILE *f;
+
+	snprintf(log, sizeof(log), "--log-file=%s/vg.%%p", dir);
+	vargv[n++] = "valgrind";
+	vargv[n++] = "--tool=cachegrind";
+	vargv[n++] = "--cache-sim=no";
+	vargv[n++] = "--cachegrind-out-file=/dev/null";
+	vargv[n++] = "--trace-children=yes";
+	vargv[n++] = log;
+	for (int i = 0; argv[i] && n < 15; i++)
+		vargv[n++] = argv[i];
+	vargv[n] = NULL;
+	if (run(vargv, &wall) < 0)
+		return -1;
+	/* One log per process: read and remove them. */
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "cat %s/vg.* && rm -f %s/vg.*", dir, dir);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "I   refs:"), digits[64];
+		size_t k = 0;
+
+		if (!p)
+			continue;
+		for (p += 9; *p && *p != '\n' && k + 1 < sizeof(digits); p++)
+			if (*p >= '0' && *p <= '9')
+				digits[k++] = *p;
+		digits[k] = '\0';
+		total += strtod(digits, NULL);
+		found++;
+	}
+	if (pclose(f) != 0 || !found)
+		return -1;
+	return total;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	char self[PATH_MAX - 32];
@@ -161,6 +215,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->functions = 1600;
 	o->keep = NULL;
 	o->nlevels = 0;
+	o->instructions = false;
 	o->plugin[0] = '\0';
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
@@ -176,6 +231,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	for (int i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (strcmp(argv[i], "--instructions") == 0) {
+			o->instructions = true;
+			i--;
+			continue;
+		}
 		if (!v)
 			goto usage;
 		if (strcmp(argv[i], "--gcc") == 0)
@@ -207,7 +267,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench_plugin_compile [--gcc GCC] [--plugin PATH] [--runs 1..%d] "
-		"[--functions N] [--keep DIR] [--opt -On]...\n", MAX_RUNS);
+		"[--functions N] [--keep DIR] [--opt -On]... [--instructions]\n", MAX_RUNS);
 	return -1;
 }
 
@@ -295,6 +355,22 @@ int main(int argc, char **argv)
 		json_num(&w, "pair_cpu_ratio_median", pmed);
 		json_num(&w, "pair_cpu_ratio_q1", q1);
 		json_num(&w, "pair_cpu_ratio_q3", q3);
+		if (o.instructions) {
+			double i0, i1;
+
+			argv_c[6] = NULL;
+			i0 = instructions(argv_c, dir);
+			argv_c[6] = fplugin;
+			i1 = instructions(argv_c, dir);
+			if (i0 <= 0 || i1 <= 0) {
+				fprintf(stderr, "bench_plugin_compile: counting instructions needs "
+					"valgrind (cachegrind)\n");
+				return 1;
+			}
+			json_num(&w, "instructions_without", i0);
+			json_num(&w, "instructions_with", i1);
+			json_num(&w, "instruction_ratio", i1 / i0);
+		}
 		json_num(&w, "median_wall_s_without", w0);
 		json_num(&w, "median_wall_s_with", w1);
 		json_num(&w, "wall_ratio", w1 / w0);
