@@ -422,8 +422,11 @@ def cmd_case(opts):
             raise Skip("libiosig in %s has no iosig_open yet: compiled and checked the "
                        "diagnostics, cannot link and run" % opts.libdir)
         exe = os.path.join(work, "case")
-        # IOSIG_E2E_LDFLAGS: e.g. the sanitizers of an instrumented libiosig.
-        link = ([cc, obj, "-o", exe, "-L" + opts.libdir, "-liosig", "-Wl,-rpath," + opts.libdir] +
+        # IOSIG_E2E_LDFLAGS: e.g. the sanitizers of an instrumented libiosig,
+        # whose runtime comes with the compiler that built it: that one
+        # links (IOSIG_E2E_LINK_CC / _CXX) whatever compiled the case.
+        linker = os.environ.get("IOSIG_E2E_LINK_CXX" if cxx else "IOSIG_E2E_LINK_CC") or cc
+        link = ([linker, obj, "-o", exe, "-L" + opts.libdir, "-liosig", "-Wl,-rpath," + opts.libdir] +
                 shlex.split(os.environ.get("IOSIG_E2E_LDFLAGS", "")))
         status, out, err = run(link, env=compiler_env())
         if status != 0:
