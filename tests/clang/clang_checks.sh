@@ -318,6 +318,8 @@ lto)
 	major=$("$clang" -dumpversion | cut -d. -f1)
 	command -v "ld.lld-$major" >/dev/null 2>&1 || command -v ld.lld >/dev/null 2>&1 ||
 		skip "no ld.lld for clang $major (lld-$major): cannot link with -flto"
+	[ -z "${IOSIG_E2E_LINK_CC:-}" ] ||
+		skip "libiosig is built with sanitizers: only $IOSIG_E2E_LINK_CC links against it, and it cannot link clang's LTO objects"
 	for mode in full thin; do
 		# shellcheck disable=SC2086
 		expect_quiet "-flto=$mode compile" "$clang" $load -flto=$mode -O2 -c "$work/sig.c" \
@@ -373,7 +375,8 @@ EOF
 	"$clangxx" -O2 -Wall $load -c "$work/part_clang.cc" -o "$work/part_clang.o" ||
 		fail "clang++ with the clang plugin failed"
 	# shellcheck disable=SC2086 # IOSIG_E2E_LDFLAGS is a list of flags
-	"$clangxx" "$work/part_gcc.o" "$work/part_clang.o" -o "$work/mixed" -L"$libdir" -liosig \
+	"${IOSIG_E2E_LINK_CXX:-$clangxx}" "$work/part_gcc.o" "$work/part_clang.o" -o "$work/mixed" \
+		-L"$libdir" -liosig \
 		-Wl,-rpath,"$libdir" ${IOSIG_E2E_LDFLAGS:-} || fail "link failed"
 	out=$(IOSIG_DRYRUN=1 IOSIG_LOG="$work/log" "$work/mixed" "$work/part_gcc.c") ||
 		fail "the program failed"

@@ -58,22 +58,38 @@ run_prog() {
 	fi
 }
 
+# cc_link WRAPPER CC SRC OUT: compile and link SRC with the wrapper; with a
+# sanitized libiosig (IOSIG_E2E_LINK_CC set) the wrapper compiles and the
+# compiler that built libiosig links, with its sanitizer runtime.
+cc_link() {
+	if [ -z "${IOSIG_E2E_LINK_CC:-}" ]; then
+		"$1" "$2" -O2 -Wall "$3" -o "$4"
+	else
+		# shellcheck disable=SC2086 # IOSIG_E2E_LDFLAGS is a list of flags
+		"$1" "$2" -O2 -Wall -c "$3" -o "$4.o" &&
+			"$IOSIG_E2E_LINK_CC" "$4.o" -o "$4" -L"$libdir" -liosig -Wl,-rpath,"$libdir" \
+				${IOSIG_E2E_LDFLAGS:-}
+	fi
+}
+
 # wrappers NAME CC CXX BINDIR: iosig-cc and iosig-c++ of BINDIR with CC, CXX.
 wrappers() {
 	name=$1 cc=$2 cxx=$3 bin=$4
-	# shellcheck disable=SC2086 # IOSIG_E2E_LDFLAGS is a list of flags
-	if "$bin/iosig-cc" "$cc" -O2 -Wall "$work/main.c" -o "$work/c-$name" ${IOSIG_E2E_LDFLAGS:-} \
-		2>"$work/err"; then
+	if cc_link "$bin/iosig-cc" "$cc" "$work/main.c" "$work/c-$name" 2>"$work/err"; then
 		run_prog "$name: iosig-cc $cc (as a launcher)" "$work/c-$name"
 	else
 		fail "$name: iosig-cc $cc failed"
 		cat "$work/err"
 	fi
 	# The compiler from the environment, compile and link apart.
-	# shellcheck disable=SC2086
 	if IOSIG_CXX=$cxx "$bin/iosig-c++" -O1 -c "$work/main.cc" -o "$work/cxx-$name.o" 2>"$work/err" &&
-		IOSIG_CXX=$cxx "$bin/iosig-c++" "$work/cxx-$name.o" -o "$work/cxx-$name" \
-			${IOSIG_E2E_LDFLAGS:-} 2>>"$work/err"; then
+		if [ -z "${IOSIG_E2E_LINK_CXX:-}" ]; then
+			IOSIG_CXX=$cxx "$bin/iosig-c++" "$work/cxx-$name.o" -o "$work/cxx-$name" 2>>"$work/err"
+		else
+			# shellcheck disable=SC2086 # IOSIG_E2E_LDFLAGS is a list of flags
+			"$IOSIG_E2E_LINK_CXX" "$work/cxx-$name.o" -o "$work/cxx-$name" -L"$libdir" -liosig \
+				-Wl,-rpath,"$libdir" ${IOSIG_E2E_LDFLAGS:-} 2>>"$work/err"
+		fi; then
 		if nm "$work/cxx-$name.o" | grep -q " U iosig_open"; then
 			run_prog "$name: IOSIG_CXX=$cxx iosig-c++, compile and link apart" "$work/cxx-$name"
 		else
@@ -87,6 +103,7 @@ wrappers() {
 
 case $mode in
 wrapper)
+	libdir=$build/libiosig
 	for c in "$@"; do
 		name=${c%%=*} ccs=${c#*=}
 		wrappers "$name" "${ccs%%,*}" "${ccs#*,}" "$build/bin"
