@@ -1,51 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rng.c - xoshiro256** (Blackman and Vigna, 2018) with splitmix64 seeding,
- * and the distributions used by the workload generators.
+ * rng.c - the distributions used by the workload generators, drawn from
+ * libiosig's generator (prng.h: xoshiro256** seeded through splitmix64).
  */
 #include "rng.h"
 
 #include <math.h>
 
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* splitmix64: spreads a (possibly small) seed over the 256-bit state. */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#include "prng.h"
 
 void sim_rng_seed(struct sim_rng *r, uint64_t seed)
 {
-	uint64_t x = seed;
-
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-	/* splitmix64 never yields four zero words in a row, but be explicit. */
-	if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3]))
-		r->s[0] = 1;
+	prng_seed(r->s, seed);
 }
 
 uint64_t sim_rng_next(struct sim_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return prng_next(r->s);
 }
 
 double sim_rng_uniform(struct sim_rng *r)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rng.h - the simulator's own pseudo-random generator (xoshiro256**, seeded
- * through splitmix64) and the distributions the workload generators need.
+ * rng.h - the simulator's random streams (libiosig's xoshiro256**, seeded
+ * through splitmix64: prng.h) and the distributions the workload generators
+ * need.
  * Same seed, same sequence, on every platform and libc: nothing here calls
  * rand() or reads the clock.
  */

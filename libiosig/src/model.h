@@ -71,7 +71,7 @@ bool mdl_params_valid(double mttf, double mttr, double uber, double size);
 
 /*
  * Random numbers of the Monte Carlo estimator: xoshiro256** seeded through
- * splitmix64, so a seed gives the same sequence everywhere (no rand()).
+ * splitmix64 (prng.h), so a seed gives the same sequence everywhere (no rand()).
  * Exposed for the unit tests of the samplers.
  */
 struct mdl_rng {

@@ -21,46 +21,20 @@
 
 #include "iosig.h"
 #include "model.h"
+#include "prng.h"
 
 /* ------------------------------------------------------------------------
  * Random numbers
  * ---------------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
 void mdl_rng_seed(struct mdl_rng *rng, uint64_t seed)
 {
-	/* splitmix64 outputs are a bijection of distinct counters, so the four
-	 * words are never all zero. */
-	for (int i = 0; i < 4; i++)
-		rng->s[i] = splitmix64(&seed);
+	prng_seed(rng->s, seed);
 }
 
 uint64_t mdl_rng_next(struct mdl_rng *rng)
 {
-	uint64_t *s = rng->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return prng_next(rng->s);
 }
 
 double mdl_rng_uniform(struct mdl_rng *rng)

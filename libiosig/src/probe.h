@@ -51,16 +51,6 @@ double prb_now(void);
  * other processes' load on a shared machine does not count. */
 double prb_cpu_now(void);
 
-/* Deterministic pseudo-random numbers (splitmix64): offsets, buffer fill. */
-static inline uint64_t prb_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* ------------------------------------------------------------------------
  * Session: private directory, space budget, test files (probe_session.c)
  * ---------------------------------------------------------------------- */
@@ -143,7 +133,7 @@ struct prb_sync_job {
 	unsigned max_ops;      /* and at most this many */
 	double deadline;       /* prb_now() time after which no op starts once min_ops are done */
 	const volatile sig_atomic_t *cancel; /* stop when *cancel != 0; may be NULL */
-	uint64_t *rng;         /* PRB_RANDOM offsets */
+	uint64_t *rng;         /* PRB_RANDOM offsets: prng_splitmix64() state */
 	double *times;         /* optional: receives the duration of each op (max_ops entries) */
 };
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "prng.h"
 #include "probe.h"
 
 #ifndef TMPFS_MAGIC
@@ -157,7 +158,7 @@ void *prb_buffer(size_t size, uint64_t seed)
 	/* Incompressible contents: storage that compresses or deduplicates
 	 * would otherwise look faster than it is. */
 	for (size_t i = 0; i < size / sizeof(*w); i++)
-		w[i] = prb_rand(&seed);
+		w[i] = prng_splitmix64(&seed);
 	memset((char *)buf + size / sizeof(*w) * sizeof(*w), 0xa5, size % sizeof(*w));
 	return buf;
 }

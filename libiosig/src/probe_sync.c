@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prng.h"
 #include "probe.h"
 
 /* One whole pwrite() or pread(); a read that hits the end of the file is an
@@ -120,7 +121,7 @@ int prb_sync_run(const struct prb_sync_job *job, struct prb_sync_stats *ret)
 				off = 0;
 			break;
 		case PRB_RANDOM:
-			off = prb_rand(job->rng) % slots * job->ds;
+			off = prng_splitmix64(job->rng) % slots * job->ds;
 			break;
 		}
 		t0 = job->cpu_time ? prb_cpu_now() : prb_now();

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prng.h"
 #include "probe.h"
 
 /* How long one wait for completions may block before the loop looks at the
@@ -93,7 +94,7 @@ int prb_uring_run(const struct prb_uring_job *job, struct prb_uring_stats *ret)
 			if (!sqe)
 				break;
 			if (job->random) {
-				off = prb_rand(job->rng) % slots * job->bs;
+				off = prng_splitmix64(job->rng) % slots * job->bs;
 			} else {
 				off = next;
 				next += job->bs;

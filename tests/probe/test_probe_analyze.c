@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "prng.h"
 #include "probe.h"
 
 #define KiB 1024.0
@@ -44,7 +45,7 @@ static void sweep(double *tput, size_t n, double step, double bs, double noise, 
 		double blocks = ceil(ds / bs);
 		bool partial = fmod(ds, bs) != 0;
 		double t = 100e-6 + blocks * bs / 500e6 + (partial ? 200e-6 : 0);
-		double j = (double)(prb_rand(&seed) % 2001) / 1000.0 - 1.0;
+		double j = (double)(prng_splitmix64(&seed) % 2001) / 1000.0 - 1.0;
 
 		tput[i] = ds / t * (1 + noise * j);
 	}
@@ -88,7 +89,7 @@ static void test_block_detect_none(void **state)
 	(void)state;
 	for (uint64_t seed = 1; seed < 40; seed++) {
 		for (size_t i = 0; i < 72; i++) {
-			double j = (double)(prb_rand(&seed) % 2001) / 1000.0 - 1.0;
+			double j = (double)(prng_splitmix64(&seed) % 2001) / 1000.0 - 1.0;
 
 			tput[i] = (double)(i + 1) * KiB / 1e-6 * (1 + 0.15 * j);
 		}
@@ -116,7 +117,7 @@ static void test_block_detect_bad(void **state)
 static size_t put(double *v, size_t n, size_t count, double lat, uint64_t *seed)
 {
 	for (size_t i = 0; i < count; i++)
-		v[n + i] = lat * (0.9 + 0.2 * (double)(prb_rand(seed) % 1000) / 1000.0);
+		v[n + i] = lat * (0.9 + 0.2 * (double)(prng_splitmix64(seed) % 1000) / 1000.0);
 	return n + count;
 }
 
