@@ -99,6 +99,15 @@ bool cat_fmt(char *buf, size_t size, const char *fmt, ...)
 	return n >= 0 && (size_t)n < size;
 }
 
+bool cat_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
 /* ---- values ------------------------------------------------------------- */
 
 void cat_layout_fix(struct iosig_layout *l)
@@ -1047,17 +1056,6 @@ static bool resolve(const char *path, bool lexical, char *out)
 	}
 }
 
-static size_t under_len(const char *path, const char *mnt)
-{
-	size_t n = strlen(mnt);
-
-	if (n == 1 && mnt[0] == '/')
-		return 1;
-	if (!strncmp(path, mnt, n) && (path[n] == '\0' || path[n] == '/'))
-		return n;
-	return 0;
-}
-
 const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, const char *path)
 {
 	char abs[PATH_MAX];
@@ -1067,7 +1065,7 @@ const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, cons
 	if (!c || !path || !path[0] || !resolve(path, c->synthetic, abs))
 		return NULL;
 	for (size_t i = 0; i < c->nvisible; i++) {
-		size_t l = under_len(abs, c->visible[i]);
+		size_t l = cat_path_under(abs, c->visible[i]) ? strlen(c->visible[i]) : 0;
 
 		/* Deepest wins; among equal paths the later (upper) entry. */
 		if (l && l >= best) {

@@ -405,6 +405,10 @@ int cat_catalog_build(const struct iosig_catalog_opts *opts, const struct cat_co
  * used; a message cut short is fine). */
 bool cat_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* True if the absolute path `path` is `dir` or below it, component-wise
+ * ("/a/bc" is not under "/a/b"); dir "/" holds every absolute path. */
+bool cat_path_under(const char *path, const char *dir);
+
 /* Fills *err (if not NULL): file, line, column and a printf message. */
 void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
 	       ...) __attribute__((format(printf, 5, 6)));

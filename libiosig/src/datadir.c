@@ -39,28 +39,17 @@
 
 #define WHY_MAX 300
 
-
-/* True if path is dir or below it (dir "/" contains everything). */
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return path[0] == '/';
-	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
-}
-
 /* True if `mnt` is the deepest visible mount point containing `path`. */
 static bool on_mount(const struct cat_datadir_ctx *ctx, const char *path, const char *mnt)
 {
 	size_t len = strlen(mnt);
 
-	if (!path_under(path, mnt))
+	if (!cat_path_under(path, mnt))
 		return false;
 	for (size_t i = 0; i < ctx->nmount_paths; i++) {
 		const char *p = ctx->mount_paths[i];
 
-		if (strlen(p) > len && path_under(p, mnt) && path_under(path, p))
+		if (strlen(p) > len && cat_path_under(p, mnt) && cat_path_under(path, p))
 			return false;
 	}
 	return true;
@@ -303,7 +292,7 @@ static int walk(const char *mnt, dev_t dev, const char *dir, enum walk_mode mode
 	struct stat st;
 	int cur, r;
 
-	if (!path_under(dir, mnt)) {
+	if (!cat_path_under(dir, mnt)) {
 		cat_fmt(why, whysz, "%s is not on %s", dir, mnt);
 		return -EXDEV;
 	}

@@ -83,14 +83,6 @@ static bool fstype_is_ram(const char *fstype)
 	return !strcmp(fstype, "tmpfs") || !strcmp(fstype, "ramfs");
 }
 
-/* True if path is dir or below it. */
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
-}
-
 /* ---- mount table -------------------------------------------------------- */
 
 static int parser_errcb(struct libmnt_table *tb, const char *filename, int line)
@@ -176,8 +168,8 @@ int cat_discover_table(const char *mountinfo, struct cat_disc_table *ret_table,
 		d->devno = mnt_fs_get_devno(fs);
 		d->readonly = (vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0) ||
 			      (fso && mnt_optstr_get_option(fso, "ro", NULL, NULL) == 0);
-		d->pseudo = cat_fstype_is_pseudo(d->fstype) || path_under(d->path, "/proc") ||
-			    path_under(d->path, "/sys");
+		d->pseudo = cat_fstype_is_pseudo(d->fstype) || cat_path_under(d->path, "/proc") ||
+			    cat_path_under(d->path, "/sys");
 	}
 	/* A later mount on the same path covers an earlier one; whatever was
 	 * mounted inside a covered mount is unreachable too. */

@@ -474,6 +474,29 @@ static void test_choose_user(void **state)
 	assert_int_equal(chmod(base, 0700), 0);
 }
 
+/* cat_path_under(), the containment test of data directories, mount
+ * lookups and discovery: whole components only, "/" holds everything. */
+static void test_path_under(void **state)
+{
+	static const struct {
+		const char *path, *dir;
+		bool under;
+	} cases[] = {
+		{ "/a/b", "/a/b", true },     { "/a/b/c", "/a/b", true },
+		{ "/a/b/", "/a/b", true },    { "/a/bc", "/a/b", false },
+		{ "/a", "/a/b", false },      { "/x/b", "/a/b", false },
+		{ "/", "/", true },           { "/anything/at/all", "/", true },
+		{ "relative", "/", false },   { "/proc/self", "/proc", true },
+		{ "/procfs", "/proc", false }, { "/sys", "/sys", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cat_path_under(cases[i].path, cases[i].dir) != cases[i].under)
+			fail_msg("cat_path_under(\"%s\", \"%s\") is not %s", cases[i].path,
+				 cases[i].dir, cases[i].under ? "true" : "false");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_choose_root),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_choose_user),
+		cmocka_unit_test(test_path_under),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
