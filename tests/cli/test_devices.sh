@@ -6,45 +6,9 @@
 # Usage: sh test_devices.sh PATH-TO-iosig
 set -u
 iosig=${1:?usage: test_devices.sh PATH-TO-iosig}
-data=$(cd "$(dirname "$0")/../data" && pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+sub=devices
+. "$(dirname "$0")/lib.sh"
 export IOSIG_PROBE_CACHE=
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-run() {
-	"$iosig" devices "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-expect_out() {
-	grep -Eq -- "$1" "$tmp/out" || fail "stdout of [$args] lacks /$1/:
-$(cat "$tmp/out")"
-}
-
-ok() {
-	args="$*"
-	run "$@"
-	[ "$rc" -eq 0 ] || fail "[$args] exited $rc, expected 0: $(cat "$tmp/err")"
-}
-
-# bad STATUS MESSAGE ARGS...: exit STATUS, "iosig devices: MESSAGE" on stderr.
-bad() {
-	status=$1
-	want=$2
-	shift 2
-	args="$*"
-	run "$@"
-	[ "$rc" -eq "$status" ] || fail "[$args] exited $rc, expected $status"
-	grep -Fq -- "iosig devices: $want" "$tmp/err" ||
-		fail "[$args] stderr lacks 'iosig devices: $want': $(cat "$tmp/err")"
-	[ ! -s "$tmp/out" ] || fail "[$args] wrote to stdout"
-}
 
 t2="--no-discovery --config $data/table2.yaml"
 
@@ -108,16 +72,15 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 # Bad command lines: exit 2 and a hint.
-bad 2 "--no-discovery lists the mounts of a configuration: give --config FILE" --no-discovery
-bad 2 "--size '10 years': unknown unit 'years'; sizes: B KiB MiB" $t2 --size "10 years"
-bad 2 "--size '0' must be greater than 0" $t2 --size 0
-bad 2 "--size '1e30' must be from 0 to 2^63 bytes (8 EiB)" $t2 --size 1e30
-bad 2 "option '--size' needs a value" $t2 --size
-bad 2 "unknown option '--bogus'" --bogus
-bad 2 "option '--json' takes no value" --json=yes
-bad 2 "option '--s' is ambiguous: spell it out" --s
-bad 2 "unexpected argument 'extra'" $t2 extra
-grep -q "Try 'iosig devices --help'" "$tmp/err" || fail "no hint to --help"
+usage_bad "--no-discovery lists the mounts of a configuration: give --config FILE" --no-discovery
+usage_bad "--size '10 years': unknown unit 'years'; sizes: B KiB MiB" $t2 --size "10 years"
+usage_bad "--size '0' must be greater than 0" $t2 --size 0
+usage_bad "--size '1e30' must be from 0 to 2^63 bytes (8 EiB)" $t2 --size 1e30
+usage_bad "option '--size' needs a value" $t2 --size
+usage_bad "unknown option '--bogus'" --bogus
+usage_bad "option '--json' takes no value" --json=yes
+usage_bad "option '--s' is ambiguous: spell it out" --s
+usage_bad "unexpected argument 'extra'" $t2 extra
 
 # Bad configurations: exit 1, file:line:column and the message.
 printf 'mounts:\n  /data:\n    class: ssd\n    mtff: 10*y\n' >"$tmp/typo.yaml"
@@ -146,5 +109,4 @@ run --help
 [ "$rc" -eq 0 ] || fail "--help exited $rc"
 expect_out '^Usage: iosig devices'
 
-[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "ok"
+finish

@@ -7,52 +7,10 @@
 # Usage: sh test_explain.sh PATH-TO-iosig
 set -u
 iosig=${1:?usage: test_explain.sh PATH-TO-iosig}
-data=$(cd "$(dirname "$0")/../data" && pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+sub=explain
+. "$(dirname "$0")/lib.sh"
 export IOSIG_PROBE_CACHE=
 t2="--no-discovery --config $data/table2.yaml"
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# run ARGS...: stdout in $tmp/out, stderr in $tmp/err, exit status in $rc.
-run() {
-	"$iosig" explain "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-expect_out() {
-	grep -Eq -- "$1" "$tmp/out" || fail "stdout of [$args] lacks /$1/:
-$(cat "$tmp/out")"
-}
-
-# status N ARGS...: exit N, nothing on stderr.
-status() {
-	want=$1
-	shift
-	args="$*"
-	run "$@"
-	[ "$rc" -eq "$want" ] || fail "[$args] exited $rc, expected $want: $(cat "$tmp/err")"
-	[ ! -s "$tmp/err" ] || fail "[$args] wrote to stderr: $(cat "$tmp/err")"
-}
-
-# bad STATUS MESSAGE ARGS...: exit STATUS, "iosig explain: MESSAGE" on
-# stderr (fixed string), nothing on stdout.
-bad() {
-	want=$1
-	msg=$2
-	shift 2
-	args="$*"
-	run "$@"
-	[ "$rc" -eq "$want" ] || fail "[$args] exited $rc, expected $want"
-	grep -Fq -- "iosig explain: $msg" "$tmp/err" ||
-		fail "[$args] stderr lacks 'iosig explain: $msg': $(cat "$tmp/err")"
-	[ ! -s "$tmp/out" ] || fail "[$args] wrote to stdout: $(cat "$tmp/out")"
-}
 
 json_ok() {
 	python3 -m json.tool "$tmp/out" >/dev/null 2>&1 || fail "[$args] output is not JSON: $(cat "$tmp/out")"
@@ -124,18 +82,17 @@ bad 2 "invalid signature: size_per_io must be between 0 and 2^63 bytes (8 EiB), 
 bad 2 "invalid signature: stray byte 0xff" $t2 "$(printf 'persist \377')"
 
 # ---- bad arguments: exit 2 -------------------------------------------------------
-bad 2 "missing SIGNATURE" --no-discovery
-bad 2 "expected exactly one SIGNATURE" persist tmp
-bad 2 "option '--size' needs a value" persist --size
-bad 2 "option '-s' needs a value" persist -s
-bad 2 "--size '1e30' must be from 0 to 2^63 bytes (8 EiB)" --size 1e30 persist
-bad 2 "--size '-5' must be from 0 to 2^63 bytes (8 EiB)" --size -5 persist
-bad 2 "--size 'nan': 'nan' is not a constant" --size nan persist
-bad 2 "--size '': empty value" --size '' persist
-bad 2 "unknown option '--bogus'" --bogus persist
-bad 2 "unknown option '-x'" -jx persist
-bad 2 "option '--json' takes no value" --json=1 persist
-grep -q "Try 'iosig explain --help'" "$tmp/err" || fail "no hint to --help"
+usage_bad "missing SIGNATURE" --no-discovery
+usage_bad "expected exactly one SIGNATURE" persist tmp
+usage_bad "option '--size' needs a value" persist --size
+usage_bad "option '-s' needs a value" persist -s
+usage_bad "--size '1e30' must be from 0 to 2^63 bytes (8 EiB)" --size 1e30 persist
+usage_bad "--size '-5' must be from 0 to 2^63 bytes (8 EiB)" --size -5 persist
+usage_bad "--size 'nan': 'nan' is not a constant" --size nan persist
+usage_bad "--size '': empty value" --size '' persist
+usage_bad "unknown option '--bogus'" --bogus persist
+usage_bad "unknown option '-x'" -jx persist
+usage_bad "option '--json' takes no value" --json=1 persist
 
 # ---- bad configuration: exit 1 with file:line:column ----------------------------
 printf 'mounts:\n  /data:\n    class: ssd\n    mtff: 10*y\n' >"$tmp/typo.yaml"
@@ -159,5 +116,4 @@ run --help
 [ "$rc" -eq 0 ] || fail "--help exited $rc"
 grep -q '^Usage: iosig explain' "$tmp/out" || fail "--help prints no usage"
 
-[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
-echo "all iosig explain checks passed"
+finish

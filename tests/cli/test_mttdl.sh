@@ -5,48 +5,8 @@
 # Usage: sh test_mttdl.sh PATH-TO-iosig
 set -u
 iosig=${1:?usage: test_mttdl.sh PATH-TO-iosig}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
-
-# run ARGS...: runs `iosig mttdl ARGS`, stdout in $tmp/out, stderr in
-# $tmp/err, exit status in $rc.
-run() {
-	"$iosig" mttdl "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-# expect_out REGEX: stdout has a line matching the extended regex.
-expect_out() {
-	grep -Eq -- "$1" "$tmp/out" || fail "stdout of [$args] lacks /$1/:
-$(cat "$tmp/out")"
-}
-
-# ok ARGS...: exit 0, nothing on stderr.
-ok() {
-	args="$*"
-	run "$@"
-	[ "$rc" -eq 0 ] || fail "[$args] exited $rc, expected 0: $(cat "$tmp/err")"
-	[ ! -s "$tmp/err" ] || fail "[$args] wrote to stderr: $(cat "$tmp/err")"
-}
-
-# bad MESSAGE-REGEX ARGS...: exit 2, the message on stderr, nothing on stdout.
-bad() {
-	want=$1
-	shift
-	args="$*"
-	run "$@"
-	[ "$rc" -eq 2 ] || fail "[$args] exited $rc, expected 2"
-	grep -Eq -- "^iosig mttdl: $want" "$tmp/err" ||
-		fail "[$args] stderr lacks /iosig mttdl: $want/: $(cat "$tmp/err")"
-	grep -q "Try 'iosig mttdl --help'" "$tmp/err" || fail "[$args] gives no hint to --help"
-	[ ! -s "$tmp/out" ] || fail "[$args] wrote to stdout"
-}
+sub=mttdl
+. "$(dirname "$0")/lib.sh"
 
 # ---- the paper's Sect. 7.4 -------------------------------------------------
 # 1 TiB on RAID5 4+1: UBER 4.359e-14, h = 0.3834, Eq. 2 = 4.10963e7 s
@@ -132,47 +92,43 @@ grep -q 'cannot simulate' "$tmp/err" || fail "[$args] does not say why: $(cat "$
 expect_out '^MTTDL \(Eq\. 2\) '
 
 # ---- bad arguments: exit 2, a message that names the problem --------------
-bad "unknown layout 'raid7': use single, raid0" --layout raid7
-bad "--layout raid5 needs --disks N" --layout raid5
-bad "--layout raid6 needs at least 3 disks, not 2" --layout raid6 --disks 2
-bad "--layout raid10 needs an even number of disks" --layout raid10 --disks 5
-bad "--layout single has one disk, not 3" --disks 3
-bad "--disks takes a whole number from 1 to 65535, not '0'" --layout raid0 --disks 0
-bad "--disks takes a whole number from 1 to 65535, not '70000'" --layout raid0 --disks 70000
-bad "--disks takes a whole number from 1 to 65535, not '-3'" --layout raid0 --disks -3
-bad "--disks takes a whole number from 1 to 65535, not '4x'" --layout raid0 --disks 4x
-bad "--mttf '10yy': unknown unit 'yy'" --mttf 10yy
-bad "--mttf '5MiB': expected a time" --mttf 5MiB
-bad "--mttf '0' must be greater than 0" --mttf 0
-bad "--mttr '-1d' must be greater than 0" --mttr -1d
-bad "--size '-1GiB' must be from 0 to 2\^63 bytes \(8 EiB\)" --size -1GiB
-bad "--size '1e308' must be from 0 to 2\^63 bytes \(8 EiB\)" --size 1e308
-bad "--size '10y': expected a size" --size 10y
-bad "--lifetime '-2h' must be 0 or more" --lifetime -2h
-bad "--ber '2' must be from 0 to 1" --ber 2
-bad "--ber '1e-6x': unknown unit 'x'" --ber 1e-6x
-bad "--uber '-1e-15' must be from 0 to 1" --uber -1e-15
-bad "--ecc takes a whole number from 0 to 4294967295, not 'two'" --ecc two
-bad "--sector-bits takes a whole number from 1 to 4294967295, not '0'" --sector-bits 0
-bad "--uber replaces --ber, --ecc and --sector-bits" --uber 1e-14 --ecc 4
-bad "--simulate takes a whole number from 1 to 10000000000, not '0'" --simulate 0
-bad "--seed only matters with --simulate N" --seed 5
-bad "--seed takes a whole number from 0 to 18446744073709551615, not 'x'" --simulate 10 --seed x
-bad "--copies is for --layout replication, not raid1" --layout raid1 --copies 3
-bad "--layout replication needs --copies K" --layout replication
-bad "--copies 3 and --disks 4 disagree" --layout replication --copies 3 --disks 4
-bad "--data and --parity are for --layout erasure, not raid6" --layout raid6 --disks 6 --parity 2
-bad "--layout erasure needs --data N and --parity M" --layout erasure --data 4
-bad "--disks 7 is not --data 4 \+ --parity 2" --layout erasure --data 4 --parity 2 --disks 7
-bad "--data 65535 \+ --parity 1 is more than 65535 devices" --layout erasure --data 65535 --parity 1
-bad "unknown option '--frobnicate'" --frobnicate
-bad "option '--mttf' needs a value" --mttf
-bad "option '--json' takes no value" --json=1
-bad "unknown option '-x'" -x
-bad "unexpected argument 'raid5'" raid5
+usage_bad "unknown layout 'raid7': use single, raid0" --layout raid7
+usage_bad "--layout raid5 needs --disks N" --layout raid5
+usage_bad "--layout raid6 needs at least 3 disks, not 2" --layout raid6 --disks 2
+usage_bad "--layout raid10 needs an even number of disks" --layout raid10 --disks 5
+usage_bad "--layout single has one disk, not 3" --disks 3
+usage_bad "--disks takes a whole number from 1 to 65535, not '0'" --layout raid0 --disks 0
+usage_bad "--disks takes a whole number from 1 to 65535, not '70000'" --layout raid0 --disks 70000
+usage_bad "--disks takes a whole number from 1 to 65535, not '-3'" --layout raid0 --disks -3
+usage_bad "--disks takes a whole number from 1 to 65535, not '4x'" --layout raid0 --disks 4x
+usage_bad "--mttf '10yy': unknown unit 'yy'" --mttf 10yy
+usage_bad "--mttf '5MiB': expected a time" --mttf 5MiB
+usage_bad "--mttf '0' must be greater than 0" --mttf 0
+usage_bad "--mttr '-1d' must be greater than 0" --mttr -1d
+usage_bad "--size '-1GiB' must be from 0 to 2^63 bytes (8 EiB)" --size -1GiB
+usage_bad "--size '1e308' must be from 0 to 2^63 bytes (8 EiB)" --size 1e308
+usage_bad "--size '10y': expected a size" --size 10y
+usage_bad "--lifetime '-2h' must be 0 or more" --lifetime -2h
+usage_bad "--ber '2' must be from 0 to 1" --ber 2
+usage_bad "--ber '1e-6x': unknown unit 'x'" --ber 1e-6x
+usage_bad "--uber '-1e-15' must be from 0 to 1" --uber -1e-15
+usage_bad "--ecc takes a whole number from 0 to 4294967295, not 'two'" --ecc two
+usage_bad "--sector-bits takes a whole number from 1 to 4294967295, not '0'" --sector-bits 0
+usage_bad "--uber replaces --ber, --ecc and --sector-bits" --uber 1e-14 --ecc 4
+usage_bad "--simulate takes a whole number from 1 to 10000000000, not '0'" --simulate 0
+usage_bad "--seed only matters with --simulate N" --seed 5
+usage_bad "--seed takes a whole number from 0 to 18446744073709551615, not 'x'" --simulate 10 --seed x
+usage_bad "--copies is for --layout replication, not raid1" --layout raid1 --copies 3
+usage_bad "--layout replication needs --copies K" --layout replication
+usage_bad "--copies 3 and --disks 4 disagree" --layout replication --copies 3 --disks 4
+usage_bad "--data and --parity are for --layout erasure, not raid6" --layout raid6 --disks 6 --parity 2
+usage_bad "--layout erasure needs --data N and --parity M" --layout erasure --data 4
+usage_bad "--disks 7 is not --data 4 + --parity 2" --layout erasure --data 4 --parity 2 --disks 7
+usage_bad "--data 65535 + --parity 1 is more than 65535 devices" --layout erasure --data 65535 --parity 1
+usage_bad "unknown option '--frobnicate'" --frobnicate
+usage_bad "option '--mttf' needs a value" --mttf
+usage_bad "option '--json' takes no value" --json=1
+usage_bad "unknown option '-x'" -x
+usage_bad "unexpected argument 'raid5'" raid5
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures check(s) failed"
-	exit 1
-fi
-echo "all iosig mttdl checks passed"
+finish
