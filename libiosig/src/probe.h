@@ -373,6 +373,17 @@ const char *prb_cli_unusable(const struct iosig_mount *m, char *buf, size_t size
  * the catalog's safety checks, else the mount point (a missing data
  * directory is not created: measuring leaves nothing behind). */
 const char *prb_cli_parent(const struct iosig_mount *m);
+/*
+ * Opens a measuring session on mount `m` when it can be measured now
+ * (prb_cli_unusable()), in prb_cli_parent(m), and registers its directory
+ * with prb_cli_active().  Returns 0 with *ret_session and, if ret_parent is
+ * not NULL, *ret_parent (the directory the session is in); else -ENODEV or
+ * prb_session_open()'s -errno, with why the mount cannot be measured in
+ * why[size].
+ */
+int prb_cli_session(const struct iosig_mount *m, uint64_t max_space,
+		    struct prb_session **ret_session, const char **ret_parent, char *why,
+		    size_t size);
 /* Text of a progress bar that redraws itself ("\r[####....]  42%  label"). */
 char *prb_cli_bar(char *buf, size_t size, double fraction, const char *label);
 

@@ -2,7 +2,7 @@
 /*
  * probe_cli.c - what `iosig probe` and `iosig validate` share around the
  * engine: resolving MOUNT arguments against the catalog, deciding whether a
- * mount can be measured now and where its session goes, the interruption
+ * mount can be measured now and opening its session there, the interruption
  * flag set by SIGINT/SIGTERM/SIGHUP, and the text of a progress bar.  Nothing
  * here prints (probe.h).
  */
@@ -167,6 +167,28 @@ const char *prb_cli_parent(const struct iosig_mount *m)
 		return m->data_dir;
 	}
 	return m->path;
+}
+
+int prb_cli_session(const struct iosig_mount *m, uint64_t max_space,
+		    struct prb_session **ret_session, const char **ret_parent, char *why,
+		    size_t size)
+{
+	struct iosig_error err = { 0 };
+	const char *parent;
+	int r;
+
+	if (prb_cli_unusable(m, why, size))
+		return -ENODEV;
+	parent = prb_cli_parent(m);
+	r = prb_session_open(parent, max_space, ret_session, &err);
+	if (r < 0) {
+		snprintf(why, size, "%s", err.msg);
+		return r;
+	}
+	prb_cli_active(prb_session_dir(*ret_session));
+	if (ret_parent)
+		*ret_parent = parent;
+	return 0;
 }
 
 char *prb_cli_bar(char *buf, size_t size, double fraction, const char *label)

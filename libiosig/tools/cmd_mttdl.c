@@ -142,25 +142,6 @@ static const struct opt_desc opts[O_COUNT] = {
 /* getopt_long() returns OPT_VAL_BASE + enum opt_id for a long option. */
 #define OPT_VAL_BASE 256
 
-/* An integer option in [min, max]. */
-static int parse_uint(const struct opt_desc *o, const char *s, unsigned long long *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-' || *s == '+' || *s == ' ' || !*s)
-		goto bad;
-	v = strtoull(s, &end, o->base);
-	if (*end || errno || v < o->min || v > o->max)
-		goto bad;
-	*ret = v;
-	return 0;
-bad:
-	return tool_usage_err(CMD, "--%s takes a whole number from %llu to %llu, not '%s'",
-			      o->name, o->min, o->max, s);
-}
-
 /* A time, size or fraction with optional units (iosig_parse_value()). */
 static int parse_dim(const struct opt_desc *o, const char *s, double *ret)
 {
@@ -174,14 +155,12 @@ static int parse_dim(const struct opt_desc *o, const char *s, double *ret)
 		[RANGE_NONNEGATIVE] = "0 or more",
 		[RANGE_FRACTION] = "from 0 to 1",
 	};
-	struct iosig_error err = { 0 };
 	double v;
 
 	if (o->dim == IOSIG_DIM_SIZE) /* 0 to 2^63 bytes, as totalsize */
 		return tool_parse_size(CMD, o->name, s, o->range == RANGE_POSITIVE, ret);
-	if (iosig_parse_value(s, o->dim, &v, &err) < 0)
-		return tool_usage_err(CMD, "--%s '%s': %s; expected %s", o->name, s,
-				      err.msg[0] ? err.msg : "not a value", what[o->dim]);
+	if (tool_parse_value(CMD, o->name, s, o->dim, what[o->dim], &v))
+		return TOOL_EXIT_USAGE;
 	if ((o->range == RANGE_POSITIVE && !(v > 0)) || !(v >= 0) ||
 	    (o->range == RANGE_FRACTION && v > 1))
 		return tool_usage_err(CMD, "--%s '%s' must be %s", o->name, s, must[o->range]);
@@ -238,7 +217,8 @@ static int parse_args(int argc, char **argv, struct mttdl_args *a)
 			r = parse_layout(optarg, &a->kind);
 			break;
 		case T_UINT:
-			r = parse_uint(o, optarg, (unsigned long long *)(void *)field);
+			r = tool_parse_uint(CMD, o->name, optarg, o->min, o->max, o->base,
+					    (unsigned long long *)(void *)field);
 			break;
 		case T_VALUE:
 			r = parse_dim(o, optarg, (double *)(void *)field);

@@ -28,6 +28,7 @@
 #include "json.h"
 #include "probe.h"
 #include "tool.h"
+#include "tool_probe.h"
 
 #define CMD "probe"
 
@@ -119,7 +120,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct iosig_error err;
 	double v;
 	int c;
 
@@ -131,20 +131,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":t:s:c:bnjqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (iosig_parse_value(optarg, IOSIG_DIM_TIME, &v, &err) < 0)
-				return tool_usage_err(CMD, "--time '%s': %s", optarg, err.msg);
+			if (tool_parse_value(CMD, "time", optarg, IOSIG_DIM_TIME,
+					     "a time such as 30s or 1min", &v))
+				return TOOL_EXIT_USAGE;
 			if (!(v >= 0.5) || v > 3600)
 				return tool_usage_err(CMD, "--time '%s': expected 0.5 s to 1 h per mount",
 						      optarg);
 			o->time = v;
 			break;
 		case 's':
-			if (iosig_parse_value(optarg, IOSIG_DIM_SIZE, &v, &err) < 0)
-				return tool_usage_err(CMD, "--max-space '%s': %s", optarg, err.msg);
-			if (v < (double)PRB_MIN_SPACE || v > 1e15)
-				return tool_usage_err(CMD, "--max-space '%s': expected at least 8 MiB",
-						      optarg);
-			o->max_space = (uint64_t)v;
+			if (tool_parse_space(CMD, optarg, &o->max_space))
+				return TOOL_EXIT_USAGE;
 			break;
 		case 'c':
 			if (!*optarg)
@@ -166,10 +163,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
-			return tool_usage_err(CMD, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return tool_usage_err(CMD, "unknown option '%s'", argv[optind - 1]);
+			return tool_option_err(CMD, c, argv, longopts);
 		}
 	}
 	return 0;
@@ -370,7 +365,6 @@ static int joint_latency(const struct opts *o, struct outcome *out, size_t n, st
 	size_t *idx = calloc(n, sizeof(*idx));
 	double *raw = calloc(n, sizeof(*raw));
 	int *status = calloc(n, sizeof(*status));
-	struct iosig_error err;
 	double seconds = 0;
 	size_t k = 0;
 	int r = 0;
@@ -382,19 +376,13 @@ static int joint_latency(const struct opts *o, struct outcome *out, size_t n, st
 	for (size_t i = 0; i < n; i++) {
 		const struct iosig_mount *m = out[i].m;
 
-		if (prb_cli_unusable(m, out[i].why, sizeof(out[i].why))) {
-			out[i].status = -ENODEV;
-			continue;
-		}
-		out[i].dir = prb_cli_parent(m);
-		r = prb_session_open(out[i].dir, o->max_space, &s[k], &err);
+		r = prb_cli_session(m, o->max_space, &s[k], &out[i].dir, out[i].why,
+				    sizeof(out[i].why));
 		if (r < 0) {
-			snprintf(out[i].why, sizeof(out[i].why), "%s", err.msg);
 			out[i].status = r;
 			r = 0;
 			continue;
 		}
-		prb_cli_active(prb_session_dir(s[k]));
 		seconds += o->time * prb_latency_weight(m->rotational);
 		idx[k++] = i;
 	}
@@ -434,23 +422,15 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 	struct prb_session *s = NULL;
 	struct cat_probe_record rec;
 	struct iosig_error err = { 0 };
-	const char *why;
 	int r;
 
 	if (!out->latency_raw)
 		po.time_budget = o->time; /* the latency phase runs here after all */
-	why = prb_cli_unusable(m, out->why, sizeof(out->why));
-	if (why)
-		return out->status = -ENODEV;
-	out->dir = prb_cli_parent(m);
-	r = prb_session_open(out->dir, o->max_space, &s, &err);
-	if (r < 0) {
-		snprintf(out->why, sizeof(out->why), "%s", err.msg);
+	r = prb_cli_session(m, o->max_space, &s, &out->dir, out->why, sizeof(out->why));
+	if (r < 0)
 		return out->status = r;
-	}
 	if (o->buffered)
 		prb_session_set_buffered(s);
-	prb_cli_active(prb_session_dir(s));
 	r = prb_run(s, &po, &out->res, &err);
 	prb_cli_active(NULL);
 	prb_session_close(s);
@@ -460,8 +440,7 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 		return out->status = r;
 	}
 	/* A filesystem unmounted during the probe: the numbers are not its. */
-	why = prb_cli_unusable(m, out->why, sizeof(out->why));
-	if (why)
+	if (prb_cli_unusable(m, out->why, sizeof(out->why)))
 		return out->status = -ENODEV;
 	if (!o->store)
 		return 0;
@@ -482,12 +461,9 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 
 static int run(int argc, char **argv)
 {
-	struct iosig_catalog_opts copts = { 0 };
-	const struct iosig_catalog *cat = NULL;
-	struct iosig_catalog *owned = NULL;
+	struct iosig_catalog *cat = NULL;
 	const struct iosig_mount **sel = NULL;
 	struct outcome *out = NULL;
-	struct iosig_error err = { 0 };
 	struct opts o = { 0 };
 	char cache[4096];
 	size_t n = 0;
@@ -497,18 +473,9 @@ static int run(int argc, char **argv)
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? TOOL_EXIT_OK : r;
-	r = iosig_catalog_new(&copts, &owned, &err);
-	if (r < 0) {
-		tool_print_error(CMD, &err);
-		return TOOL_EXIT_FAIL;
-	}
-	cat = owned;
-	r = prb_cli_select(cat, argc - optind, argv + optind, &sel, &n, &err);
-	if (r < 0) {
-		tool_print_error(CMD, &err);
-		rc = r == -ENOMEM ? TOOL_EXIT_FAIL : TOOL_EXIT_USAGE;
-		goto out_free_catalog;
-	}
+	r = tool_probe_mounts(CMD, argc - optind, argv + optind, &cat, &sel, &n);
+	if (r)
+		return r;
 	if (!n) {
 		tool_err(CMD, "no eligible mount to probe ('iosig devices' says why each is not)");
 		rc = TOOL_EXIT_FAIL;
@@ -572,8 +539,7 @@ out_free_out:
 	free(out);
 out_free_sel:
 	free(sel);
-out_free_catalog:
-	iosig_catalog_free(owned);
+	iosig_catalog_free(cat);
 	return rc;
 }
 

@@ -29,6 +29,7 @@
 #include "json.h"
 #include "probe.h"
 #include "tool.h"
+#include "tool_probe.h"
 
 #define CMD "validate"
 #define MiB (1024ull * 1024)
@@ -133,30 +134,29 @@ static void usage(FILE *fp)
 		"unknown mount, 128+N interrupted by signal N.  See iosig-validate(1).\n");
 }
 
-static int parse_size(const char *opt, const char *arg, uint64_t *ret)
+/* A chunk size: a whole number of bytes, at least 1 (parse_opts() bounds
+ * --max-size further). */
+static int parse_chunk(const char *opt, const char *arg, uint64_t *ret)
 {
-	struct iosig_error err;
 	double v;
 
-	if (iosig_parse_value(arg, IOSIG_DIM_SIZE, &v, &err) < 0)
-		return tool_usage_err(CMD, "%s '%s': %s", opt, arg, err.msg);
+	if (tool_parse_value(CMD, opt, arg, IOSIG_DIM_SIZE, "a size such as 4KiB", &v))
+		return TOOL_EXIT_USAGE;
 	if (v < 1 || v > 1e15 || v != floor(v))
-		return tool_usage_err(CMD, "%s '%s': expected a whole number of bytes >= 1", opt,
+		return tool_usage_err(CMD, "--%s '%s': expected a whole number of bytes >= 1", opt,
 				      arg);
 	*ret = (uint64_t)v;
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *arg, unsigned max, unsigned *ret)
+/* A count option in [min, max]. */
+static int parse_count(const char *opt, const char *arg, unsigned min, unsigned max,
+		       unsigned *ret)
 {
-	char *end;
-	unsigned long v;
+	unsigned long long v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (end == arg || *end || errno || v > max || arg[0] == '-')
-		return tool_usage_err(CMD, "%s '%s': expected a whole number from 0 to %u", opt, arg,
-				      max);
+	if (tool_parse_uint(CMD, opt, arg, min, max, 10, &v))
+		return TOOL_EXIT_USAGE;
 	*ret = (unsigned)v;
 	return 0;
 }
@@ -178,7 +178,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct iosig_error err;
 	double v;
 	int c, r;
 
@@ -192,13 +191,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		r = 0;
 		switch (c) {
 		case OPT_MIN:
-			r = parse_size("--min-size", optarg, &o->min_size);
+			r = parse_chunk("min-size", optarg, &o->min_size);
 			break;
 		case OPT_MAX:
-			r = parse_size("--max-size", optarg, &o->max_size);
+			r = parse_chunk("max-size", optarg, &o->max_size);
 			break;
 		case OPT_SWEEP:
-			r = parse_uint("--sweep", optarg, 64, &o->sweep);
+			r = parse_count("sweep", optarg, 0, 64, &o->sweep);
 			break;
 		case OPT_PATTERN:
 			o->seq = !strcmp(optarg, "seq") || !strcmp(optarg, "both");
@@ -208,23 +207,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 						      optarg);
 			break;
 		case 'r':
-			r = parse_uint("--repeat", optarg, 100, &o->repeat);
-			if (!r && !o->repeat)
-				return tool_usage_err(CMD, "--repeat: expected at least 1 round");
+			r = parse_count("repeat", optarg, 1, 100, &o->repeat);
 			break;
 		case 't':
-			if (iosig_parse_value(optarg, IOSIG_DIM_TIME, &v, &err) < 0)
-				return tool_usage_err(CMD, "--time '%s': %s", optarg, err.msg);
+			if (tool_parse_value(CMD, "time", optarg, IOSIG_DIM_TIME,
+					     "a time such as 0.3s", &v))
+				return TOOL_EXIT_USAGE;
 			if (!(v > 0) || v > 600)
 				return tool_usage_err(CMD, "--time '%s': expected more than 0 and at "
 						      "most 10 min", optarg);
 			o->cell_time = v;
 			break;
 		case 's':
-			r = parse_size("--max-space", optarg, &o->max_space);
-			if (!r && o->max_space < PRB_MIN_SPACE)
-				return tool_usage_err(CMD, "--max-space '%s': expected at least 8 MiB",
-						      optarg);
+			r = tool_parse_space(CMD, optarg, &o->max_space);
 			break;
 		case 'j':
 			o->json = optarg;
@@ -238,10 +233,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			return -1;
-		case ':':
-			return tool_usage_err(CMD, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return tool_usage_err(CMD, "unknown option '%s'", argv[optind - 1]);
+			return tool_option_err(CMD, c, argv, longopts);
 		}
 		if (r)
 			return r;
@@ -264,20 +257,14 @@ static const char *label_of(const char *path)
 /* Opens the mount's session and writes the random-access file once. */
 static int prepare(struct vmount *vm, const struct opts *o, const void *buf)
 {
-	struct iosig_error err = { 0 };
 	const struct prb_fsinfo *fi;
 	struct prb_sync_stats st;
 	uint64_t rng = 1;
 	int r;
 
-	if (prb_cli_unusable(vm->m, vm->why, sizeof(vm->why)))
-		return -ENODEV;
-	r = prb_session_open(prb_cli_parent(vm->m), o->max_space, &vm->s, &err);
-	if (r < 0) {
-		snprintf(vm->why, sizeof(vm->why), "%s", err.msg);
+	r = prb_cli_session(vm->m, o->max_space, &vm->s, NULL, vm->why, sizeof(vm->why));
+	if (r < 0)
 		return r;
-	}
-	prb_cli_active(prb_session_dir(vm->s));
 	fi = prb_session_info(vm->s);
 	/* 60 % of the budget for the random file, 35 % for the appended one. */
 	vm->rand_span = fi->budget / 100 * 60 / MiB * MiB;
@@ -981,7 +968,6 @@ out_rm:
 
 static int run(int argc, char **argv)
 {
-	struct iosig_catalog_opts copts = { 0 };
 	struct iosig_catalog *cat = NULL;
 	const struct iosig_mount **sel = NULL;
 	struct vmount *vm = NULL;
@@ -1000,17 +986,9 @@ static int run(int argc, char **argv)
 	r = parse_opts(argc, argv, &o);
 	if (r)
 		return r < 0 ? TOOL_EXIT_OK : r;
-	r = iosig_catalog_new(&copts, &cat, &err);
-	if (r < 0) {
-		tool_print_error(CMD, &err);
-		return TOOL_EXIT_FAIL;
-	}
-	r = prb_cli_select(cat, argc - optind, argv + optind, &sel, &nm, &err);
-	if (r < 0) {
-		tool_print_error(CMD, &err);
-		rc = r == -ENOMEM ? TOOL_EXIT_FAIL : TOOL_EXIT_USAGE;
-		goto out_free_catalog;
-	}
+	r = tool_probe_mounts(CMD, argc - optind, argv + optind, &cat, &sel, &nm);
+	if (r)
+		return r;
 	vm = calloc(nm ? nm : 1, sizeof(*vm));
 	for (size_t i = 0; vm && i < nm; i++)
 		vm[i].fd_seq = vm[i].fd_rand = -1;
@@ -1199,7 +1177,6 @@ out_free:
 	free(pers_use);
 	free(vm);
 	free(sel);
-out_free_catalog:
 	iosig_catalog_free(cat);
 	return rc;
 }

@@ -2,6 +2,7 @@
 /* tool.c - helpers shared by the `iosig` subcommands (see tool.h). */
 #include "tool.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -126,15 +127,46 @@ int tool_option_err(const char *cmd, int c, char *const *argv, const struct opti
 	return tool_usage_err(cmd, "unknown option '%.*s'", (int)(n + 2), arg);
 }
 
-int tool_parse_size(const char *cmd, const char *opt, const char *s, bool positive, double *ret)
+int tool_parse_uint(const char *cmd, const char *opt, const char *s, unsigned long long min,
+		    unsigned long long max, int base, unsigned long long *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	/* strtoull() would skip blanks and negate a '-' into a huge value. */
+	if (*s == '-' || *s == '+' || *s == ' ' || !*s)
+		goto bad;
+	v = strtoull(s, &end, base);
+	if (*end || errno || v < min || v > max)
+		goto bad;
+	*ret = v;
+	return 0;
+bad:
+	return tool_usage_err(cmd, "--%s takes a whole number from %llu to %llu, not '%s'", opt, min,
+			      max, s);
+}
+
+int tool_parse_value(const char *cmd, const char *opt, const char *s, enum iosig_dim dim,
+		     const char *expect, double *ret)
 {
 	struct iosig_error err = { 0 };
+	double v;
+
+	if (iosig_parse_value(s, dim, &v, &err) < 0)
+		return tool_usage_err(cmd, "--%s '%s': %s; expected %s", opt, s,
+				      err.msg[0] ? err.msg : "not a value", expect);
+	*ret = v;
+	return 0;
+}
+
+int tool_parse_size(const char *cmd, const char *opt, const char *s, bool positive, double *ret)
+{
 	char msg[160];
 	double v;
 
-	if (iosig_parse_value(s, IOSIG_DIM_SIZE, &v, &err) < 0)
-		return tool_usage_err(cmd, "--%s '%s': %s; expected a size such as 1GiB or 64*MiB",
-				      opt, s, err.msg);
+	if (tool_parse_value(cmd, opt, s, IOSIG_DIM_SIZE, "a size such as 1GiB or 64*MiB", &v))
+		return TOOL_EXIT_USAGE;
 	/* totalsize's range: the value becomes a uint64_t. */
 	if (sigp_param_check(IOSIG_P_TOTALSIZE, v, msg, sizeof(msg)) < 0)
 		return tool_usage_err(cmd, "--%s '%s' must be from 0 to 2^63 bytes (8 EiB)", opt,

@@ -54,6 +54,24 @@ struct option;
 int tool_option_err(const char *cmd, int c, char *const *argv, const struct option *longopts);
 
 /*
+ * A whole number option such as --disks: digits in `base` (strtoull(); 0
+ * also takes 0x and octal), no sign, from min to max.  Returns 0 with *ret
+ * set, or prints "--OPT takes a whole number from MIN to MAX, not 'S'" and
+ * returns TOOL_EXIT_USAGE.
+ */
+int tool_parse_uint(const char *cmd, const char *opt, const char *s, unsigned long long min,
+		    unsigned long long max, int base, unsigned long long *ret);
+
+/*
+ * A value with an optional unit of dimension `dim` (iosig_parse_value()):
+ * "30s", "64*MiB", "1e-6".  Returns 0 with *ret set, or prints
+ * "--OPT 'S': what is wrong; expected EXPECT" and returns TOOL_EXIT_USAGE.
+ * The range is the caller's to check.
+ */
+int tool_parse_value(const char *cmd, const char *opt, const char *s, enum iosig_dim dim,
+		     const char *expect, double *ret);
+
+/*
  * The value of a size option such as --size: a number with an optional unit
  * (iosig_parse_value()), from 0 - or above 0 when `positive` - to 2^63 bytes,
  * the range of a signature's totalsize.  Returns 0 with *ret set, or prints
