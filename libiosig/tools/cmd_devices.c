@@ -4,7 +4,6 @@
  * table, per-value sources, or JSON (DESIGN section 6; iosig-devices(1)).
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,78 +40,6 @@ static void usage(FILE *fp)
 		"See iosig-devices(1) and iosig-config(5).\n");
 }
 
-/* ---- compact numbers for an 80-column table ---------------------------- */
-
-/* "1.5T", "23G", "512": binary units, 2-3 significant digits. */
-static char *csize(double v, char *buf, size_t size)
-{
-	static const char units[] = "BKMGTPE";
-	unsigned i = 0;
-
-	if (!isfinite(v) || v < 0) {
-		snprintf(buf, size, "-");
-		return buf;
-	}
-	while (v >= 1000 && i + 1 < sizeof(units) - 1) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, size, "%.0f", v);
-	else if (v < 9.95)
-		snprintf(buf, size, "%.1f%c", v, units[i]);
-	else
-		snprintf(buf, size, "%.0f%c", v, units[i]);
-	return buf;
-}
-
-/* "1us", "150ms", "20s", "3.2h", "10y". */
-static char *cdur(double s, char *buf, size_t size)
-{
-	static const struct {
-		double secs;
-		const char *unit;
-	} steps[] = {
-		{ 365.0 * 86400, "y" }, { 86400, "d" }, { 3600, "h" }, { 60, "min" },
-		{ 1, "s" }, { 1e-3, "ms" }, { 1e-6, "us" }, { 1e-9, "ns" },
-	};
-
-	if (!isfinite(s)) {
-		snprintf(buf, size, s > 0 ? "inf" : "-");
-		return buf;
-	}
-	if (s <= 0) {
-		snprintf(buf, size, "0");
-		return buf;
-	}
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		double v = s / steps[i].secs;
-
-		if (v >= 1 || i + 1 == sizeof(steps) / sizeof(steps[0])) {
-			if (v < 9.95 && v != floor(v))
-				snprintf(buf, size, "%.1f%s", v, steps[i].unit);
-			else if (v < 1e5)
-				snprintf(buf, size, "%.0f%s", v, steps[i].unit);
-			else
-				snprintf(buf, size, "%.0e%s", v, steps[i].unit);
-			return buf;
-		}
-	}
-	return buf;
-}
-
-/* "10", "6000", "800k", "1.2M". */
-static char *ccount(double v, char *buf, size_t size)
-{
-	if (v < 10000)
-		snprintf(buf, size, "%.0f", v);
-	else if (v < 1e6)
-		snprintf(buf, size, "%.0fk", v / 1e3);
-	else
-		snprintf(buf, size, "%.1fM", v / 1e6);
-	return buf;
-}
-
 /* ---- the table ---------------------------------------------------------- */
 
 #define NCOLS 12
@@ -120,96 +47,50 @@ static char *ccount(double v, char *buf, size_t size)
 static const char *const headers[NCOLS] = {
 	"MOUNT", "FS", "CLASS", "VIS", "PERS", "FREE", "RD/s", "WR/s", "LAT", "IOPS", "MTTF", "MTTDL",
 };
-/* Right-aligned (numeric) columns. */
-static const bool right[NCOLS] = {
-	false, false, false, false, false, true, true, true, true, true, true, true,
-};
+/* First right-aligned (numeric) column: FREE and all after it. */
+#define FIRST_NUMERIC 5
+/* The table fits a terminal this wide (tool_table_fit()). */
+#define TABLE_WIDTH 80
 
-struct row {
-	char cell[NCOLS][48];
-	char *path;              /* may be longer than a cell (tool_printable()) */
-	char *ineligible;        /* NULL or the reason (tool_printable()) */
-};
-
-static void fill_row(struct row *r, const struct iosig_mount *m, double size)
+/* Adds the row of mount m (compact numbers, MTTDL of a file of `size`
+ * bytes) and, for an ineligible mount, the reason under it. */
+static void add_row(struct tool_table *t, const struct iosig_mount *m, double size)
 {
+	char cell[NCOLS][48];
+	const char *cells[NCOLS];
 	bool known = m->src[IOSIG_F_CLASS] != IOSIG_SRC_NONE;
 
-	memset(r, 0, sizeof(*r));
-	r->path = tool_printable(m->path);
-	r->ineligible = m->ineligible ? tool_printable(m->ineligible) : NULL;
-	snprintf(r->cell[1], sizeof(r->cell[1]), "%s", m->fstype[0] ? m->fstype : "-");
+	cells[0] = m->path;
+	for (int c = 1; c < NCOLS; c++) {
+		snprintf(cell[c], sizeof(cell[c]), "-");
+		cells[c] = cell[c];
+	}
+	snprintf(cell[1], sizeof(cell[1]), "%s", m->fstype[0] ? m->fstype : "-");
 	if (!known) {
-		snprintf(r->cell[2], sizeof(r->cell[2]), "?");
-		for (int c = 3; c < NCOLS; c++)
-			snprintf(r->cell[c], sizeof(r->cell[c]), "-");
+		snprintf(cell[2], sizeof(cell[2]), "?");
 		if (m->src[IOSIG_F_FREE])
-			csize((double)m->free, r->cell[5], sizeof(r->cell[5]));
-		return;
+			fmt_bytes_compact((double)m->free, cell[5], sizeof(cell[5]));
+	} else {
+		snprintf(cell[2], sizeof(cell[2]), "%s", iosig_class_name((enum iosig_class)m->cls));
+		snprintf(cell[3], sizeof(cell[3]), "%s", m->global ? "global" : "local");
+		snprintf(cell[4], sizeof(cell[4]), "%s", m->volatile_ ? "no" : "yes");
+		fmt_bytes_compact((double)m->free, cell[5], sizeof(cell[5]));
+		fmt_bytes_compact(m->seq_read_bw, cell[6], sizeof(cell[6]));
+		fmt_bytes_compact(m->seq_write_bw, cell[7], sizeof(cell[7]));
+		fmt_duration_compact(m->latency, cell[8], sizeof(cell[8]));
+		fmt_count_compact(m->iops, cell[9], sizeof(cell[9]));
+		fmt_duration_compact(m->mttf, cell[10], sizeof(cell[10]));
+		if (!m->volatile_)
+			fmt_duration_compact(iosig_mount_mttdl(m, size), cell[11], sizeof(cell[11]));
 	}
-	snprintf(r->cell[2], sizeof(r->cell[2]), "%s", iosig_class_name((enum iosig_class)m->cls));
-	snprintf(r->cell[3], sizeof(r->cell[3]), "%s", m->global ? "global" : "local");
-	snprintf(r->cell[4], sizeof(r->cell[4]), "%s", m->volatile_ ? "no" : "yes");
-	csize((double)m->free, r->cell[5], sizeof(r->cell[5]));
-	csize(m->seq_read_bw, r->cell[6], sizeof(r->cell[6]));
-	csize(m->seq_write_bw, r->cell[7], sizeof(r->cell[7]));
-	cdur(m->latency, r->cell[8], sizeof(r->cell[8]));
-	ccount(m->iops, r->cell[9], sizeof(r->cell[9]));
-	cdur(m->mttf, r->cell[10], sizeof(r->cell[10]));
-	if (m->volatile_)
-		snprintf(r->cell[11], sizeof(r->cell[11]), "-");
-	else
-		cdur(iosig_mount_mttdl(m, size), r->cell[11], sizeof(r->cell[11]));
-}
+	tool_table_row(t, cells);
+	if (m->ineligible) {
+		char *note;
 
-/*
- * Prints rows with one space between columns so that the twelve columns fit
- * an 80-column terminal; a mount point longer than its column gets a line of
- * its own.  Ineligible rows are followed by the reason.
- */
-static void print_table(const struct row *rows, size_t n, FILE *fp)
-{
-	size_t w[NCOLS];
-
-	for (int c = 0; c < NCOLS; c++)
-		w[c] = strlen(headers[c]);
-	for (size_t i = 0; i < n; i++)
-		for (int c = 1; c < NCOLS; c++)
-			if (strlen(rows[i].cell[c]) > w[c])
-				w[c] = strlen(rows[i].cell[c]);
-	/* The mount column takes what is left of 80 columns, at least 12. */
-	{
-		size_t used = 0, path_w = 0;
-
-		for (int c = 1; c < NCOLS; c++)
-			used += w[c] + 1;
-		for (size_t i = 0; i < n; i++)
-			if (strlen(rows[i].path) > path_w)
-				path_w = strlen(rows[i].path);
-		w[0] = used + 12 <= 80 ? 80 - used - 1 : 12;
-		if (path_w < w[0])
-			w[0] = path_w > 5 ? path_w : 5;
-	}
-	for (size_t i = 0; i <= n; i++) {
-		const struct row *r = i ? &rows[i - 1] : NULL;
-
-		if (r && strlen(r->path) > w[0])
-			fprintf(fp, "%s\n%-*s", r->path, (int)w[0], "");
-		else
-			fprintf(fp, "%-*s", (int)w[0], r ? r->path : headers[0]);
-		for (int c = 1; c < NCOLS; c++) {
-			const char *cell = r ? r->cell[c] : headers[c];
-
-			if (right[c])
-				fprintf(fp, " %*s", (int)w[c], cell);
-			else if (c + 1 < NCOLS)
-				fprintf(fp, " %-*s", (int)w[c], cell);
-			else
-				fprintf(fp, " %s", cell);
-		}
-		fputc('\n', fp);
-		if (r && r->ineligible)
-			fprintf(fp, "  not eligible: %s\n", r->ineligible);
+		if (asprintf(&note, "  not eligible: %s", m->ineligible) < 0)
+			abort();
+		tool_table_note(t, note);
+		free(note);
 	}
 }
 
@@ -532,7 +413,7 @@ static int run(int argc, char **argv)
 	struct iosig_error err;
 	bool json = false, all = false, sources = false;
 	double size = 1024.0 * 1024 * 1024;
-	struct row *rows;
+	struct tool_table *table;
 	size_t n, nrows = 0, hidden = 0;
 	int c, ret;
 
@@ -589,12 +470,10 @@ static int run(int argc, char **argv)
 		ret = TOOL_EXIT_OK;
 		goto out_free_catalog;
 	}
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows) {
-		tool_err(cmd, "out of memory");
-		ret = TOOL_EXIT_FAIL;
-		goto out_free_catalog;
-	}
+	table = tool_table_new(NCOLS, headers);
+	tool_table_fit(table, TABLE_WIDTH);
+	for (unsigned col = FIRST_NUMERIC; col < NCOLS; col++)
+		tool_table_align_right(table, col);
 	for (size_t i = 0; i < n; i++) {
 		const struct iosig_mount *m = iosig_catalog_mount(cat, i);
 
@@ -602,16 +481,14 @@ static int run(int argc, char **argv)
 			hidden++;
 			continue;
 		}
-		fill_row(&rows[nrows++], m, size);
+		add_row(table, m, size);
+		nrows++;
 	}
 	if (nrows)
-		print_table(rows, nrows, stdout);
+		tool_table_print(table, stdout);
 	else
 		printf("no eligible mount point\n");
-	for (size_t i = 0; i < nrows; i++) {
-		free(rows[i].path);
-		free(rows[i].ineligible);
-	}
+	tool_table_free(table);
 	{
 		char sz[32];
 
@@ -621,7 +498,6 @@ static int run(int argc, char **argv)
 			       hidden == 1 ? " is" : "s are");
 		printf("\n");
 	}
-	free(rows);
 	ret = TOOL_EXIT_OK;
 out_free_catalog:
 	iosig_catalog_free(cat);

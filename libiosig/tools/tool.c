@@ -177,12 +177,17 @@ int tool_parse_size(const char *cmd, const char *opt, const char *s, bool positi
 	return 0;
 }
 
+/* The narrowest a fitted first column gets when a cell needs more. */
+#define TABLE_FIT_MIN 12
+
 struct tool_table {
 	unsigned ncols;
 	bool *right;     /* right-align column */
 	char **cells;    /* rows * ncols, row 0 = headers */
+	char **notes;    /* rows: NULL or the line under that row */
 	size_t rows;
 	size_t cap;
+	unsigned fit;    /* tool_table_fit() width; 0: the plain layout */
 };
 
 static void table_push(struct tool_table *t, const char *const *cells)
@@ -190,14 +195,17 @@ static void table_push(struct tool_table *t, const char *const *cells)
 	if (t->rows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		char **n = realloc(t->cells, cap * t->ncols * sizeof(*n));
+		char **notes = n ? realloc(t->notes, cap * sizeof(*notes)) : NULL;
 
-		if (!n)
+		if (!notes)
 			abort();
 		t->cells = n;
+		t->notes = notes;
 		t->cap = cap;
 	}
 	for (unsigned c = 0; c < t->ncols; c++)
 		t->cells[t->rows * t->ncols + c] = tool_printable(cells[c]);
+	t->notes[t->rows] = NULL;
 	t->rows++;
 }
 
@@ -226,9 +234,39 @@ void tool_table_align_right(struct tool_table *t, unsigned col)
 		t->right[col] = true;
 }
 
+void tool_table_note(struct tool_table *t, const char *text)
+{
+	/* Row 0 holds the headers: a note goes under a row of data. */
+	if (t->rows < 2)
+		return;
+	free(t->notes[t->rows - 1]);
+	t->notes[t->rows - 1] = tool_printable(text);
+}
+
+void tool_table_fit(struct tool_table *t, unsigned width)
+{
+	t->fit = width;
+}
+
+/* The first column's width in the fitted layout, given the widths of the
+ * others (w[1..]) and of its widest cell. */
+static size_t fit_first(const struct tool_table *t, const size_t *w, size_t widest)
+{
+	size_t used = 0, avail;
+
+	for (unsigned c = 1; c < t->ncols; c++)
+		used += w[c] + 1;
+	/* Leave the terminal's last column free: a full line wraps on some. */
+	avail = t->fit > used + 1 ? t->fit - used - 1 : 0;
+	if (avail < TABLE_FIT_MIN)
+		avail = TABLE_FIT_MIN;
+	return widest < avail ? widest : avail;
+}
+
 void tool_table_print(const struct tool_table *t, FILE *fp)
 {
 	size_t *w = calloc(t->ncols, sizeof(*w));
+	const char *gap = t->fit ? " " : "  ";
 
 	if (!w)
 		abort();
@@ -239,21 +277,29 @@ void tool_table_print(const struct tool_table *t, FILE *fp)
 			if (l > w[c])
 				w[c] = l;
 		}
+	if (t->fit && t->ncols > 1)
+		w[0] = fit_first(t, w, w[0]);
 	for (size_t r = 0; r < t->rows; r++) {
 		for (unsigned c = 0; c < t->ncols; c++) {
 			const char *cell = t->cells[r * t->ncols + c];
 			bool last = c + 1 == t->ncols;
 
-			if (t->right[c])
+			if (c == 0 && strlen(cell) > w[0] && !last) {
+				/* Too long for its column: a line of its own. */
+				fprintf(fp, "%s\n%-*s", cell, (int)w[0], "");
+			} else if (t->right[c]) {
 				fprintf(fp, "%*s", (int)w[c], cell);
-			else if (last)
+			} else if (last) {
 				fputs(cell, fp);
-			else
+			} else {
 				fprintf(fp, "%-*s", (int)w[c], cell);
+			}
 			if (!last)
-				fputs("  ", fp);
+				fputs(gap, fp);
 		}
 		fputc('\n', fp);
+		if (t->notes[r])
+			fprintf(fp, "%s\n", t->notes[r]);
 	}
 	free(w);
 }
@@ -264,6 +310,9 @@ void tool_table_free(struct tool_table *t)
 		return;
 	for (size_t i = 0; i < t->rows * t->ncols; i++)
 		free(t->cells[i]);
+	for (size_t r = 0; r < t->rows; r++)
+		free(t->notes[r]);
+	free(t->notes);
 	free(t->cells);
 	free(t->right);
 	free(t);

@@ -87,6 +87,19 @@ struct tool_table *tool_table_new(unsigned ncols, const char *const *headers);
  * tool_table_align_right() was called for them. */
 void tool_table_row(struct tool_table *t, const char *const *cells);
 void tool_table_align_right(struct tool_table *t, unsigned col);
+/*
+ * A note printed on a line of its own under the row added last (e.g.
+ * "  not eligible: REASON"); copied through tool_printable().
+ */
+void tool_table_note(struct tool_table *t, const char *text);
+/*
+ * Narrow layout for a table with many columns: one space between columns
+ * instead of two, and the first column (names such as mount points) gets
+ * what the others leave of `width` terminal columns, at least 12 (less when
+ * no cell needs more); a longer first cell is printed on a line of its own
+ * and its row continues under it.
+ */
+void tool_table_fit(struct tool_table *t, unsigned width);
 void tool_table_print(const struct tool_table *t, FILE *fp);
 void tool_table_free(struct tool_table *t);
 

@@ -24,6 +24,23 @@ expect_out '^MTTDL for a 1 GiB file\.$'
 [ "$(grep -c '^/' "$tmp/out")" -eq 5 ] || fail "table2: not 5 mounts: $(cat "$tmp/out")"
 awk 'length > 80 { exit 1 }' "$tmp/out" || fail "table2: a line is longer than 80 columns"
 
+# A mount point longer than its column gets a line of its own and its row
+# goes on under it, within 80 columns; with --all, why a mount is not
+# eligible is printed under its row.
+long=/a/very/long/mount/point/that/does/not/fit/in/the/first/column/at/all
+printf 'mounts:\n  %s:\n    class: hdd\n    free: 10GiB\n  /skip:\n    class: ssd\n    free: 1GiB\n    ignore: true\n' \
+	"$long" >"$tmp/long.yaml"
+ok --no-discovery --config "$tmp/long.yaml" --all
+expect_out "^$long\$"
+awk -v p="$long" 'prev == p && /^ +- +hdd +local +yes +10G +130M / { found = 1 } { prev = $0 }
+	END { exit !found }' "$tmp/out" || fail "[$args] the long mount's row does not go on under it: $(cat "$tmp/out")"
+awk '/^\/skip / { row = NR } row && NR == row + 1 && /^  not eligible: ignored by the configuration / { found = 1 }
+	END { exit !found }' "$tmp/out" || fail "[$args] no reason under the ineligible row: $(cat "$tmp/out")"
+awk 'length > 80 { exit 1 }' "$tmp/out" || fail "[$args] a line is longer than 80 columns"
+ok --no-discovery --config "$tmp/long.yaml"
+grep -q '^/skip' "$tmp/out" && fail "[$args] lists the ineligible mount without --all"
+expect_out '^MTTDL for a 1 GiB file\. 1 mount is not eligible: --all shows why\.$'
+
 # Sect. 7.4: 1 TB on RAID1 has an MTTDL of about 12 years.
 ok $t2 --size 1TiB
 expect_out '^/mnt/raid1 .* 1[0-9]y$'

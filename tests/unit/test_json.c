@@ -164,6 +164,41 @@ static void test_fmt(void **state)
 	assert_string_equal(fmt_duration(15 * 30 * 86400.0, b, sizeof(b)), "1.23 y");
 	assert_string_equal(fmt_duration(INFINITY, b, sizeof(b)), "inf");
 	assert_string_equal(fmt_duration(0, b, sizeof(b)), "0 s");
+	/* The text form has months, the compact one does not. */
+	assert_string_equal(fmt_duration(100 * 86400.0, b, sizeof(b)), "3.33 mo");
+}
+
+/* The compact forms of `iosig devices`' 80-column table. */
+static void test_fmt_compact(void **state)
+{
+	static const struct {
+		double v;
+		const char *bytes, *dur, *count;
+	} cases[] = {
+		{ 0, "0", "0", "0" },
+		{ 512, "512", "8.5min", "512" },
+		{ 999, "999", "17min", "999" },
+		{ 1000, "1.0K", "17min", "1000" },
+		{ 10 * 1024, "10K", "2.8h", "10k" },
+		{ 1.5 * 1099511627776.0, "1.5T", "52298y", "1649267.4M" },
+		{ 0.15, "0", "150ms", "0" },
+		{ 1e-6, "0", "1us", "0" },
+		{ 100 * 86400.0, "8.2M", "100d", "8.6M" },
+		{ 10 * 365 * 86400.0, "301M", "10y", "315.4M" },
+		{ -1, "-", "0", "-1" },
+		{ 1e6 * 365 * 86400.0, "29T", "1e+06y", "31536000.0M" },
+		{ INFINITY, "-", "inf", NULL },
+		{ NAN, "-", "-", NULL },
+	};
+	char b[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(fmt_bytes_compact(cases[i].v, b, sizeof(b)), cases[i].bytes);
+		assert_string_equal(fmt_duration_compact(cases[i].v, b, sizeof(b)), cases[i].dur);
+		if (cases[i].count) /* IOPS: always finite */
+			assert_string_equal(fmt_count_compact(cases[i].v, b, sizeof(b)), cases[i].count);
+	}
 }
 
 int main(void)
@@ -175,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_fmt_compact),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
