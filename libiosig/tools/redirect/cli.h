@@ -66,4 +66,9 @@ int cli_option(struct cli *c, int argc, char **argv, int *i);
  */
 int cli_finish(struct cli *c);
 
+/* The modes other than running a program (prepare.c); argv[0] is the mode's
+ * name.  Return the exit status of iosig-redirect (RX_*). */
+int rx_prepare(int argc, char **argv);
+int rx_finalize(int argc, char **argv);
+
 #endif /* IOSIG_REDIRECT_CLI_H */

@@ -21,10 +21,6 @@
 #include "cli.h"
 #include "iosig.h"
 
-/* prepare.c */
-int rx_prepare(int argc, char **argv);
-int rx_finalize(int argc, char **argv);
-
 static void usage(FILE *fp)
 {
 	fprintf(fp,

@@ -19,9 +19,6 @@
 #include "redirect.h"
 #include "rules.h"
 
-int rx_prepare(int argc, char **argv);
-int rx_finalize(int argc, char **argv);
-
 static void prepare_usage(FILE *fp)
 {
 	fprintf(fp,
