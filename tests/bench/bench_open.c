@@ -17,7 +17,7 @@
  *   first_call_us        the first annotated create (builds the catalog)
  *
  * As root it mounts two tmpfs (origin and target) under a scratch
- * directory; otherwise the origin is the current directory's filesystem
+ * directory, in a private mount namespace; otherwise the origin is the current directory's filesystem
  * and the target /dev/shm, and "origin_fstype" says so.  Every figure is
  * the median over BATCHES batches of the per-call mean of a batch; files
  * are removed between batches, outside the timed region.
@@ -25,18 +25,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "iosig.h"
 #include "json.h"
+#include "mounts.h"
 #include "redirect.h"
 #include "runtime.h"
 #include "tag.h"
@@ -56,21 +55,6 @@ static const struct iosig_site site_persist = { IOSIG_SITE_ABI, 1,
 
 static char base[256], origin[1024], target[1024], cfg[512];
 static bool mounted;
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* Removes the files of one batch (and the data files behind links). */
 static void clean(const char *dir, const char *prefix)
@@ -172,15 +156,13 @@ static const char *setup(void)
 	snprintf(base, sizeof(base), "/tmp/iosig-bench-open.XXXXXX");
 	if (!mkdtemp(base))
 		return "cannot create a scratch directory in /tmp";
-	if (geteuid() == 0) {
+	if (!tmnt_unavailable(false) && tmnt_private() == 0) {
 		snprintf(origin, sizeof(origin), "%s/origin", base);
 		snprintf(target, sizeof(target), "%s/target", base);
-		mkdir(origin, 0755);
-		mkdir(target, 0755);
-		if (sh("mount -t tmpfs -o size=256m iosig-bench '%s' && mount -t tmpfs -o size=256m iosig-bench '%s'",
-		       origin, target) == 0) {
-			mounted = true;
-		}
+		mounted = tmnt_mount("iosig-bench", origin, "tmpfs", 0, "size=256m") == 0 &&
+			  tmnt_mount("iosig-bench", target, "tmpfs", 0, "size=256m") == 0;
+		if (!mounted)
+			tmnt_umount_all();
 	}
 	if (!mounted) {
 		if (!getcwd(cwd, sizeof(cwd)))
@@ -247,7 +229,7 @@ static void teardown(void)
 		return;
 	rd_reset();   /* closes the cached data-directory descriptors */
 	if (mounted) {
-		sh("umount '%s'; umount '%s'", origin, target);
+		tmnt_umount_all();
 	} else {
 		snprintf(p, sizeof(p), "%s/iosig-bench-%d", target, (int)getpid());
 		rmdir(p);
@@ -255,7 +237,7 @@ static void teardown(void)
 		rmdir(p);
 		rmdir(origin);
 	}
-	sh("rm -rf '%s'", base);
+	tmnt_sh("rm -rf '%s'", base);
 }
 
 int main(void)

@@ -5,10 +5,12 @@
  * a read-only ext4, a full ext4 and a tmpfs unmounted during the run.  Runs
  * the real tool and checks what it stored through a rebuilt catalog, its
  * time and space budgets, the cleanup after SIGINT and its messages.
- * Needs root (mount, losetup); skips with the reason otherwise.
+ * Needs root and loop devices; skips with the reason otherwise.  The mounts
+ * live in a private mount namespace (tests/common/mounts.h).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/loop.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -29,6 +32,7 @@
 #include <cmocka.h>
 
 #include "iosig.h"
+#include "mounts.h"
 #include "probe.h"
 
 #define MiB (1024ull * 1024)
@@ -43,49 +47,23 @@ static char base[256];          /* everything lives under here */
 static char tool[4096];         /* the iosig binary */
 static char cache[512], config[512];
 static char m_tmpfs[300], m_ext4[300], m_slow[300], m_ro[300], m_full[300], m_gone[300];
-static char loops[4][64];       /* loop devices attached (ext4, slow, ro, full) */
+static char slow_dev[64];       /* the loop device of m_slow */
 static char slow_majmin[32];
 static bool throttled;
 static char *last_out;          /* standard output of the last run_probe() */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Runs a shell command, quietly; returns its exit status (or -1). */
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
-}
-
-/* ext4 image of `mib` MiB at dir, on a loop device written to loops[slot]. */
-static int loop_ext4(int slot, const char *dir, unsigned mib, const char *opts)
+/* ext4 image number `slot` of `mib` MiB on a loop device doing direct I/O
+ * (the probe measures the device, not the page cache of the image), mounted
+ * at dir with mount(2) flags; the device's name goes to dev[size]. */
+static int loop_ext4(int slot, const char *dir, unsigned mib, unsigned long flags, char *dev,
+		     size_t size)
 {
 	char img[400];
-	FILE *fp;
-	char cmd[600];
 
 	snprintf(img, sizeof(img), "%s/img%d", base, slot);
-	if (sh("truncate -s %uM %s && mkfs.ext4 -q -F %s >/dev/null 2>&1", mib, img, img))
+	if (tmnt_mkfs(img, (unsigned long long)mib * MiB, "ext4", "-q -F") < 0)
 		return -1;
-	snprintf(cmd, sizeof(cmd), "losetup --direct-io=on -f --show %s", img);
-	fp = popen(cmd, "r");
-	if (!fp || !fgets(loops[slot], sizeof(loops[slot]), fp)) {
-		if (fp)
-			pclose(fp);
-		return -1;
-	}
-	pclose(fp);
-	loops[slot][strcspn(loops[slot], "\n")] = '\0';
-	if (mkdir(dir, 0755) < 0)
-		return -1;
-	return sh("mount -t ext4 %s%s %s %s", opts ? "-o " : "", opts ? opts : "", loops[slot], dir);
+	return tmnt_loop_mount(img, LO_FLAGS_DIRECT_IO, dir, "ext4", flags, NULL, dev, size);
 }
 
 static void throttle(const char *majmin, unsigned long long bps, unsigned iops)
@@ -109,20 +87,21 @@ static void throttle(const char *majmin, unsigned long long bps, unsigned iops)
 static int group_setup(void **state)
 {
 	const char *t = getenv("IOSIG_TOOL");
+	const char *why = tmnt_unavailable(true);
 	struct stat st;
 	FILE *fp;
 
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "skipped: needs root (mount, losetup, blkio throttle)\n");
+	if (why) {
+		fprintf(stderr, "skipped: %s\n", why);
 		exit(77);
 	}
 	if (!t || access(t, X_OK) != 0) {
 		fprintf(stderr, "skipped: IOSIG_TOOL does not name the iosig binary\n");
 		exit(77);
 	}
-	if (sh("command -v losetup mkfs.ext4 >/dev/null")) {
-		fprintf(stderr, "skipped: losetup or mkfs.ext4 missing (scripts/install-deps)\n");
+	if (tmnt_private() < 0) {
+		fprintf(stderr, "skipped: cannot create a private mount namespace\n");
 		exit(77);
 	}
 	snprintf(tool, sizeof(tool), "%s", t);
@@ -143,18 +122,19 @@ static int group_setup(void **state)
 	snprintf(m_ro, sizeof(m_ro), "%s/ro", base);
 	snprintf(m_full, sizeof(m_full), "%s/full", base);
 	snprintf(m_gone, sizeof(m_gone), "%s/gone", base);
-	if (mkdir(m_tmpfs, 0755) || sh("mount -t tmpfs -o size=512m iosig-test %s", m_tmpfs)) {
+	if (tmnt_mount("iosig-test", m_tmpfs, "tmpfs", 0, "size=512m")) {
 		fprintf(stderr, "skipped: cannot mount a tmpfs\n");
 		exit(77);
 	}
-	if (loop_ext4(0, m_ext4, 512, NULL) || loop_ext4(1, m_slow, 512, NULL) ||
-	    loop_ext4(2, m_ro, 64, "ro") || loop_ext4(3, m_full, 40, NULL)) {
+	if (loop_ext4(0, m_ext4, 512, 0, NULL, 0) ||
+	    loop_ext4(1, m_slow, 512, 0, slow_dev, sizeof(slow_dev)) ||
+	    loop_ext4(2, m_ro, 64, MS_RDONLY, NULL, 0) || loop_ext4(3, m_full, 40, 0, NULL, 0)) {
 		fprintf(stderr, "skipped: cannot attach and mount loop devices\n");
 		return -1;
 	}
 	/* Fill the full one: a file of everything there is. */
-	sh("dd if=/dev/zero of=%s/fill bs=1M status=none 2>/dev/null; sync", m_full);
-	if (stat(loops[1], &st) == 0 &&
+	tmnt_sh("dd if=/dev/zero of=%s/fill bs=1M status=none 2>/dev/null; sync", m_full);
+	if (stat(slow_dev, &st) == 0 &&
 	    access("/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device", W_OK) == 0) {
 		snprintf(slow_majmin, sizeof(slow_majmin), "%u:%u", major(st.st_rdev),
 			 minor(st.st_rdev));
@@ -173,17 +153,12 @@ static int group_teardown(void **state)
 	(void)state;
 	if (throttled)
 		throttle(slow_majmin, 0, 0);
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (!dirs[i][0])
-			continue;
-		sh("umount %s 2>/dev/null", dirs[i]);
-		rmdir(dirs[i]);
-	}
-	for (int i = 0; i < 4; i++)
-		if (loops[i][0])
-			sh("losetup -d %s", loops[i]);
+	tmnt_umount_all(); /* and the loop devices detach */
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (dirs[i][0])
+			rmdir(dirs[i]);
 	free(last_out);
-	sh("rm -f %s/img? %s %s %s.lock", base, cache, config, cache);
+	tmnt_sh("rm -f %s/img? %s %s %s.lock", base, cache, config, cache);
 	rmdir(base);
 	return 0;
 }
@@ -405,7 +380,7 @@ static void test_probe_budgets(void **state)
 	int rc;
 
 	(void)state;
-	sh("sync");
+	tmnt_sh("sync");
 	w.base_used = w.max_used = used(m_ext4);
 	assert_int_equal(pthread_create(&th, NULL, watcher, &w), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -441,14 +416,14 @@ static void test_probe_sigint(void **state)
 	int rc;
 
 	(void)state;
-	sh("sync");
+	tmnt_sh("sync");
 	before = used(m_ext4);
 	rc = run_tool_int("probe", &err, m_ext4, 0.3, args);
 	assert_int_equal(rc, 130);
 	assert_non_null(strstr(err, "interrupted"));
 	free(err);
 	assert_int_equal(leftovers(m_ext4), 0);
-	sh("sync");
+	tmnt_sh("sync");
 	assert_true(used(m_ext4) <= before + 1 * MiB);
 }
 
@@ -484,7 +459,7 @@ static void *unmount_later(void *arg)
 	struct timespec ts = { 1, 0 };
 
 	nanosleep(&ts, NULL);
-	sh("umount %s", (const char *)arg);
+	tmnt_umount(arg);
 	return NULL;
 }
 
@@ -499,7 +474,7 @@ static void test_probe_vanished(void **state)
 
 	(void)state;
 	assert_int_equal(mkdir(m_gone, 0755), 0);
-	assert_int_equal(sh("mount -t tmpfs -o size=256m iosig-gone %s", m_gone), 0);
+	assert_int_equal(tmnt_mount("iosig-gone", m_gone, "tmpfs", 0, "size=256m"), 0);
 	assert_int_equal(pthread_create(&th, NULL, unmount_later, m_gone), 0);
 	rc = run_probe(&err, args);
 	pthread_join(th, NULL);
@@ -552,7 +527,7 @@ static void test_probe_no_direct(void **state)
 	(void)state;
 	snprintf(ramfs, sizeof(ramfs), "%s/ramfs", base);
 	assert_int_equal(mkdir(ramfs, 0755), 0);
-	if (sh("mount -t ramfs iosig-ramfs %s", ramfs)) {
+	if (tmnt_mount("iosig-ramfs", ramfs, "ramfs", 0, NULL)) {
 		rmdir(ramfs);
 		skip();
 	}
@@ -564,7 +539,7 @@ static void test_probe_no_direct(void **state)
 	assert_non_null(strstr(last_out, "\"method\": \"buffered (memory filesystem)\""));
 	assert_non_null(strstr(last_out, "\"method\": \"O_DIRECT\""));
 	assert_int_equal(leftovers(ramfs), 0);
-	sh("umount %s", ramfs);
+	tmnt_umount(ramfs);
 	rmdir(ramfs);
 
 	rc = run_probe(&err, a2);

@@ -37,6 +37,7 @@
 #include "finalize.h"
 #include "iosig.h"
 #include "jsonl.h"
+#include "mounts.h"
 #include "redirect.h"
 #include "rtenv.h"
 #include "runtime.h"
@@ -73,21 +74,6 @@ static char *wpath(const char *name)
 
 	snprintf(p, sizeof(buf[0]), "%s/%s", T.work, name);
 	return p;
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* Opens path through the site, writes text, closes; returns the st_dev of
@@ -222,7 +208,7 @@ static void test_finalize_across_filesystems(void **state)
 	assert_int_equal(rt_read_file(wpath("fin.out"), buf, sizeof(buf)), 11);
 	assert_string_equal(buf, "finalize me");
 	/* No temporary file left next to it. */
-	assert_int_equal(run("ls -a '%s' | grep -q iosig-fin", T.work), 1);
+	assert_int_equal(tmnt_sh("ls -a '%s' | grep -q iosig-fin", T.work), 1);
 
 	/* Idempotent. */
 	assert_int_equal(fin_path(cat, AT_FDCWD, wpath("fin.out"), 0, &rep), 0);
@@ -364,7 +350,7 @@ static void test_finalize_tool(void **state)
 		skip();
 	assert_true(create_with(&site_tmp, wpath("tool1.out"), "t1", 4096.0) != 0);
 	assert_true(create_with(&site_persist, wpath("tool2.out"), "t2", 4096.0) != 0);
-	assert_int_equal(run("'%s' finalize --dry-run '%s' >/dev/null", tool, wpath("tool1.out")), 0);
+	assert_int_equal(tmnt_sh("'%s' finalize --dry-run '%s' >/dev/null", tool, wpath("tool1.out")), 0);
 	assert_true(rt_is_link_into(wpath("tool1.out"), T.dd[M_RAM]));
 	snprintf(cmd, sizeof(cmd), "'%s' finalize --json '%s' '%s'", tool, wpath("tool1.out"),
 		 wpath("tool2.out"));
@@ -384,14 +370,14 @@ static void test_finalize_tool(void **state)
 	assert_true(rt_is_regular(wpath("tool1.out")));
 	assert_true(rt_is_regular(wpath("tool2.out")));
 	/* Again: already in place, still success. */
-	assert_int_equal(run("'%s' finalize '%s' '%s' >/dev/null", tool, wpath("tool1.out"),
+	assert_int_equal(tmnt_sh("'%s' finalize '%s' '%s' >/dev/null", tool, wpath("tool1.out"),
 			     wpath("tool2.out")), 0);
 	/* A refused link makes the exit status 1; a bad option 2. */
 	symlink("/etc/hostname", wpath("tool-evil"));
-	assert_int_equal(run("'%s' finalize '%s' 2>/dev/null", tool, wpath("tool-evil")), 1);
-	assert_int_equal(run("'%s' finalize --frobnicate x 2>/dev/null", tool), 2);
-	assert_int_equal(run("'%s' finalize 2>/dev/null", tool), 2);
-	assert_int_equal(run("'%s' finalize --help >/dev/null", tool), 0);
+	assert_int_equal(tmnt_sh("'%s' finalize '%s' 2>/dev/null", tool, wpath("tool-evil")), 1);
+	assert_int_equal(tmnt_sh("'%s' finalize --frobnicate x 2>/dev/null", tool), 2);
+	assert_int_equal(tmnt_sh("'%s' finalize 2>/dev/null", tool), 2);
+	assert_int_equal(tmnt_sh("'%s' finalize --help >/dev/null", tool), 0);
 }
 
 /* ---- global files ------------------------------------------------------- */
@@ -457,13 +443,13 @@ static void test_global_race(void **state)
 			assert_memory_equal(buf + r * 8, rec, 8);
 		}
 		/* Exactly one data file for that path. */
-		assert_int_equal(run("test $(ls '%s' | grep -c -- '-%s$') -eq 1", T.dd[M_GLOBAL], name), 0);
+		assert_int_equal(tmnt_sh("test $(ls '%s' | grep -c -- '-%s$') -eq 1", T.dd[M_GLOBAL], name), 0);
 	}
 	munmap((void *)flag, 4096);
 	/* Every rank either made or joined the redirect, or found the link:
 	 * none had to fall back. */
-	assert_int_equal(run("grep -q '\"action\":\"fallback\"' '%s'", T.log), 1);
-	assert_int_equal(run("test $(grep -c '\"event\":\"decision\"' '%s') -eq %d", T.log,
+	assert_int_equal(tmnt_sh("grep -q '\"action\":\"fallback\"' '%s'", T.log), 1);
+	assert_int_equal(tmnt_sh("test $(grep -c '\"event\":\"decision\"' '%s') -eq %d", T.log,
 			     RANKS * ROUNDS), 0);
 }
 
@@ -521,7 +507,7 @@ static void test_link_race_injected(void **state)
 	assert_string_equal(target, victim);
 	assert_int_equal(rt_read_file(victim, buf, sizeof(buf)), 15);
 	assert_string_equal(buf, "someone else's+");
-	assert_int_equal(run("ls '%s' | grep -q -- '-inj2.out$'", T.dd[M_RAM]), 1);
+	assert_int_equal(tmnt_sh("ls '%s' | grep -q -- '-inj2.out$'", T.dd[M_RAM]), 1);
 	rec = last_decision();
 	assert_string_equal(jv_str(rec, "action"), "fallback");
 	assert_non_null(strstr(jv_str(rec, "fallback"), "cannot create the link"));
@@ -784,13 +770,12 @@ static void test_log_concurrent_processes(void **state)
 
 static void teardown_mounts(void)
 {
-	for (int m = 0; m < M_COUNT; m++) {
-		if (T.mounted[m]) {
+	for (int m = 0; m < M_COUNT; m++)
+		if (T.mounted[m])
 			set_immutable(T.dd[m], false);
-			run("umount '%s' 2>/dev/null || umount -l '%s'", T.mnt[m], T.mnt[m]);
-		}
-	}
-	rt_rmtree(T.base);
+	tmnt_umount_all();
+	if (T.base[0])
+		rt_rmtree(T.base);
 }
 
 static const char *setup_mounts(void)
@@ -807,39 +792,43 @@ static const char *setup_mounts(void)
 		{ "class: hdd", "label: archive", "seq_write_bw: 20MiB/s", "latency: 10ms",
 		  "seek: 10ms", NULL },
 	};
+	/* The loop-backed filesystems: image size, type, mkfs arguments. */
+	static const struct {
+		unsigned long long size;
+		const char *type, *args;
+	} images[M_COUNT] = {
+		[M_HDD] = { 64ull << 20, "ext4", "-q -F" },
+		[M_SSD] = { 320ull << 20, "xfs", "-q -f" },
+		[M_TINY] = { 4ull << 20, "ext4", "-q -F -m 0 -N 64" },
+	};
 	struct rt_mount_cfg cfg[M_COUNT];
+	const char *unavailable = tmnt_unavailable(true);
 	char file[700];
 
-	if (geteuid() != 0)
-		return "needs root to mount tmpfs and loop filesystems";
+	if (unavailable)
+		return unavailable;
+	if (tmnt_private() < 0)
+		return "cannot create a private mount namespace";
 	rt_scratch("/tmp", "iosig-rtm", T.base, sizeof(T.base));
 	chmod(T.base, 0755);   /* other users' processes in some tests */
 	for (int m = 0; m < M_COUNT; m++) {
+		char img[700], src[64];
 		int r;
 
 		snprintf(T.mnt[m], sizeof(T.mnt[m]), "%s/%s", T.base, mnames[m]);
 		snprintf(T.dd[m], sizeof(T.dd[m]), "%s/iosig-data", T.mnt[m]);
-		mkdir(T.mnt[m], 0755);
-		switch (m) {
-		case M_HDD:
-			r = run("truncate -s 64M '%s/hdd.img' && mkfs.ext4 -q -F '%s/hdd.img' >/dev/null 2>&1 && mount -o loop '%s/hdd.img' '%s'",
-				T.base, T.base, T.base, T.mnt[m]);
-			break;
-		case M_SSD:
-			r = run("truncate -s 320M '%s/ssd.img' && mkfs.xfs -q -f '%s/ssd.img' >/dev/null 2>&1 && mount -o loop '%s/ssd.img' '%s'",
-				T.base, T.base, T.base, T.mnt[m]);
-			break;
-		case M_TINY:
-			r = run("truncate -s 4M '%s/tiny.img' && mkfs.ext4 -q -F -m 0 -N 64 '%s/tiny.img' >/dev/null 2>&1 && mount -o loop '%s/tiny.img' '%s'",
-				T.base, T.base, T.base, T.mnt[m]);
-			break;
-		default:
-			r = run("mount -t tmpfs -o size=64m iosig-rtm-%s '%s'", mnames[m], T.mnt[m]);
-			break;
+		snprintf(img, sizeof(img), "%s/%s.img", T.base, mnames[m]);
+		if (images[m].type) {
+			r = tmnt_mkfs(img, images[m].size, images[m].type, images[m].args);
+			if (r == 0)
+				r = tmnt_loop_mount(img, 0, T.mnt[m], images[m].type, 0, NULL, NULL, 0);
+		} else {
+			snprintf(src, sizeof(src), "iosig-rtm-%s", mnames[m]);
+			r = tmnt_mount(src, T.mnt[m], "tmpfs", 0, "size=64m");
 		}
 		if (r != 0) {
-			snprintf(why, sizeof(why), "cannot make the %s filesystem (mkfs/mount -o loop failed)",
-				 mnames[m]);
+			snprintf(why, sizeof(why), "cannot make the %s filesystem (%s)", mnames[m],
+				 strerror(-r));
 			return why;
 		}
 		T.mounted[m] = true;

@@ -18,14 +18,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/loop.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -34,12 +32,11 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "mounts.h"
 
 #define MiB (1024ull * 1024)
 
 static char base[] = "/tmp/iosig-mnt-XXXXXX";
-static char mounted[24][300];
-static unsigned nmounted;
 static bool have_xfs;
 static struct iosig_catalog *cat;
 
@@ -59,108 +56,17 @@ static __attribute__((noreturn)) void skip_all(const char *why)
 	exit(77);
 }
 
-static const char *tool(const char *name)
-{
-	static char buf[4][64];
-	static unsigned next;
-	const char *dirs[] = { "/usr/sbin", "/sbin", "/usr/bin" };
-	char *b = buf[next++ % 4];
-
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(b, 64, "%s/%s", dirs[i], name);
-		if (access(b, X_OK) == 0)
-			return b;
-	}
-	return NULL;
-}
-
+/* mount(2) at base/rel. */
 static int do_mount(const char *src, const char *rel, const char *type, unsigned long flags,
 		    const char *data)
 {
-	const char *target = at(rel);
-
-	if (mkdir(target, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	if (mount(src, target, type, flags, data) < 0)
-		return -errno;
-	snprintf(mounted[nmounted++], sizeof(mounted[0]), "%s", target);
-	return 0;
-}
-
-/* Attaches `img` to a free loop device (auto-clear, plus `flags`); the
- * device's name goes to dev and an open fd to *ret_fd. */
-static int loop_attach(const char *img, unsigned flags, char *dev, size_t size, int *ret_fd)
-{
-	int ctl, lfd = -1, ffd, r = -EBUSY;
-
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return -errno;
-	ffd = open(img, O_RDWR | O_CLOEXEC);
-	if (ffd < 0) {
-		close(ctl);
-		return -errno;
-	}
-	/* Another process may take the free device first: retry. */
-	for (int tries = 0; tries < 20 && r == -EBUSY; tries++) {
-		struct loop_config lc = { .fd = (unsigned)ffd,
-					  .info = { .lo_flags = LO_FLAGS_AUTOCLEAR | flags } };
-		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
-
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		snprintf(dev, size, "/dev/loop%d", n);
-		lfd = open(dev, O_RDWR | O_CLOEXEC);
-		if (lfd < 0) {
-			r = -errno;
-			break;
-		}
-		r = ioctl(lfd, LOOP_CONFIGURE, &lc) < 0 ? -errno : 0;
-		if (r < 0) {
-			close(lfd);
-			lfd = -1;
-		}
-	}
-	close(ctl);
-	close(ffd);
-	if (r == 0)
-		*ret_fd = lfd;
-	return r;
+	return tmnt_mount(src, at(rel), type, flags, data);
 }
 
 /* Attaches `img` to a loop device and mounts it at base/rel. */
 static int loop_mount(const char *img, const char *rel, const char *type)
 {
-	char dev[64];
-	int lfd, r;
-
-	r = loop_attach(img, 0, dev, sizeof(dev), &lfd);
-	if (r < 0)
-		return r;
-	/* The mount holds the device; closing it afterwards lets auto-clear
-	 * detach it at unmount. */
-	r = do_mount(dev, rel, type, 0, NULL);
-	close(lfd);
-	return r;
-}
-
-static int make_image(const char *img, unsigned long long size, const char *mkfs,
-		      const char *args)
-{
-	char cmd[600];
-	int fd = open(img, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		close(fd);
-		return -errno;
-	}
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s %s '%s' >/dev/null 2>&1", mkfs, args, img);
-	return system(cmd) == 0 ? 0 : -EIO;
+	return tmnt_loop_mount(img, 0, at(rel), type, 0, NULL, NULL, 0);
 }
 
 static void build(void)
@@ -184,34 +90,27 @@ static const struct iosig_mount *mount_at(const char *path)
 
 static int setup(void **state)
 {
-	const char *mkfs_ext4 = tool("mkfs.ext4");
-	const char *mkfs_xfs = tool("mkfs.xfs");
+	const char *why = tmnt_unavailable(true);
 	int r;
 
-	if (geteuid() != 0)
-		skip_all("mounting filesystems needs root");
-	if (access("/dev/loop-control", R_OK | W_OK) < 0)
-		skip_all("no /dev/loop-control: loop devices are not available");
-	if (!mkfs_ext4)
-		skip_all("mkfs.ext4 not found (e2fsprogs)");
-	if (unshare(CLONE_NEWNS) < 0)
+	if (why)
+		skip_all(why);
+	if (tmnt_private() < 0)
 		skip_all("cannot create a private mount namespace");
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		skip_all("cannot make the mount namespace private");
 	if (!mkdtemp(base))
 		return -1;
 	if (do_mount("iosig-test-ram", "ram", "tmpfs", 0, "size=128m,mode=1777") < 0)
 		return -1;
 	if (mkdir(at("ram/sub"), 0755) < 0)
 		return -1;
-	if (make_image(at("ram/ext4.img"), 48 * MiB, mkfs_ext4, "-q -F -b 4096 -E nodiscard") < 0)
+	if (tmnt_mkfs(at("ram/ext4.img"), 48 * MiB, "ext4", "-q -F -b 4096 -E nodiscard") < 0)
 		return -1;
 	r = loop_mount(at("ram/ext4.img"), "ext4", "ext4");
 	if (r < 0) {
 		fprintf(stderr, "loop mount: %s\n", strerror(-r));
 		skip_all("cannot attach and mount a loop device");
 	}
-	have_xfs = mkfs_xfs && make_image(at("xfs.img"), 320 * MiB, mkfs_xfs, "-q -f -K") == 0 &&
+	have_xfs = tmnt_mkfs(at("xfs.img"), 320 * MiB, "xfs", "-q -f -K") == 0 &&
 		   loop_mount(at("xfs.img"), "xfs", "xfs") == 0;
 	if (!have_xfs)
 		printf("note: no xfs on a loop device here; that part is skipped\n");
@@ -227,13 +126,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
 	iosig_catalog_free(cat);
-	while (nmounted)
-		umount2(mounted[--nmounted], MNT_DETACH);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	return system(cmd) == 0 ? 0 : -1;
+	tmnt_umount_all();
+	return tmnt_sh("rm -rf '%s'", base) == 0 ? 0 : -1;
 }
 
 static void test_tmpfs(void **state)
@@ -353,8 +248,7 @@ static void test_datadir_on_mounts(void **state)
 	snprintf(want, sizeof(want), "data directory %s: %s is on another filesystem",
 		 at("ext4/inner/d"), at("ext4/inner"));
 	assert_string_equal(err.msg, want);
-	assert_int_equal(umount2(at("ext4/inner"), MNT_DETACH), 0);
-	nmounted--;
+	assert_int_equal(tmnt_umount(at("ext4/inner")), 0);
 }
 
 /* The probe cache keys entries by filesystem: a new filesystem at the same
@@ -387,9 +281,8 @@ static void test_probe_key(void **state)
 	iosig_catalog_free(c2);
 
 	/* Reformat: same path, same kind of device, a new filesystem. */
-	assert_int_equal(umount2(at("ext4"), 0), 0);
-	assert_int_equal(make_image(at("ram/ext4.img"), 48 * MiB, tool("mkfs.ext4"),
-				    "-q -F -b 4096 -E nodiscard"),
+	assert_int_equal(tmnt_umount(at("ext4")), 0);
+	assert_int_equal(tmnt_mkfs(at("ram/ext4.img"), 48 * MiB, "ext4", "-q -F -b 4096 -E nodiscard"),
 			 0);
 	assert_int_equal(loop_mount(at("ram/ext4.img"), "ext4", "ext4"), 0);
 	assert_int_equal(iosig_catalog_new(&opts, &c2, &err), 0);
@@ -413,7 +306,7 @@ static void test_partition(void **state)
 	unsigned char mbr[512] = { 0 };
 	const unsigned long long size = 40 * MiB, start = 2048;
 	unsigned long long sectors = size / 512 - start;
-	char dev[64], part[80], cmd[300];
+	char dev[64], part[80];
 	const struct iosig_mount *m;
 	struct stat st;
 	int fd, lfd = -1, tries;
@@ -431,7 +324,8 @@ static void test_partition(void **state)
 	assert_int_equal(write(fd, mbr, sizeof(mbr)), sizeof(mbr));
 	assert_int_equal(ftruncate(fd, (off_t)size), 0);
 	close(fd);
-	assert_int_equal(loop_attach(at("ram/part.img"), LO_FLAGS_PARTSCAN, dev, sizeof(dev), &lfd),
+	assert_int_equal(tmnt_loop_attach(at("ram/part.img"), LO_FLAGS_PARTSCAN, dev, sizeof(dev),
+					  &lfd),
 			 0);
 	snprintf(part, sizeof(part), "%sp1", dev);
 	for (tries = 0; tries < 50 && stat(part, &st) < 0; tries++)
@@ -441,9 +335,7 @@ static void test_partition(void **state)
 		printf("skipped: the kernel made no partition device %s\n", part);
 		skip();
 	}
-	snprintf(cmd, sizeof(cmd), "%s -q -F -b 4096 -E nodiscard %s >/dev/null 2>&1",
-		 tool("mkfs.ext4"), part);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmnt_mkfs(part, 0, "ext4", "-q -F -b 4096 -E nodiscard"), 0);
 	assert_int_equal(do_mount(part, "part", "ext4", 0, NULL), 0);
 	close(lfd);
 	build();
@@ -506,8 +398,7 @@ static void test_probe_layers(void **state)
 	pid_t pid;
 	int status;
 
-	assert_int_equal(mount("iosig-test-cache", "/var/cache", "tmpfs", 0, "size=4m"), 0);
-	snprintf(mounted[nmounted++], sizeof(mounted[0]), "/var/cache");
+	assert_int_equal(tmnt_mount("iosig-test-cache", "/var/cache", "tmpfs", 0, "size=4m"), 0);
 	unsetenv("IOSIG_PROBE_CACHE");
 	cat_probe_record_init(&rec, mount_at(at("ram")));
 	rec.set = CAT_BIT(IOSIG_F_SEQ_READ_BW) | CAT_BIT(IOSIG_F_IOPS);
@@ -530,8 +421,7 @@ static void test_probe_layers(void **state)
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status))
 		fail_msg("check %d failed as nobody", WEXITSTATUS(status));
-	assert_int_equal(umount2("/var/cache", MNT_DETACH), 0);
-	nmounted--;
+	assert_int_equal(tmnt_umount("/var/cache"), 0);
 }
 
 int main(void)
