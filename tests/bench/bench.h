@@ -33,4 +33,33 @@ static inline double bench_median(double *samples, unsigned n)
 	return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
 }
 
+/* Most batches bench_ns_per_call() takes. */
+#define BENCH_MAX_BATCHES 64
+
+/*
+ * Nanoseconds per call of call(i), i = 0 .. calls-1 (so that inputs rotate
+ * and no call can be hoisted out of the loop): the median over `batches`
+ * batches (at most BENCH_MAX_BATCHES) of a batch's mean.  The results are
+ * summed into a volatile sink so that the calls cannot be dropped.
+ */
+static inline double bench_ns_per_call(double (*call)(unsigned i), unsigned batches,
+				       unsigned calls)
+{
+	static volatile double sink;
+	double samples[BENCH_MAX_BATCHES];
+
+	if (batches > BENCH_MAX_BATCHES)
+		batches = BENCH_MAX_BATCHES;
+	for (unsigned b = 0; b < batches; b++) {
+		double t0 = bench_now(), acc = 0;
+
+		for (unsigned i = 0; i < calls; i++)
+			acc += call(i);
+		samples[b] = (bench_now() - t0) / calls * 1e9;
+		sink += acc;
+	}
+	(void)sink; /* a read: clang counts the sink as used */
+	return bench_median(samples, batches);
+}
+
 #endif /* IOSIG_BENCH_H */

@@ -109,21 +109,6 @@ static double call_tput_read(unsigned i)
 	return iosig_throughput(&mounts[i & 3], ds[(i >> 2) & 3], i & 16, IOSIG_OP_READ);
 }
 
-static double ns_per_call(double (*call)(unsigned))
-{
-	double samples[BATCHES];
-
-	for (unsigned b = 0; b < BATCHES; b++) {
-		double t0 = bench_now(), acc = 0;
-
-		for (unsigned i = 0; i < CALLS; i++)
-			acc += call(i);
-		samples[b] = (bench_now() - t0) / CALLS * 1e9;
-		sink += acc;
-	}
-	return bench_median(samples, BATCHES);
-}
-
 /* Milliseconds for MC_TRIALS lifetimes (median of MC_RUNS runs). */
 static double mc_ms(const struct iosig_layout *l, double size)
 {
@@ -174,7 +159,8 @@ int main(void)
 	json_str(&w, "benchmark", "models");
 	json_obj_begin(&w, "ns_per_call");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		json_num(&w, cases[i].name, round(ns_per_call(cases[i].call) * 10) / 10);
+		json_num(&w, cases[i].name,
+			 round(bench_ns_per_call(cases[i].call, BATCHES, CALLS) * 10) / 10);
 	json_obj_end(&w);
 	json_int(&w, "mc_trials", MC_TRIALS);
 	json_obj_begin(&w, "mc_ms_per_run");

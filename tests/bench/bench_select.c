@@ -22,22 +22,30 @@ extern char **environ;
 
 #define BATCHES 31
 
+/* What select_once() selects with. */
+static struct {
+	const struct iosig_catalog *cat;
+	const struct iosig_sig *sig;
+	const char *path;
+} sel;
+
+static double select_once(unsigned i)
+{
+	struct iosig_choice ch;
+
+	if (iosig_select(sel.cat, sel.sig, sel.path, NULL, &ch) < 0)
+		abort();
+	return ch.throughput;
+}
+
 /* Median ns per iosig_select over BATCHES batches of `iters` calls. */
 static double time_select(const struct iosig_catalog *cat, const struct iosig_sig *sig,
 			  const char *path, unsigned iters)
 {
-	double samples[BATCHES];
-	struct iosig_choice ch;
-
-	for (unsigned b = 0; b < BATCHES; b++) {
-		double t0 = bench_now();
-
-		for (unsigned i = 0; i < iters; i++)
-			if (iosig_select(cat, sig, path, NULL, &ch) < 0)
-				abort();
-		samples[b] = (bench_now() - t0) / iters * 1e9;
-	}
-	return bench_median(samples, BATCHES);
+	sel.cat = cat;
+	sel.sig = sig;
+	sel.path = path;
+	return bench_ns_per_call(select_once, BATCHES, iters);
 }
 
 /* Median wall time in ms of running `iosig explain ...` to /dev/null. */

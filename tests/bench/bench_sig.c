@@ -20,8 +20,6 @@
 #define BATCHES 21
 #define CALLS 5000
 
-static volatile double sink;
-
 static const char canon_int[] = "persist sequential_access size_per_io(67108864) totalsize($0) "
 				"min_mttdl(630720000) name(\"checkpoint\")";
 static const char canon_float[] = "tmp random_access size_per_io($0) min_mttdl(0.5) "
@@ -86,21 +84,6 @@ static double call_pragma_canonical(unsigned i)
 	return n;
 }
 
-static double ns_per_call(double (*call)(unsigned))
-{
-	double samples[BATCHES];
-
-	for (unsigned b = 0; b < BATCHES; b++) {
-		double t0 = bench_now(), acc = 0;
-
-		for (unsigned i = 0; i < CALLS; i++)
-			acc += call(i);
-		samples[b] = (bench_now() - t0) / CALLS * 1e9;
-		sink = acc;
-	}
-	return bench_median(samples, BATCHES);
-}
-
 int main(void)
 {
 	static const struct {
@@ -126,7 +109,8 @@ int main(void)
 	json_str(&w, "benchmark", "sig");
 	json_obj_begin(&w, "ns_per_call");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		json_num(&w, cases[i].name, round(ns_per_call(cases[i].call) * 10) / 10);
+		json_num(&w, cases[i].name,
+			 round(bench_ns_per_call(cases[i].call, BATCHES, CALLS) * 10) / 10);
 	json_obj_end(&w);
 	json_obj_end(&w);
 	return json_finish(&w) ? 1 : 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "policy.h"
 
 #define NDEV 2
@@ -74,14 +75,6 @@ static void b_wake_at(struct iosig_env *env, uint64_t t)
 
 	if (t < b->wake)
 		b->wake = t;
-}
-
-static double wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Completes every command due by time t. */
@@ -145,7 +138,7 @@ static int run(const char *spec, unsigned n, unsigned streams)
 		free(b.evs);
 		return 1;
 	}
-	t0 = wall();
+	t0 = bench_now();
 	for (unsigned i = 0; i < n; i++) {
 		struct iosig_req *q = &reqs[i];
 		unsigned s = i % streams;
@@ -165,7 +158,7 @@ static int run(const char *spec, unsigned n, unsigned streams)
 		pol->ops->dispatch(pol);
 	}
 	drain_until(&b, pol, UINT64_MAX - 1);
-	t1 = wall();
+	t1 = bench_now();
 	printf("    {\"policy\": \"%s\", \"requests\": %u, \"streams\": %u, \"completed\": %llu, "
 	       "\"commands\": %llu, \"seconds\": %.4f, \"requests_per_s\": %.0f}",
 	       spec, n, streams, (unsigned long long)b.done, (unsigned long long)b.issued_cmds,

@@ -40,26 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench.h"
 
 static void die(const char *what)
 {
@@ -75,7 +56,7 @@ static int child(const char *how, long n, const char *path)
 
 	for (int warm = 0; warm < 1000; warm++)
 		close(open(path, O_RDONLY));
-	t0 = now();
+	t0 = bench_now();
 	for (long i = 0; i < n; i++) {
 		if (stream) {
 			FILE *fp = fopen(path, "r");
@@ -91,7 +72,7 @@ static int child(const char *how, long n, const char *path)
 			close(fd);
 		}
 	}
-	t1 = now();
+	t1 = bench_now();
 	printf("%.3f\n", (t1 - t0) * 1e9 / (double)n);
 	return 0;
 }
@@ -113,7 +94,7 @@ static double run(char *const *argv, const char *dir, bool timed)
 
 	if (pipe(pfd))
 		die("pipe");
-	t0 = now();
+	t0 = bench_now();
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -135,7 +116,7 @@ static double run(char *const *argv, const char *dir, bool timed)
 		fprintf(stderr, "bench_preload: %s failed (status %d)\n", argv[0], st);
 		exit(1);
 	}
-	t1 = now();
+	t1 = bench_now();
 	last_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	return timed ? t1 - t0 : strtod(buf, NULL);
@@ -232,7 +213,7 @@ int main(int argc, char **argv)
 			t[v][r] = run(variants[v], scratch, false);
 		}
 	for (int v = 0; v < V_COUNT; v++)
-		m[v] = median(t[v], runs);
+		m[v] = bench_median(t[v], (unsigned)runs);
 
 	/* tar over many small files. */
 	make_tree(tree, files);
@@ -276,12 +257,12 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int v = 0; v < T_COUNT; v++) {
-		tm[v] = median(tw[v], runs);
-		cm[v] = median(tc[v], runs);
+		tm[v] = bench_median(tw[v], (unsigned)runs);
+		cm[v] = bench_median(tc[v], (unsigned)runs);
 	}
 	for (int v = 0; v < T_COUNT - 1; v++) {
-		rwm[v] = median(rw[v], runs);
-		rcm[v] = median(rc[v], runs);
+		rwm[v] = bench_median(rw[v], (unsigned)runs);
+		rcm[v] = bench_median(rc[v], (unsigned)runs);
 	}
 
 	printf("{\n  \"benchmark\": \"preload\",\n  \"runs\": %d,\n", runs);
