@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_plugin_compile.c - what loading the iosig GCC plugin costs when it
- * has nothing to do: a large generated C file without pragmas (tens of
- * thousands of lines of ordinary code, with open/fopen calls) is compiled
- * with and without -fplugin, alternately, RUNS times per optimisation
- * level.  Prints one JSON object with the median CPU time (user + system
+ * bench_plugin_compile.c - what loading an iosig compiler plugin costs
+ * when it has nothing to do: a large generated C file without pragmas (tens
+ * of thousands of lines of ordinary code, with open/fopen calls) is compiled
+ * with and without the plugin, alternately, RUNS times per optimisation
+ * level.  The compiler is a parameter: GCC loads iosig.so with -fplugin,
+ * clang loads iosig-clang.so with -fplugin and -fpass-plugin.  Prints one JSON object with the median CPU time (user + system
  * of the compiler and its children) of each and their ratio, and the median
  * and quartiles of the ratios of the pairs of compiles run back to back
  * (which see the same load on a shared machine); the target is a ratio of
@@ -12,11 +13,12 @@
  * compiler executes (valgrind's cachegrind, summed over the driver and its
  * children), a figure a loaded machine cannot disturb.
  *
- * usage: bench_plugin_compile [--gcc GCC] [--plugin PATH] [--runs N]
- *                             [--functions N] [--keep DIR] [--opt -On]...
+ * usage: bench_plugin_compile [--compiler gcc|clang] [--cc DRIVER] [--plugin PATH]
+ *                             [--runs N] [--functions N] [--keep DIR] [--opt -On]...
  *                             [--instructions]
- * The plugin defaults to ../../gcc-plugin/iosig.so next to this program (the
- * build tree).
+ * --gcc DRIVER is --compiler gcc --cc DRIVER.  The plugin defaults to the one
+ * in the build tree next to this program: ../../gcc-plugin/iosig.so, or
+ * ../../llvm-pass/clang-N/iosig-clang.so for a driver named clang-N.
  */
 #include <errno.h>
 #include <limits.h>
@@ -39,7 +41,8 @@ extern char **environ;
 #define MAX_RUNS 101
 
 struct opts {
-	const char *gcc;
+	const char *compiler;   /* "gcc" or "clang" */
+	const char *cc;         /* the driver */
 	char plugin[PATH_MAX];
 	unsigned runs;
 	unsigned functions;
@@ -156,7 +159,7 @@ static double run(char *const argv[], double *ret_wall)
 }
 
 /*
- * Instructions executed by argv (a gcc command) and its children under
+ * Instructions executed by argv (a compiler command) and its children under
  * valgrind --tool=cachegrind: the sum of every process's "I refs".  -1 if
  * valgrind is missing or the command failed.
  */
@@ -205,29 +208,40 @@ static double instructions(char *const argv[], const char *dir)
 	return total;
 }
 
+/* The plugin of the build tree for o's compiler, or "" if unknown. */
+static void default_plugin(struct opts *o)
+{
+	char self[PATH_MAX - 64];
+	const char *base = strrchr(o->cc, '/');
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+	unsigned major;
+
+	base = base ? base + 1 : o->cc;
+	if (n <= 0)
+		return;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	if (strcmp(o->compiler, "gcc") == 0)
+		snprintf(o->plugin, sizeof(o->plugin), "%s/../../gcc-plugin/iosig.so", self);
+	else if (sscanf(base, "clang-%u", &major) == 1 || sscanf(base, "clang++-%u", &major) == 1)
+		snprintf(o->plugin, sizeof(o->plugin), "%s/../../llvm-pass/clang-%u/iosig-clang.so",
+			 self, major);
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	char self[PATH_MAX - 32];
-	ssize_t n;
-
-	o->gcc = "gcc";
+	o->compiler = "gcc";
+	o->cc = NULL;
 	o->runs = 15;
 	o->functions = 1600;
 	o->keep = NULL;
 	o->nlevels = 0;
 	o->instructions = false;
 	o->plugin[0] = '\0';
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		char *slash;
-
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(o->plugin, sizeof(o->plugin), "%s/../../gcc-plugin/iosig.so", self);
-		}
-	}
 	for (int i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -238,9 +252,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 		if (!v)
 			goto usage;
-		if (strcmp(argv[i], "--gcc") == 0)
-			o->gcc = v;
-		else if (strcmp(argv[i], "--plugin") == 0)
+		if (strcmp(argv[i], "--gcc") == 0) {
+			o->compiler = "gcc";
+			o->cc = v;
+		} else if (strcmp(argv[i], "--compiler") == 0) {
+			if (strcmp(v, "gcc") != 0 && strcmp(v, "clang") != 0)
+				goto usage;
+			o->compiler = v;
+		} else if (strcmp(argv[i], "--cc") == 0) {
+			o->cc = v;
+		} else if (strcmp(argv[i], "--plugin") == 0)
 			snprintf(o->plugin, sizeof(o->plugin), "%s", v);
 		else if (strcmp(argv[i], "--runs") == 0)
 			o->runs = (unsigned)strtoul(v, NULL, 10);
@@ -259,21 +280,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->runs < 1 || o->runs > MAX_RUNS || o->functions < 1 || o->functions > 100000)
 		goto usage;
+	if (!o->cc)
+		o->cc = o->compiler;
+	if (!o->plugin[0])
+		default_plugin(o);
 	if (access(o->plugin, R_OK) != 0) {
-		fprintf(stderr, "bench_plugin_compile: no plugin at %s: build it, or give --plugin "
+		fprintf(stderr, "bench_plugin_compile: no plugin at '%s': build it, or give --plugin "
 			"PATH\n", o->plugin);
 		return -1;
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_plugin_compile [--gcc GCC] [--plugin PATH] [--runs 1..%d] "
-		"[--functions N] [--keep DIR] [--opt -On]... [--instructions]\n", MAX_RUNS);
+	fprintf(stderr, "usage: bench_plugin_compile [--compiler gcc|clang] [--cc DRIVER] "
+		"[--plugin PATH] [--runs 1..%d] [--functions N] [--keep DIR] [--opt -On]... "
+		"[--instructions]\n", MAX_RUNS);
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], src[PATH_MAX + 16], obj[PATH_MAX + 16], fplugin[PATH_MAX + 16];
+	char fpass[PATH_MAX + 24];
 	struct json_writer w;
 	struct opts o;
 	long lines;
@@ -298,6 +325,9 @@ int main(int argc, char **argv)
 	snprintf(src, sizeof(src), "%s/big.c", dir);
 	snprintf(obj, sizeof(obj), "%s/big.o", dir);
 	snprintf(fplugin, sizeof(fplugin), "-fplugin=%s", o.plugin);
+	snprintf(fpass, sizeof(fpass), "-fpass-plugin=%s", o.plugin);
+	/* clang loads the same file as an LLVM pass plugin too. */
+	bool clang = strcmp(o.compiler, "clang") == 0;
 	f = fopen(src, "w");
 	if (!f) {
 		perror(src);
@@ -312,7 +342,8 @@ int main(int argc, char **argv)
 	json_init(&w, stdout, true);
 	json_obj_begin(&w, NULL);
 	json_str(&w, "benchmark", "plugin_compile");
-	json_str(&w, "gcc", o.gcc);
+	json_str(&w, "compiler", o.compiler);
+	json_str(&w, "cc", o.cc);
 	json_str(&w, "plugin", o.plugin);
 	json_int(&w, "source_lines", lines);
 	json_int(&w, "runs", o.runs);
@@ -321,7 +352,8 @@ int main(int argc, char **argv)
 	for (unsigned l = 0; l < o.nlevels; l++) {
 		const char *level = o.levels[l];
 		double cpu[2][MAX_RUNS], wall[2][MAX_RUNS];
-		char *argv_c[] = { (char *)o.gcc, (char *)level, "-c", src, "-o", obj, NULL, NULL };
+		char *argv_c[] = { (char *)o.cc, (char *)level, "-c", src, "-o", obj, NULL, NULL,
+				   NULL };
 
 		for (unsigned r = 0; r < o.runs; r++) {
 			/* Alternate which goes first so drift hits both alike. */
@@ -329,10 +361,12 @@ int main(int argc, char **argv)
 				int with = (int)((r + (unsigned)k) & 1);
 
 				argv_c[6] = with ? fplugin : NULL;
+				argv_c[7] = with && clang ? fpass : NULL;
 				cpu[with][r] = run(argv_c, &wall[with][r]);
 				if (cpu[with][r] < 0) {
-					fprintf(stderr, "bench_plugin_compile: %s %s -c %s %s failed\n",
-						o.gcc, level, src, with ? fplugin : "");
+					fprintf(stderr, "bench_plugin_compile: %s %s -c %s %s %s failed\n",
+						o.cc, level, src, with ? fplugin : "",
+						with && clang ? fpass : "");
 					return 1;
 				}
 			}
@@ -359,8 +393,10 @@ int main(int argc, char **argv)
 			double i0, i1;
 
 			argv_c[6] = NULL;
+			argv_c[7] = NULL;
 			i0 = instructions(argv_c, dir);
 			argv_c[6] = fplugin;
+			argv_c[7] = clang ? fpass : NULL;
 			i1 = instructions(argv_c, dir);
 			if (i0 <= 0 || i1 <= 0) {
 				fprintf(stderr, "bench_plugin_compile: counting instructions needs "
