@@ -17,18 +17,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "iosig.h"
 #include "comma_locale.h"
-
-static struct iosig_pragma *parse_ok(const char *text)
-{
-	struct iosig_pragma *p = NULL;
-	struct iosig_error err;
-
-	if (iosig_pragma_parse(text, strlen(text), &p, &err) != 0)
-		fail_msg("'%s': %s", text, err.msg);
-	return p;
-}
+#include "iosig.h"
+#include "pragma_ok.h"
 
 static struct iosig_sig sig_ok(const char *text, const double *values, unsigned n)
 {

@@ -14,20 +14,7 @@
 #include <cmocka.h>
 
 #include "iosig.h"
-
-static struct iosig_pragma *parse_ok(const char *text)
-{
-	struct iosig_pragma *p = NULL;
-	struct iosig_error err;
-	int r;
-
-	memset(&err, 0, sizeof(err));
-	r = iosig_pragma_parse(text, strlen(text), &p, &err);
-	if (r != 0)
-		fail_msg("'%s' failed: %d:%d: %s", text, err.line, err.column, err.msg);
-	assert_non_null(p);
-	return p;
-}
+#include "pragma_ok.h"
 
 /* Canonical text of a pragma that must parse (slots allowed). */
 static void expect_canon(const char *text, const char *canon, unsigned nslots)

@@ -14,16 +14,7 @@
 #include <cmocka.h>
 
 #include "iosig.h"
-
-static struct iosig_pragma *parse_ok(const char *text)
-{
-	struct iosig_pragma *p = NULL;
-	struct iosig_error err;
-
-	if (iosig_pragma_parse(text, strlen(text), &p, &err) != 0)
-		fail_msg("'%s': %s", text, err.msg);
-	return p;
-}
+#include "pragma_ok.h"
 
 static void define_ok(struct iosig_registry *reg, const char *text)
 {
