@@ -5,7 +5,8 @@
  *
  * Minimal systems install no such locale, so comma_locale_prepare() compiles
  * de_DE.UTF-8 into a private directory that LOCPATH points to (localedef);
- * comma_locale_cleanup() removes it.  Call them from a group setup/teardown.
+ * comma_locale_cleanup() removes it.  Call them from a group setup/teardown,
+ * or pass comma_locale_group_setup/_teardown to cmocka_run_group_tests().
  */
 #ifndef IOSIG_TEST_COMMA_LOCALE_H
 #define IOSIG_TEST_COMMA_LOCALE_H
@@ -44,6 +45,21 @@ static void comma_locale_cleanup(void)
 			fprintf(stderr, "could not remove %s\n", comma_locale_dir);
 		comma_locale_dir_made = false;
 	}
+}
+
+/* cmocka group fixtures that do just that. */
+static inline int comma_locale_group_setup(void **state)
+{
+	(void)state;
+	comma_locale_prepare();
+	return 0;
+}
+
+static inline int comma_locale_group_teardown(void **state)
+{
+	(void)state;
+	comma_locale_cleanup();
+	return 0;
 }
 
 /* Switches the process to a locale with a decimal comma; false if none can be

@@ -139,18 +139,6 @@ static void test_locale(void **state)
 	free(s);
 }
 
-static int group_setup(void **state)
-{
-	comma_locale_prepare();
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	comma_locale_cleanup();
-	return 0;
-}
-
 static void test_fmt(void **state)
 {
 	char b[32];
@@ -213,5 +201,5 @@ int main(void)
 		cmocka_unit_test(test_fmt_compact),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, comma_locale_group_setup, comma_locale_group_teardown);
 }

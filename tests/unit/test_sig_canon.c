@@ -316,18 +316,6 @@ static void set_comma_locale(void)
 		print_message("no locale with a decimal comma available; checking the C locale only\n");
 }
 
-static int group_setup(void **state)
-{
-	comma_locale_prepare();
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	comma_locale_cleanup();
-	return 0;
-}
-
 /* The canonical text must not depend on the process locale. */
 static void test_locale_independent(void **state)
 {
@@ -410,5 +398,5 @@ int main(void)
 		cmocka_unit_test(test_threads),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, comma_locale_group_setup, comma_locale_group_teardown);
 }
