@@ -5,7 +5,6 @@
  * $TMPDIR (no root needed): budgets, anonymous files, clean removal, the
  * access patterns, cancellation and bad arguments.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dirs.h"
 #include "probe.h"
 
 #define MiB (1024ull * 1024)
@@ -40,21 +40,6 @@ static int teardown(void **state)
 {
 	(void)state;
 	return rmdir(scratch);
-}
-
-/* Number of entries (besides . and ..) in dir. */
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
 }
 
 static void test_session_budget_and_cleanup(void **state)
@@ -77,14 +62,14 @@ static void test_session_budget_and_cleanup(void **state)
 	assert_true(fi->blksize > 0);
 	snprintf(dir, sizeof(dir), "%s", prb_session_dir(s));
 	assert_int_equal(strncmp(dir, scratch, strlen(scratch)), 0);
-	assert_int_equal(entries(scratch), 1); /* the private directory */
+	assert_int_equal(tdir_entries(scratch, NULL), 1); /* the private directory */
 	assert_int_equal(prb_session_file(s, false, &fd), 0);
 	assert_int_equal(pwrite(fd, "x", 1, 0), 1);
 	/* Anonymous: nothing in the directory names it. */
-	assert_int_equal(entries(dir), 0);
+	assert_int_equal(tdir_entries(dir, NULL), 0);
 	close(fd);
 	prb_session_close(s);
-	assert_int_equal(entries(scratch), 0);
+	assert_int_equal(tdir_entries(scratch, NULL), 0);
 	prb_session_close(NULL);
 }
 
@@ -103,7 +88,7 @@ static void test_session_errors(void **state)
 	assert_int_equal(prb_session_open(scratch, 1 * MiB, &s, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "--max-space"));
 	assert_ptr_equal(s, (void *)0x1);
-	assert_int_equal(entries(scratch), 0);
+	assert_int_equal(tdir_entries(scratch, NULL), 0);
 }
 
 static void test_sync_patterns(void **state)
@@ -298,7 +283,7 @@ static void test_run_small(void **state)
 	assert_true(res.seq_write_bw > 1e6);
 	assert_true(res.block_size >= 512);
 	prb_session_close(s);
-	assert_int_equal(entries(scratch), 0);
+	assert_int_equal(tdir_entries(scratch, NULL), 0);
 
 	/* Cancelled before it starts: -ECANCELED, still cleaned up. */
 	{
@@ -308,7 +293,7 @@ static void test_run_small(void **state)
 		assert_int_equal(prb_session_open(scratch, 16 * MiB, &s, &err), 0);
 		assert_int_equal(prb_run(s, &o, &res, &err), -ECANCELED);
 		prb_session_close(s);
-		assert_int_equal(entries(scratch), 0);
+		assert_int_equal(tdir_entries(scratch, NULL), 0);
 	}
 	o.cancel = NULL;
 	o.time_budget = 0;
@@ -348,7 +333,7 @@ static void test_latency_joint(void **state)
 	assert_true(prb_latency_weight(false) > 0 && prb_latency_weight(false) < 0.2);
 	prb_session_close(s[0]);
 	prb_session_close(s[1]);
-	assert_int_equal(entries(scratch), 0);
+	assert_int_equal(tdir_entries(scratch, NULL), 0);
 }
 
 int main(void)

@@ -26,11 +26,11 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dirs.h"
 #include "iosig.h"
 #include "mounts.h"
 #include "probe.h"
@@ -183,8 +183,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Entries of dir besides . .. and lost+found. */
-static int leftovers(const char *dir);
+static long leftovers(const char *dir);
 
 /*
  * Runs `iosig CMD ARGS...`; stderr goes to *ret_err (malloc'ed), stdout to
@@ -248,19 +247,13 @@ static int run_probe(char **ret_err, const char *const *args)
 	return run_tool("probe", ret_err, args);
 }
 
-static int leftovers(const char *dir)
+/* What the probe left in dir: entries besides the filesystem's own and
+ * the file that fills the full one. */
+static long leftovers(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
+	static const char *const own[] = { "lost+found", "fill", NULL };
 
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		     strcmp(e->d_name, "lost+found") && strcmp(e->d_name, "fill");
-	closedir(d);
-	return n;
+	return tdir_entries(dir, own);
 }
 
 static const struct iosig_mount *find(const struct iosig_catalog *cat, const char *path)

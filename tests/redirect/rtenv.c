@@ -123,19 +123,6 @@ void rt_setenv(const char *name, const char *value)
 	rt_env_reload();
 }
 
-long rt_count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	long n = 0;
-
-	if (!d)
-		return -1;
-	for (struct dirent *e; (e = readdir(d));)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 int rt_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);

@@ -42,9 +42,6 @@ void rt_mount_of(const char *path, char *buf, size_t size);
  * runtime's environment. */
 void rt_setenv(const char *name, const char *value);
 
-/* Number of entries (not . and ..) in a directory; -1 if it cannot be read. */
-long rt_count_entries(const char *dir);
-
 /* Writes `text` to path (created 0644, truncated); 0 or -1. */
 int rt_write_file(const char *path, const char *text);
 

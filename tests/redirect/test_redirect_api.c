@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dirs.h"
 #include "iosig.h"
 #include "jsonl.h"
 #include "redirect.h"
@@ -76,7 +77,7 @@ static void need_shm(void)
 /* Entries in both data directories: a fallback must leave them alone. */
 static long data_entries(void)
 {
-	long a = rt_count_entries(T.work_dd), b = T.have_shm ? rt_count_entries(T.shm_dd) : 0;
+	long a = tdir_entries(T.work_dd, NULL), b = T.have_shm ? tdir_entries(T.shm_dd, NULL) : 0;
 
 	return (a < 0 ? 0 : a) + (b < 0 ? 0 : b);
 }
