@@ -38,26 +38,34 @@ static const char *prog = "iosig-sim";
 static void errmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "iosig-sim: MESSAGE" on stderr.  format(printf, 1, 0): checks callers'
+ * formats and accepts the va_list. */
+__attribute__((format(printf, 1, 0)))
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void errmsg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
+/* The message and the hint to --help; returns EXIT_USAGE. */
 static int usage_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
 	return EXIT_USAGE;
 }
 
