@@ -1,10 +1,13 @@
 # tests/cli/lib.sh - what the CLI test scripts share; sourced, never run.
 #
+#   set -u
 #   sub=devices                       # the subcommand under test
-#   . "$(dirname "$0")/lib.sh"        # after: iosig=${1:?...}
+#   . "$(dirname "$0")/lib.sh"
 #
-# Gives $data (tests/data), $tmp (a scratch directory removed at exit),
-# $failures, and:
+# Takes the iosig binary from the script's first argument into $iosig, and
+# empties IOSIG_PROBE_CACHE (this machine's measurements must not change
+# what a test expects).  Gives $data (tests/data), $tmp (a scratch
+# directory removed at exit), $failures, and:
 #   fail MESSAGE              count a failure and print it
 #   run ARGS...               `iosig $sub ARGS`: stdout in $tmp/out, stderr in
 #                             $tmp/err, exit status in $rc
@@ -18,8 +21,9 @@
 #   finish                    the verdict and the exit status of the script
 # $args holds the arguments of the last check, for messages.
 
-: "${iosig:?set iosig before sourcing lib.sh}"
+iosig=${1:?usage: sh $(basename "$0") PATH-TO-iosig}
 : "${sub:?set sub before sourcing lib.sh}"
+export IOSIG_PROBE_CACHE=
 data=$(cd "$(dirname "$0")/../data" && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -5,10 +5,8 @@
 # message with the right exit status for bad arguments and bad configs.
 # Usage: sh test_devices.sh PATH-TO-iosig
 set -u
-iosig=${1:?usage: test_devices.sh PATH-TO-iosig}
 sub=devices
 . "$(dirname "$0")/lib.sh"
-export IOSIG_PROBE_CACHE=
 
 t2="--no-discovery --config $data/table2.yaml"
 

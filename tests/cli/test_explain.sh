@@ -6,10 +6,8 @@
 # signature error points at the column), 1 for a bad configuration.
 # Usage: sh test_explain.sh PATH-TO-iosig
 set -u
-iosig=${1:?usage: test_explain.sh PATH-TO-iosig}
 sub=explain
 . "$(dirname "$0")/lib.sh"
-export IOSIG_PROBE_CACHE=
 t2="--no-discovery --config $data/table2.yaml"
 
 json_ok() {

@@ -7,7 +7,6 @@
 # writes test files (the measurements are tests/probe/test_probe_mounts.c).
 # Usage: sh test_measure.sh PATH-TO-iosig
 set -u
-iosig=${1:?usage: test_measure.sh PATH-TO-iosig}
 sub=probe
 . "$(dirname "$0")/lib.sh"
 export IOSIG_PROBE_CACHE="$tmp/probe.yaml" IOSIG_CONFIG=

@@ -4,7 +4,6 @@
 # exit status 2 for every kind of bad argument.
 # Usage: sh test_mttdl.sh PATH-TO-iosig
 set -u
-iosig=${1:?usage: test_mttdl.sh PATH-TO-iosig}
 sub=mttdl
 . "$(dirname "$0")/lib.sh"
 
