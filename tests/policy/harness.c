@@ -12,6 +12,11 @@
 
 #include "harness.h"
 
+const struct iosig_dev_info hx_hdd = {
+	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
+	.block_size = 512,
+};
+
 enum ev_kind { EV_SUBMIT, EV_DONE, EV_TIMER };
 
 struct ev {

@@ -15,6 +15,17 @@
 
 #define HX_MAX_DEV 4
 
+/* Units of the policy tests: times in ns, sizes in bytes. */
+#define US IOSIG_NS_PER_US
+#define MS IOSIG_NS_PER_MS
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+#define GiB (1024ull * MiB)
+
+/* The disk most tests schedule for: "hdd0", 1 TiB, one command at a time,
+ * 512-byte blocks. */
+extern const struct iosig_dev_info hx_hdd;
+
 /* Service time of one command = overhead + seek_ns_per_gib * |distance| /
  * GiB + len / bw (hx_set_latency_fn() overrides it per device). */
 struct hx_model {

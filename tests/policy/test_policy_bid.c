@@ -17,16 +17,6 @@
 #include "harness.h"
 #include "policy.h"
 
-#define US IOSIG_NS_PER_US
-#define MS IOSIG_NS_PER_MS
-#define KiB 1024ull
-#define MiB (1024ull * 1024)
-#define GiB (1024ull * MiB)
-
-static const struct iosig_dev_info hdd = {
-	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
-	.block_size = 512,
-};
 static const struct iosig_dev_info ssd = {
 	.name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64 * GiB, .queue_depth = 8,
 	.block_size = 4096,
@@ -36,7 +26,7 @@ static const struct hx_model fast = { .overhead_ns = 50 * US };
 
 static struct hx *mk1(const char *spec, const struct hx_model *m)
 {
-	struct hx *h = hx_new(1, &hdd, m);
+	struct hx *h = hx_new(1, &hx_hdd, m);
 	char err[256];
 
 	if (hx_policy(h, spec, err, sizeof(err)) != 0)
@@ -264,7 +254,7 @@ static void test_bid_merge_across_queues(void **state)
 
 static void test_bid_bad_options(void **state)
 {
-	struct hx *h = hx_new(1, &hdd, &flat1);
+	struct hx *h = hx_new(1, &hx_hdd, &flat1);
 	char err[256];
 
 	assert_int_equal(hx_policy(h, "bid-hdd:wait_k=0", err, sizeof(err)), -EINVAL);
@@ -276,12 +266,11 @@ static void test_bid_bad_options(void **state)
 	hx_free(h);
 }
 
-
 /* ---- BID-Hybrid ---- */
 
 static struct hx *mk2(const char *spec, uint64_t ssd_cap)
 {
-	struct iosig_dev_info devs[2] = { hdd, ssd };
+	struct iosig_dev_info devs[2] = { hx_hdd, ssd };
 	struct hx_model models[2] = { flat1, fast };
 	struct hx *h;
 	char err[256];
@@ -471,7 +460,7 @@ static void test_hybrid_hints(void **state)
 static void test_hybrid_tier_limits(void **state)
 {
 	struct hx *h;
-	struct iosig_dev_info only_hdd = hdd;
+	struct iosig_dev_info only_hdd = hx_hdd;
 	char err[256];
 
 	/* A 16 KiB tier at ssd_fill 1 takes the first 4 light writes only. */

@@ -18,21 +18,11 @@
 #include "harness.h"
 #include "policy.h"
 
-#define US IOSIG_NS_PER_US
-#define MS IOSIG_NS_PER_MS
-#define KiB 1024ull
-#define MiB (1024ull * 1024)
-#define GiB (1024ull * MiB)
-
-static const struct iosig_dev_info disk = {
-	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
-	.block_size = 512,
-};
 static const struct hx_model flat1 = { .overhead_ns = 1 * MS };
 
 static struct hx *mk(const char *spec)
 {
-	struct hx *h = hx_new(1, &disk, &flat1);
+	struct hx *h = hx_new(1, &hx_hdd, &flat1);
 	char err[256];
 
 	if (hx_policy(h, spec, err, sizeof(err)) != 0)

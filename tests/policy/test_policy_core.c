@@ -17,10 +17,6 @@
 #include "pol_util.h"
 #include "policy.h"
 
-#define MS IOSIG_NS_PER_MS
-#define KiB 1024ull
-#define MiB (1024ull * 1024)
-
 /* ---- registry ---- */
 
 static int dummy_init(struct iosig_policy *pol) { return 0; }
@@ -294,16 +290,12 @@ static void test_opts_format_and_help(void **state)
 
 /* ---- creation ---- */
 
-static const struct iosig_dev_info hdd = {
-	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
-	.block_size = 512,
-};
 static const struct hx_model hdd_model = { .overhead_ns = 100000, .seek_ns_per_gib = 1000000,
 					   .bytes_per_s = 100 * MiB };
 
 static void test_create(void **state)
 {
-	struct hx *h = hx_new(1, &hdd, &hdd_model);
+	struct hx *h = hx_new(1, &hx_hdd, &hdd_model);
 	char err[256];
 
 	assert_int_equal(hx_policy(h, "nosuch", err, sizeof(err)), -ENOENT);
@@ -321,10 +313,10 @@ static void test_create(void **state)
 
 static void test_create_env_checks(void **state)
 {
-	struct hx *h = hx_new(1, &hdd, &hdd_model);
+	struct hx *h = hx_new(1, &hx_hdd, &hdd_model);
 	struct iosig_policy *pol = NULL;
 	struct iosig_env env;
-	struct iosig_dev_info bad = hdd;
+	struct iosig_dev_info bad = hx_hdd;
 	char err[256];
 
 	/* Borrow a valid env from the harness and break it. */
@@ -443,7 +435,6 @@ static void test_heap_map_pool(void **state)
 	}
 }
 
-
 /* Extents as (off, len, toff) triples in order, for comparison. */
 static unsigned ext_dump(struct pol_extmap *m, uint64_t *out)
 {
@@ -502,7 +493,7 @@ static void test_extmap(void **state)
 
 static void test_noop_fifo_merge(void **state)
 {
-	struct iosig_dev_info d = hdd;
+	struct iosig_dev_info d = hx_hdd;
 	struct hx *h;
 	char err[256];
 
@@ -551,7 +542,7 @@ static void test_noop_fifo_merge(void **state)
 
 static void test_noop_queue_depth(void **state)
 {
-	struct iosig_dev_info d = hdd;
+	struct iosig_dev_info d = hx_hdd;
 	struct hx *h;
 	char err[256];
 

@@ -16,15 +16,6 @@
 #include "harness.h"
 #include "policy.h"
 
-#define US IOSIG_NS_PER_US
-#define MS IOSIG_NS_PER_MS
-#define KiB 1024ull
-#define MiB (1024ull * 1024)
-
-static const struct iosig_dev_info disk = {
-	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
-	.block_size = 512,
-};
 /* Every command takes exactly 5 ms: order effects only. */
 static const struct hx_model flat5 = { .overhead_ns = 5 * MS };
 static const struct hx_model flat1 = { .overhead_ns = 1 * MS };
@@ -32,7 +23,7 @@ static const struct hx_model flat05 = { .overhead_ns = 500 * US };
 
 static struct hx *mk(const char *spec, const struct hx_model *m)
 {
-	struct hx *h = hx_new(1, &disk, m);
+	struct hx *h = hx_new(1, &hx_hdd, m);
 	char err[256];
 
 	if (hx_policy(h, spec, err, sizeof(err)) != 0)
@@ -249,7 +240,7 @@ static void test_cfq_async_shared_queue(void **state)
 
 static void test_cfq_quantum(void **state)
 {
-	struct iosig_dev_info d = disk;
+	struct iosig_dev_info d = hx_hdd;
 	struct hx *h = hx_new(1, (d.queue_depth = 32, &d), &flat1);
 	char err[256];
 
@@ -269,7 +260,7 @@ static void test_cfq_quantum(void **state)
  * an earlier tick: it must ask again, or the async writes never run. */
 static void test_cfq_idle_rearm(void **state)
 {
-	struct iosig_dev_info d = disk;
+	struct iosig_dev_info d = hx_hdd;
 	struct hx_model m = { .overhead_ns = 20 * US };
 	struct hx *h;
 	char err[256];

@@ -21,12 +21,6 @@
 #include "harness.h"
 #include "policy.h"
 
-#define US IOSIG_NS_PER_US
-#define MS IOSIG_NS_PER_MS
-#define KiB 1024ull
-#define MiB (1024ull * 1024)
-#define GiB (1024ull * MiB)
-
 #define WF (64 * KiB)
 #define WM (32 * KiB)
 #define OPTS "w_fast=64KiB,w_mid=32KiB,pad_slow=16KiB,slow_lat=5ms,seq_pairs=3"

@@ -18,12 +18,6 @@
 #include "harness.h"
 #include "policy.h"
 
-#define US IOSIG_NS_PER_US
-#define MS IOSIG_NS_PER_MS
-#define KiB 1024ull
-#define MiB (1024ull * 1024)
-#define GiB (1024ull * MiB)
-
 static const struct iosig_dev_info devs[2] = {
 	{ .name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64 * GiB, .queue_depth = 8,
 	  .block_size = 4096 },
