@@ -717,6 +717,19 @@ static double bcw_empty_at(const struct sim_hdd *h, double t)
 	return d > 0 ? t + d / h->p.media_rate : t;
 }
 
+/* BCW: a command that needs the media first waits, from t, for every
+ * buffered write to reach it; returns that time, with the buffer empty and
+ * the next write starting a new sequence. */
+static double bcw_flush(struct sim_hdd *h, double t)
+{
+	t = bcw_empty_at(h, t);
+	h->bcw_dirty = 0;
+	h->bcw_state = 0;
+	h->bcw_adw = 0;
+	h->bcw_t = t;
+	return t;
+}
+
 static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 {
 	double done, t_on, start, reconnect;
@@ -770,14 +783,8 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 	start = t + ovh(h, false, true) + h->p.read_disconnect_ms[h->last_write] * 1e6;
 	if (start < h->mech_free)
 		start = h->mech_free;
-	if (h->p.bcw) {
-		/* Buffered writes reach the media before the read. */
-		start = bcw_empty_at(h, start);
-		h->bcw_dirty = 0;
-		h->bcw_state = 0;
-		h->bcw_adw = 0;
-		h->bcw_t = start;
-	}
+	if (h->p.bcw) /* buffered writes reach the media before the read */
+		start = bcw_flush(h, start);
 	t_on = position(h, lbn, start, false, 0);
 	/* It reconnects when the high water mark of the data is buffered,
 	 * then sends at bus speed while the rest is read. */
@@ -884,13 +891,8 @@ uint64_t sim_hdd_serve(struct sim_hdd *h, int op, uint64_t lbn, uint32_t nblocks
 	default:
 		/* Flush: every buffered write on the media. */
 		done = t > h->mech_free ? t : h->mech_free;
-		if (h->p.bcw) {
-			done = bcw_empty_at(h, done);
-			h->bcw_dirty = 0;
-			h->bcw_state = 0;
-			h->bcw_adw = 0;
-			h->bcw_t = done;
-		}
+		if (h->p.bcw)
+			done = bcw_flush(h, done);
 		done += h->p.write_complete_ms * 1e6;
 		break;
 	}
