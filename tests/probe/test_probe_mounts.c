@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "dirs.h"
+#include "files.h"
 #include "iosig.h"
 #include "mounts.h"
 #include "probe.h"
@@ -166,19 +167,9 @@ static int group_teardown(void **state)
 /* Contents of a file (malloc'ed), which is then removed. */
 static char *slurp(const char *path)
 {
-	FILE *fp = fopen(path, "re");
-	char *buf;
-	long len;
+	char *buf = tfile_read(path);
 
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	len = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)len + 1);
 	assert_non_null(buf);
-	if (len > 0)
-		assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
-	fclose(fp);
 	unlink(path);
 	return buf;
 }

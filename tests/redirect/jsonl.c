@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
+
 struct rd {
 	const char *p;
 	bool bad;
@@ -267,42 +269,9 @@ double jv_num(const struct jv *v, const char *key, double dflt)
 	return m && m->kind == JV_NUM ? m->num : dflt;
 }
 
-char *jv_slurp(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	char tmp[4096];
-
-	if (!fp)
-		return NULL;
-	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0) {
-		if (len + n + 1 > cap) {
-			char *nb;
-
-			cap = (len + n + 1) * 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(fp);
-				return NULL;
-			}
-			buf = nb;
-		}
-		memcpy(buf + len, tmp, n);
-		len += n;
-	}
-	fclose(fp);
-	if (!buf)
-		buf = calloc(1, 1);
-	else
-		buf[len] = '\0';
-	return buf;
-}
-
 long jv_each_line(const char *path, bool (*fn)(const struct jv *rec, void *arg), void *arg)
 {
-	char *text = jv_slurp(path), *line, *save = NULL;
+	char *text = tfile_read(path), *line, *save = NULL;
 	long n = 0;
 
 	if (!text)

@@ -33,9 +33,6 @@ const char *jv_str(const struct jv *v, const char *key);
 /* The number member, or `dflt`. */
 double jv_num(const struct jv *v, const char *key, double dflt);
 
-/* Reads a whole file (NULL if it cannot); caller frees. */
-char *jv_slurp(const char *path);
-
 /*
  * Parses a JSON-lines file: calls fn for every line (fn returns false to
  * stop).  Returns the number of lines, or -1 if a line is not valid JSON.

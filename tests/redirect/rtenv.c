@@ -123,20 +123,6 @@ void rt_setenv(const char *name, const char *value)
 	rt_env_reload();
 }
 
-int rt_write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-	int r = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		r = -1;
-	if (close(fd))
-		r = -1;
-	return r;
-}
-
 ssize_t rt_read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -42,9 +42,6 @@ void rt_mount_of(const char *path, char *buf, size_t size);
  * runtime's environment. */
 void rt_setenv(const char *name, const char *value);
 
-/* Writes `text` to path (created 0644, truncated); 0 or -1. */
-int rt_write_file(const char *path, const char *text);
-
 /* Reads a whole small file into buf (NUL-terminated); -1 on error. */
 ssize_t rt_read_file(const char *path, char *buf, size_t size);
 

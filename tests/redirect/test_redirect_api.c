@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "dirs.h"
+#include "files.h"
 #include "iosig.h"
 #include "jsonl.h"
 #include "redirect.h"
@@ -96,7 +97,7 @@ struct recs {
 /* Parses the log into r; every line must be valid JSON. */
 static void log_read(struct recs *r)
 {
-	char *text = jv_slurp(T.log), *save = NULL;
+	char *text = tfile_read(T.log), *save = NULL;
 
 	r->n = 0;
 	assert_non_null(text);
@@ -252,7 +253,7 @@ static int errno_parity_all(bool verbose)
 static void test_errno_parity(void **state)
 {
 	(void)state;
-	assert_int_equal(rt_write_file(wpath("afile"), "data"), 0);
+	assert_int_equal(tfile_write(wpath("afile"), "data"), 0);
 	mkdir(wpath("adir"), 0755);
 	unlink(wpath("alink"));
 	assert_int_equal(symlink("afile", wpath("alink")), 0);
@@ -292,7 +293,7 @@ static void test_errno_parity_freopen(void **state)
 	pid_t pid;
 
 	(void)state;
-	assert_int_equal(rt_write_file(wpath("afile"), "data"), 0);
+	assert_int_equal(tfile_write(wpath("afile"), "data"), 0);
 	mkdir(wpath("adir"), 0755);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -367,7 +368,7 @@ static void test_existing_untouched(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(rt_write_file(wpath("keep"), "keep me"), 0);
+	assert_int_equal(tfile_write(wpath("keep"), "keep me"), 0);
 	assert_int_equal(lstat(wpath("keep"), &a), 0);
 	fd = iosig_open(&site_tmp, wpath("keep"), O_CREAT | O_WRONLY, 0600, 4096.0);
 	assert_true(fd >= 0);
@@ -1121,7 +1122,7 @@ int main(void)
 	unsetenv("IOSIG_DRYRUN");
 	unsetenv("IOSIG_STRICT");
 	rt_env_reload();
-	if (rt_write_file(T.log, "") || chdir(T.work)) {
+	if (tfile_write(T.log, "") || chdir(T.work)) {
 		perror(T.log);
 		return 1;
 	}

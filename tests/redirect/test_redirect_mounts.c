@@ -36,6 +36,7 @@
 #include "catalog_internal.h"
 #include "finalize.h"
 #include "iosig.h"
+#include "files.h"
 #include "jsonl.h"
 #include "mounts.h"
 #include "redirect.h"
@@ -107,7 +108,7 @@ static void expect_on(const char *path, int m, const char *text)
 /* The last decision record in the log. */
 static struct jv *last_decision(void)
 {
-	char *text = jv_slurp(T.log), *save = NULL, *last = NULL;
+	char *text = tfile_read(T.log), *save = NULL, *last = NULL;
 	struct jv *v = NULL;
 
 	assert_non_null(text);
@@ -291,14 +292,14 @@ static void test_finalize_refuses(void **state)
 	(void)state;
 	/* A link that points outside every data directory. */
 	snprintf(victim, sizeof(victim), "%s/victim", T.work);
-	assert_int_equal(rt_write_file(victim, "victim"), 0);
+	assert_int_equal(tfile_write(victim, "victim"), 0);
 	assert_int_equal(symlink(victim, wpath("evil")), 0);
 	assert_int_equal(fin_path(cat, AT_FDCWD, wpath("evil"), 0, &rep), -EPERM);
 	assert_int_equal(rep.action, FIN_REFUSED);
 	assert_true(rt_is_link_into(wpath("evil"), victim));
 	/* Into a data directory, but not a name iosig gives. */
 	snprintf(p, sizeof(p), "%s/notours", T.dd[M_RAM]);
-	assert_int_equal(rt_write_file(p, "x"), 0);
+	assert_int_equal(tfile_write(p, "x"), 0);
 	assert_int_equal(symlink(p, wpath("evil2")), 0);
 	assert_int_equal(fin_path(cat, AT_FDCWD, wpath("evil2"), 0, &rep), -EPERM);
 	assert_true(rt_is_regular(p));
@@ -491,7 +492,7 @@ static void test_link_race_injected(void **state)
 
 	/* A local file: the other link points elsewhere. */
 	snprintf(victim, sizeof(victim), "%s/inj-victim", T.work);
-	assert_int_equal(rt_write_file(victim, "someone else's"), 0);
+	assert_int_equal(tfile_write(victim, "someone else's"), 0);
 	snprintf(fault_target, sizeof(fault_target), "%s", victim);
 	rd_fault_before_link = plant_link;
 	fd = iosig_open(&site_tmp, wpath("inj2.out"), O_CREAT | O_WRONLY | O_APPEND, 0644, 4096.0);
@@ -570,7 +571,7 @@ static void test_global_planted_symlink(void **state)
 	assert_int_equal(unlink(wpath("planted.out")), 0);
 	assert_int_equal(unlink(target), 0);
 	snprintf(victim, sizeof(victim), "%s/victim-global", T.work);
-	assert_int_equal(rt_write_file(victim, "precious"), 0);
+	assert_int_equal(tfile_write(victim, "precious"), 0);
 	assert_int_equal(symlink(victim, target), 0);
 	assert_int_equal(truncate(T.log, 0), 0);
 	fd = iosig_open(&site_global, wpath("planted.out"), O_CREAT | O_WRONLY | O_TRUNC, 0644, 8.0);
@@ -718,7 +719,7 @@ static void test_existing_path(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(rt_write_file(wpath("exists.out"), "old"), 0);
+	assert_int_equal(tfile_write(wpath("exists.out"), "old"), 0);
 	assert_int_equal(stat(wpath("exists.out"), &a), 0);
 	fd = iosig_open(&site_tmp, wpath("exists.out"), O_CREAT | O_WRONLY | O_APPEND, 0644, 4096.0);
 	assert_true(fd >= 0);
@@ -839,7 +840,7 @@ static const char *setup_mounts(void)
 	snprintf(file, sizeof(file), "%s/config.yaml", T.base);
 	rt_write_config(file, cfg, M_COUNT);
 	snprintf(T.log, sizeof(T.log), "%s/decisions.jsonl", T.base);
-	if (rt_write_file(T.log, ""))
+	if (tfile_write(T.log, ""))
 		return "cannot write the decision log in the scratch directory";
 	setenv("IOSIG_LOG", T.log, 1);
 	unsetenv("IOSIG_DISABLE");

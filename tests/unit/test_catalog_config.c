@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "files.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
@@ -456,15 +457,6 @@ static void test_build_errors(void **state)
 
 static char tmpdir[] = "/tmp/iosig-cfg-XXXXXX";
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
-
 /* An explicitly given file that does not exist is an error; the error names
  * the file. */
 static void test_missing_file(void **state)
@@ -550,7 +542,7 @@ static void test_locate(void **state)
 	snprintf(f, sizeof(f), "%s/.config/iosig", home);
 	mkdir(f, 0700);
 	snprintf(f, sizeof(f), "%s/.config/iosig/config.yaml", home);
-	write_file(f, "mounts:\n  /x: {class: ssd, free: 1GiB}\n");
+	assert_int_equal(tfile_write(f, "mounts:\n  /x: {class: ssd, free: 1GiB}\n"), 0);
 	cat_config_locate(NULL, got, sizeof(got), &explicit_);
 	assert_string_equal(got, f);
 	assert_false(explicit_);
@@ -575,7 +567,7 @@ static void test_env(void **state)
 	char f[300];
 
 	snprintf(f, sizeof(f), "%s/env.yaml", tmpdir);
-	write_file(f, "mounts:\n  /scratch: {class: ssd, free: 1GiB}\n");
+	assert_int_equal(tfile_write(f, "mounts:\n  /scratch: {class: ssd, free: 1GiB}\n"), 0);
 	setenv("IOSIG_CONFIG", f, 1);
 	assert_int_equal(iosig_catalog_new(&opts, &cat, &err), 0);
 	assert_int_equal(iosig_catalog_size(cat), 1);
@@ -601,8 +593,8 @@ static void test_discovery_refuses_synthetic_keys(void **state)
 	snprintf(cfgf, sizeof(cfgf), "%s/d.yaml", tmpdir);
 	snprintf(mi, sizeof(mi), "%s/mountinfo", tmpdir);
 	snprintf(line, sizeof(line), "1 0 254:0 / %s rw - ext4 /dev/vdz rw\n", tmpdir);
-	write_file(mi, line);
-	write_file(cfgf, "mounts:\n  /x:\n    class: ssd\n    capacity: 1GiB\n");
+	assert_int_equal(tfile_write(mi, line), 0);
+	assert_int_equal(tfile_write(cfgf, "mounts:\n  /x:\n    class: ssd\n    capacity: 1GiB\n"), 0);
 	opts.config = cfgf;
 	opts.mountinfo = mi;
 	opts.probe_cache = "";

@@ -26,18 +26,10 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "files.h"
 
 static char base[] = "/tmp/iosig-disc-XXXXXX";
 static char mountinfo[300], cfgfile[300];
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
 
 /* base/<name>, created as a directory unless it is "file" or "missing". */
 static const char *dir(const char *name)
@@ -65,7 +57,7 @@ static struct iosig_catalog *build(const char *config)
 	struct iosig_error err = { 0 };
 
 	if (config) {
-		write_file(cfgfile, config);
+		assert_int_equal(tfile_write(cfgfile, config), 0);
 		opts.config = cfgfile;
 	} else {
 		opts.config = "";
@@ -110,7 +102,7 @@ static void write_table(void)
 		 base, dir("proc"), dir("sys"), dir("cgroup"), dir("pts"), dir("cover"),
 		 dir("cover/inner"), dir("cover"), dir("ro"), dir("bind"), dir("nfs"), dir("9p"),
 		 dir("fuse"), dir("missing"), dir("file"), dir("hung"), dir("nfs/deep"), dir("with"));
-	write_file(mountinfo, t);
+	assert_int_equal(tfile_write(mountinfo, t), 0);
 }
 
 static int setup(void **state)
@@ -124,7 +116,7 @@ static int setup(void **state)
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (mkdir(dir(dirs[i]), 0755) < 0)
 			return -1;
-	write_file(dir("file"), "not a directory\n");
+	assert_int_equal(tfile_write(dir("file"), "not a directory\n"), 0);
 	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", base);
 	snprintf(cfgfile, sizeof(cfgfile), "%s/config.yaml", base);
 	write_table();
@@ -364,7 +356,7 @@ static void test_zram(void **state)
 	}
 	snprintf(table, sizeof(table), "%s/zram-mountinfo", base);
 	snprintf(line, sizeof(line), "90 1 %s / %s rw - ext4 /dev/zram rw\n", devno, dir("9p"));
-	write_file(table, line);
+	assert_int_equal(tfile_write(table, line), 0);
 	opts.mountinfo = table;
 	assert_int_equal(iosig_catalog_new(&opts, &cat, &err), 0);
 	m = iosig_catalog_mount(cat, 0);
@@ -471,7 +463,7 @@ static void test_default(void **state)
 		pid_t pid;
 		int status;
 
-		write_file(cfgfile, texts[i]);
+		assert_int_equal(tfile_write(cfgfile, texts[i]), 0);
 		pid = fork();
 		assert_true(pid >= 0);
 		if (pid == 0)
@@ -519,10 +511,10 @@ static void test_md_layout(void **state)
 		int fd;
 
 		snprintf(f, sizeof(f), "%s/md/level", md);
-		write_file(f, cases[i].level);
+		assert_int_equal(tfile_write(f, cases[i].level), 0);
 		snprintf(f, sizeof(f), "%s/md/raid_disks", md);
 		if (cases[i].disks)
-			write_file(f, cases[i].disks);
+			assert_int_equal(tfile_write(f, cases[i].disks), 0);
 		else
 			unlink(f);
 		fd = open(md, O_RDONLY | O_DIRECTORY);

@@ -22,18 +22,10 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "files.h"
 
 static char base[] = "/tmp/iosig-probe-XXXXXX";
 static char mnt[300], mountinfo[300], cache[300], cfgfile[300];
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
 
 static struct iosig_catalog *build(const char *config)
 {
@@ -42,7 +34,7 @@ static struct iosig_catalog *build(const char *config)
 	struct iosig_error err = { 0 };
 
 	if (config)
-		write_file(cfgfile, config);
+		assert_int_equal(tfile_write(cfgfile, config), 0);
 	opts.config = config ? cfgfile : "";
 	if (iosig_catalog_new(&opts, &cat, &err) < 0)
 		fail_msg("%s:%d: %s", err.file, err.line, err.msg);
@@ -63,7 +55,7 @@ static int setup(void **state)
 	if (mkdir(mnt, 0755) < 0)
 		return -1;
 	snprintf(line, sizeof(line), "40 1 0:99 / %s rw - tmpfs testsrc rw\n", mnt);
-	write_file(mountinfo, line);
+	assert_int_equal(tfile_write(mountinfo, line), 0);
 	return 0;
 }
 
@@ -220,7 +212,7 @@ static void test_corrupt(void **state)
 		struct iosig_catalog *cat;
 		char want[2000];
 
-		write_file(cache, cases[i].text);
+		assert_int_equal(tfile_write(cache, cases[i].text), 0);
 		cat = build(NULL);
 		assert_int_equal(iosig_catalog_mount(cat, 0)->src[IOSIG_F_SEQ_READ_BW],
 				 IOSIG_SRC_DEFAULT);
