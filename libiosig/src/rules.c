@@ -356,10 +356,9 @@ static int pat_compile(char *text, struct rules_pat *pat, char *why, size_t wsiz
 		pat->suffix = text + i - 1;
 	}
 	pat->suffix_len = (size_t)(text + len - pat->suffix);
-	if (pat->literal)
-		return 0;
 
-	/* Components. */
+	/* Components (literal patterns too: rules_quick_reject compares the
+	 * tail of a relative path with them). */
 	for (p = text; *p; p++)
 		n += *p == '/';
 	trailing = len >= 3 && !strcmp(text + len - 3, "/**");
@@ -932,17 +931,55 @@ static bool path_clean(const char *p)
 	return true;
 }
 
+/*
+ * Can pattern `pat` match the relative path[0..len) opened from some
+ * directory D?  Normalised, D/path ends with the components of `path` that
+ * follow its last ".." ("." and empty components vanish), so they must
+ * match the pattern's last components, up to its last "**"; and a pattern
+ * without "**" has too few components for a path with more.  This rejects
+ * most relative opens without asking the kernel for D.
+ */
+static bool tail_may_match(const struct rules_pat *pat, const char *path, size_t len)
+{
+	const char *end = path + len;
+	unsigned pi = pat->ncomp;
+
+	while (end > path) {
+		const char *s = end;
+		size_t sl;
+
+		while (s > path && s[-1] != '/')
+			s--;
+		sl = (size_t)(end - s);
+		if (sl == 2 && s[0] == '.' && s[1] == '.')
+			return true;
+		if (sl && !(sl == 1 && s[0] == '.')) {
+			if (!pi)
+				return false;
+			if (pat->comp_globstar[pi - 1])
+				return true;
+			if (!comp_match(pat->text + pat->comp_off[pi - 1], pat->comp_len[pi - 1], s, sl))
+				return false;
+			pi--;
+		}
+		if (s == path)
+			break;
+		end = s - 1;
+	}
+	return true;
+}
+
 /* Can pattern `pat` match a file opened as `path` (length len, last
  * component `last` of length ll)?  *clean caches path_clean (-1 unknown). */
-static bool pat_may_match(const struct rules_pat *pat, const char *path, const char *last,
-			  size_t ll, int *clean)
+static bool pat_may_match(const struct rules_pat *pat, const char *path, size_t len,
+			  const char *last, size_t ll, int *clean)
 {
 	if (!pat->text)
 		return false;
 	if (pat->suffix_len > ll || memcmp(last + ll - pat->suffix_len, pat->suffix, pat->suffix_len))
 		return false;
 	if (path[0] != '/')
-		return true;
+		return tail_may_match(pat, path, len);
 	if (*clean < 0)
 		*clean = path_clean(path);
 	if (!*clean)
@@ -971,8 +1008,8 @@ bool rules_quick_reject(const struct rules *rs, const char *path)
 	if ((ll == 1 && last[0] == '.') || (ll == 2 && last[0] == '.' && last[1] == '.'))
 		return true;
 	for (size_t i = 0; i < rs->n; i++) {
-		if (pat_may_match(&rs->r[i].pat, path, last, ll, &clean) ||
-		    (rs->r[i].has_alt && pat_may_match(&rs->r[i].alt, path, last, ll, &clean)))
+		if (pat_may_match(&rs->r[i].pat, path, len, last, ll, &clean) ||
+		    (rs->r[i].has_alt && pat_may_match(&rs->r[i].alt, path, len, last, ll, &clean)))
 			return false;
 	}
 	return true;

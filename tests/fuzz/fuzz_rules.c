@@ -13,9 +13,9 @@
  *  - the compiled form of accepted rules decodes to rules that encode to
  *    the same text (a round trip is exact);
  *  - a pattern without wildcards matches its own text; whenever a rule
- *    matches a path, rules_quick_reject() does not reject that path (the
- *    preload library would otherwise miss it), for a set of probe paths and
- *    for every line of the input taken as a path.
+ *    matches a path, rules_quick_reject() does not reject that path nor any
+ *    relative tail of it (the preload library would otherwise miss it), for
+ *    a set of probe paths and for every line of the input taken as a path.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,8 +40,12 @@ static const char *const probes[] = {
 
 static void check_path(const struct rules *rs, const char *abs)
 {
-	if (rules_match(rs, abs))
-		CHECK(!rules_quick_reject(rs, abs));
+	if (!rules_match(rs, abs))
+		return;
+	CHECK(!rules_quick_reject(rs, abs));
+	/* Opened relative to any directory above it, it is not rejected either. */
+	for (const char *t = strchr(abs, '/'); t && t[1]; t = strchr(t + 1, '/'))
+		CHECK(!rules_quick_reject(rs, t + 1));
 }
 
 static void check_rules(const struct rules *rs)

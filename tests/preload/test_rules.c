@@ -75,9 +75,20 @@ static bool m(const char *pattern, const char *abs)
 	if (!rs)
 		fail_msg("pattern '%s': %s", pattern, msg);
 	r = rules_match(rs, abs) != NULL;
-	/* Quick rejection must never reject what matches. */
-	if (r)
+	/* Quick rejection must never reject what matches, whether it is
+	 * opened by its absolute path or by any relative tail of it (from
+	 * the directory above that tail), with or without "./" and "//". */
+	if (r) {
+		char rel[600];
+
 		assert_false(rules_quick_reject(rs, abs));
+		for (const char *t = strchr(abs + 1, '/'); t; t = strchr(t + 1, '/')) {
+			assert_false(rules_quick_reject(rs, t + 1));
+			snprintf(rel, sizeof(rel), ".//%s", t + 1);
+			assert_false(rules_quick_reject(rs, rel));
+		}
+		assert_false(rules_quick_reject(rs, abs + 1));
+	}
 	rules_free(rs);
 	return r;
 }
@@ -187,6 +198,16 @@ static void test_quick_reject(void **state)
 	assert_false(rules_quick_reject(rs, "a.wal"));               /* relative */
 	assert_false(rules_quick_reject(rs, "/srv/x/../db/a.wal"));  /* not clean */
 	assert_false(rules_quick_reject(rs, "/x/y.db-journal"));
+	/* A relative path whose own components cannot be the pattern's last
+	 * ones, wherever it is opened from: no need to ask where it is. */
+	assert_true(rules_quick_reject(rs, "d000/f1.wal"));          /* "db" is literal */
+	assert_true(rules_quick_reject(rs, "a/b/srv/db/f1.wal"));    /* too many components */
+	assert_false(rules_quick_reject(rs, "db/f1.wal"));
+	assert_false(rules_quick_reject(rs, "srv/db/f1.wal"));
+	assert_false(rules_quick_reject(rs, "x/../db/f1.wal"));      /* ".." ends what is known */
+	assert_false(rules_quick_reject(rs, "x/../f1.wal"));
+	assert_false(rules_quick_reject(rs, "./db/./f1.wal"));
+	assert_false(rules_quick_reject(rs, "a/b/c/y.db-journal"));  /* "**" takes any depth */
 	/* Never files. */
 	assert_true(rules_quick_reject(rs, ""));
 	assert_true(rules_quick_reject(rs, "/srv/db/"));
@@ -199,6 +220,14 @@ static void test_quick_reject(void **state)
 	assert_false(rules_quick_reject(rs, "/scratch/x"));
 	assert_true(rules_quick_reject(rs, "/home/x"));
 	assert_false(rules_quick_reject(rs, "x"));
+	rules_free(rs);
+	/* Literal patterns: the relative path must be a tail of them. */
+	rs = load("rules:\n  - path: /srv/db/app.db\n    sig: tmp\n");
+	assert_false(rules_quick_reject(rs, "app.db"));
+	assert_false(rules_quick_reject(rs, "db/app.db"));
+	assert_false(rules_quick_reject(rs, "srv//db/app.db"));
+	assert_true(rules_quick_reject(rs, "other/app.db"));
+	assert_true(rules_quick_reject(rs, "x/srv/db/app.db"));
 	rules_free(rs);
 }
 
