@@ -13,50 +13,9 @@
 set -u
 check=$1 clang=$2 clangxx=$3 plugin=$4 libdir=$5
 shift 5
-export LC_ALL=C
-work=$(mktemp -d "${TMPDIR:-/tmp}/iosig-clang-checks.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-status=0
+. "$(dirname "$0")/../e2e/check_lib.sh"
+begin_checks clang-checks
 load="-fplugin=$plugin -fpass-plugin=$plugin"
-
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# expect_fail WHAT TEXT CMD...: CMD fails and its stderr contains TEXT.
-expect_fail() {
-	what=$1 text=$2
-	shift 2
-	if "$@" >"$work/out" 2>"$work/err"; then
-		fail "$what: succeeded: $*"
-	elif ! grep -qF -- "$text" "$work/err"; then
-		fail "$what: the message is not '$text'; got:"
-		cat "$work/err"
-	else
-		echo "ok: $what"
-	fi
-}
-
-# expect_quiet WHAT CMD...: CMD succeeds and prints nothing.
-expect_quiet() {
-	what=$1
-	shift
-	if ! "$@" >"$work/out" 2>"$work/err"; then
-		fail "$what: failed: $*"
-		cat "$work/err"
-	elif [ -s "$work/err" ] || [ -s "$work/out" ]; then
-		fail "$what: printed something:"
-		cat "$work/out" "$work/err"
-	else
-		echo "ok: $what"
-	fi
-}
 
 # expect_calls WHAT OBJECT SYMBOL: the object calls SYMBOL and no marker.
 expect_calls() {
@@ -69,15 +28,7 @@ expect_calls() {
 	fi
 }
 
-cat >"$work/plain.c" <<'EOF'
-#include <fcntl.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	int fd = open(argv[argc - 1], O_RDONLY);
-	return fd < 0 ? 1 : close(fd);
-}
-EOF
+write_plain
 cat >"$work/sig.c" <<'EOF'
 #include <fcntl.h>
 #include <unistd.h>
@@ -91,34 +42,11 @@ int main(int argc, char **argv)
 }
 EOF
 cp "$work/sig.c" "$work/sig.cc"
-cp "$work/plain.c" "$work/plain.cc"
 
 case $check in
 options)
 	# shellcheck disable=SC2086 # $load is two flags
-	expect_fail "unknown option" \
-		"error: unknown option '-fplugin-arg-iosig-bogus'; the options are verbose, unbound=warning|error|ignore and help" \
-		"$clang" $load -fplugin-arg-iosig-bogus -c "$work/plain.c" -o "$work/x.o"
-	# shellcheck disable=SC2086
-	expect_fail "bad unbound value" \
-		"error: invalid value 'maybe' in '-fplugin-arg-iosig-unbound=maybe'; use 'warning', 'error' or 'ignore'" \
-		"$clang" $load -fplugin-arg-iosig-unbound=maybe -c "$work/plain.c" -o "$work/x.o"
-	# shellcheck disable=SC2086
-	expect_fail "unbound without value" "error: '-fplugin-arg-iosig-unbound' needs a value" \
-		"$clang" $load -fplugin-arg-iosig-unbound -c "$work/plain.c" -o "$work/x.o"
-	# shellcheck disable=SC2086
-	expect_fail "verbose with a value" \
-		"error: '-fplugin-arg-iosig-verbose' takes no value (remove '=1')" \
-		"$clang" $load -fplugin-arg-iosig-verbose=1 -c "$work/plain.c" -o "$work/x.o"
-	# shellcheck disable=SC2086
-	if "$clang" $load -fplugin-arg-iosig-help -c "$work/plain.c" -o "$work/x.o" \
-		>"$work/out" 2>"$work/err" && grep -q "^Options (-fplugin-arg-iosig-OPTION):" "$work/out" &&
-		grep -q "unbound=warning|error|ignore" "$work/out"; then
-		echo "ok: help"
-	else
-		fail "help: no help text on standard output"
-		cat "$work/out" "$work/err"
-	fi
+	check_options "$clang" $load
 	# shellcheck disable=SC2086
 	expect_quiet "no pragmas, C" "$clang" $load -Wall -Wextra -c "$work/plain.c" -o "$work/x.o"
 	# shellcheck disable=SC2086
@@ -398,5 +326,4 @@ EOF
 	exit 2
 	;;
 esac
-[ $status -eq 0 ] && echo PASS
-exit $status
+finish

@@ -8,58 +8,14 @@
 # Exit 0 passed, 1 failed, 77 skipped (with the reason).
 set -u
 check=$1 gcc=$2 gxx=$3 plugin=$4 plugin_dir=$5 libdir=$6 srcdir=$7
-export LC_ALL=C
-work=$(mktemp -d "${TMPDIR:-/tmp}/iosig-gcc-checks.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-status=0
-
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
-
-# expect_fail WHAT TEXT CMD...: CMD fails and its stderr contains TEXT.
-expect_fail() {
-	what=$1 text=$2
-	shift 2
-	if "$@" >"$work/out" 2>"$work/err"; then
-		fail "$what: succeeded: $*"
-	elif ! grep -qF -- "$text" "$work/err"; then
-		fail "$what: the message is not '$text'; got:"
-		cat "$work/err"
-	else
-		echo "ok: $what"
-	fi
-}
-
-# expect_quiet WHAT CMD...: CMD succeeds and prints nothing.
-expect_quiet() {
-	what=$1
-	shift
-	if ! "$@" >"$work/out" 2>"$work/err"; then
-		fail "$what: failed: $*"
-		cat "$work/err"
-	elif [ -s "$work/err" ] || [ -s "$work/out" ]; then
-		fail "$what: printed something:"
-		cat "$work/out" "$work/err"
-	else
-		echo "ok: $what"
-	fi
-}
+. "$(dirname "$0")/check_lib.sh"
+begin_checks gcc-checks
 
 runtime_ready() {
 	nm -D --defined-only "$libdir/libiosig.so" 2>/dev/null | grep -qw iosig_open
 }
 
-cat >"$work/plain.c" <<'EOF'
-#include <fcntl.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	int fd = open(argv[argc - 1], O_RDONLY);
-	return fd < 0 ? 1 : close(fd);
-}
-EOF
+write_plain
 cat >"$work/sig.c" <<'EOF'
 #include <fcntl.h>
 #include <unistd.h>
@@ -72,30 +28,10 @@ int main(int argc, char **argv)
 }
 EOF
 cp "$work/sig.c" "$work/sig.cc"
-cp "$work/plain.c" "$work/plain.cc"
 
 case $check in
 options)
-	expect_fail "unknown option" \
-		"error: unknown option '-fplugin-arg-iosig-bogus'; the options are verbose, unbound=warning|error|ignore and help" \
-		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-bogus -c "$work/plain.c" -o "$work/x.o"
-	expect_fail "bad unbound value" \
-		"error: invalid value 'maybe' in '-fplugin-arg-iosig-unbound=maybe'; use 'warning', 'error' or 'ignore'" \
-		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-unbound=maybe -c "$work/plain.c" -o "$work/x.o"
-	expect_fail "unbound without value" \
-		"error: '-fplugin-arg-iosig-unbound' needs a value" \
-		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-unbound -c "$work/plain.c" -o "$work/x.o"
-	expect_fail "verbose with a value" \
-		"error: '-fplugin-arg-iosig-verbose' takes no value (remove '=1')" \
-		"$gcc" -fplugin="$plugin" -fplugin-arg-iosig-verbose=1 -c "$work/plain.c" -o "$work/x.o"
-	if "$gcc" -fplugin="$plugin" -fplugin-arg-iosig-help -c "$work/plain.c" -o "$work/x.o" \
-		>"$work/out" 2>"$work/err" && grep -q "^Options (-fplugin-arg-iosig-OPTION):" "$work/out" &&
-		grep -q "unbound=warning|error|ignore" "$work/out"; then
-		echo "ok: help"
-	else
-		fail "help: no help text on standard output"
-		cat "$work/out" "$work/err"
-	fi
+	check_options "$gcc" -fplugin="$plugin"
 	expect_quiet "no pragmas, C" "$gcc" -fplugin="$plugin" -c "$work/plain.c" -o "$work/x.o"
 	expect_quiet "no pragmas, C++" "$gxx" -fplugin="$plugin" -c "$work/plain.cc" -o "$work/x.o" \
 		-fplugin-arg-iosig-unbound=error
@@ -164,10 +100,7 @@ symbols)
 specs)
 	specs=$plugin_dir/iosig.specs
 	[ -f "$specs" ] || { fail "no $specs"; exit 1; }
-	if ! runtime_ready; then
-		echo "SKIP: libiosig has no iosig_open yet; cannot link with -specs"
-		exit 77
-	fi
+	runtime_ready || skip "libiosig has no iosig_open yet; cannot link with -specs"
 	for src in sig.c sig.cc; do
 		driver=$gcc
 		[ "$src" = sig.cc ] && driver=$gxx
@@ -201,5 +134,4 @@ lto)
 	exit 2
 	;;
 esac
-[ $status -eq 0 ] && echo PASS
-exit $status
+finish

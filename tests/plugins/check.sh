@@ -14,15 +14,8 @@
 set -u
 mode=$1 build=$2
 shift 2
-export LC_ALL=C
-work=$(mktemp -d "${TMPDIR:-/tmp}/iosig-plugins.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-status=0
-
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
+. "$(dirname "$0")/../e2e/check_lib.sh"
+begin_checks plugins
 
 cat >"$work/main.c" <<'EOF'
 #include <fcntl.h>
@@ -121,7 +114,7 @@ wrapper)
 install)
 	src=$1
 	shift
-	command -v cmake >/dev/null 2>&1 || { echo "SKIP: no cmake"; exit 77; }
+	command -v cmake >/dev/null 2>&1 || skip "no cmake"
 	prefix=$work/prefix
 	if ! cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1; then
 		cat "$work/install.log"
@@ -157,5 +150,4 @@ install)
 	exit 2
 	;;
 esac
-[ $status -eq 0 ] && echo PASS
-exit $status
+finish
