@@ -34,8 +34,7 @@
 
 struct opts {
 	double time;          /* seconds per mount */
-	uint64_t max_space;   /* bytes per mount */
-	bool quiet;
+	struct tool_probe_opts common; /* --max-space, --quiet */
 	bool json;
 	bool store;           /* write the probe cache */
 	bool buffered;        /* no O_DIRECT even where it works */
@@ -53,28 +52,19 @@ struct bar {
 static void bar_draw(void *ctx, enum prb_phase phase, double fraction)
 {
 	struct bar *b = ctx;
-	char label[PATH_MAX + 64], buf[PATH_MAX + 128];
+	char label[PATH_MAX + 64];
 
 	if (!b->on)
 		return;
 	snprintf(label, sizeof(label), "%u/%u %s  %s", b->index, b->count, b->mount,
 		 prb_phase_name(phase));
-	fputs(prb_cli_bar(buf, sizeof(buf), fraction, label), stderr);
-	fflush(stderr);
+	tool_probe_bar(true, fraction, label);
 }
 
 /* Progress of the side-by-side latency phase. */
 static void bar_tick(void *ctx, double done)
 {
 	bar_draw(ctx, PRB_PH_LATENCY, done);
-}
-
-static void bar_clear(struct bar *b)
-{
-	if (b->on) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
 }
 
 static void usage(FILE *fp)
@@ -121,10 +111,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	double v;
-	int c;
+	int c, r;
 
 	o->time = PRB_DEFAULT_TIME;
-	o->max_space = PRB_DEFAULT_SPACE;
+	o->common.max_space = PRB_DEFAULT_SPACE;
 	o->store = true;
 	optind = 1;
 	opterr = 0;
@@ -138,10 +128,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return tool_usage_err(CMD, "--time '%s': expected 0.5 s to 1 h per mount",
 						      optarg);
 			o->time = v;
-			break;
-		case 's':
-			if (tool_parse_space(CMD, optarg, &o->max_space))
-				return TOOL_EXIT_USAGE;
 			break;
 		case 'c':
 			if (!*optarg)
@@ -157,14 +143,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'j':
 			o->json = true;
 			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
 		default:
-			return tool_option_err(CMD, c, argv, longopts);
+			r = tool_probe_opt(CMD, c, argv, longopts, usage, &o->common);
+			if (r)
+				return r;
 		}
 	}
 	return 0;
@@ -376,7 +358,7 @@ static int joint_latency(const struct opts *o, struct outcome *out, size_t n, st
 	for (size_t i = 0; i < n; i++) {
 		const struct iosig_mount *m = out[i].m;
 
-		r = prb_cli_session(m, o->max_space, &s[k], &out[i].dir, out[i].why,
+		r = prb_cli_session(m, o->common.max_space, &s[k], &out[i].dir, out[i].why,
 				    sizeof(out[i].why));
 		if (r < 0) {
 			out[i].status = r;
@@ -426,7 +408,7 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 
 	if (!out->latency_raw)
 		po.time_budget = o->time; /* the latency phase runs here after all */
-	r = prb_cli_session(m, o->max_space, &s, &out->dir, out->why, sizeof(out->why));
+	r = prb_cli_session(m, o->common.max_space, &s, &out->dir, out->why, sizeof(out->why));
 	if (r < 0)
 		return out->status = r;
 	if (o->buffered)
@@ -434,7 +416,7 @@ static int probe_one(const struct opts *o, struct outcome *out, struct bar *bar)
 	r = prb_run(s, &po, &out->res, &err);
 	prb_cli_active(NULL);
 	prb_session_close(s);
-	bar_clear(bar);
+	tool_probe_bar_clear(bar->on);
 	if (r < 0) {
 		snprintf(out->why, sizeof(out->why), "%s", r == -ECANCELED ? "interrupted" : err.msg);
 		return out->status = r;
@@ -493,12 +475,12 @@ static int run(int argc, char **argv)
 		cat_probe_cache_write_path(cache, sizeof(cache));
 
 	prb_cli_signals();
-	bar.on = !o.quiet && isatty(STDERR_FILENO);
+	bar.on = !o.common.quiet && isatty(STDERR_FILENO);
 	bar.count = (unsigned)n;
 	for (size_t i = 0; i < n; i++)
 		out[i].m = sel[i];
 	r = joint_latency(&o, out, n, &bar);
-	bar_clear(&bar);
+	tool_probe_bar_clear(bar.on);
 	if (r == -ENOMEM) {
 		tool_err(CMD, "out of memory");
 		rc = TOOL_EXIT_FAIL;
@@ -521,7 +503,7 @@ static int run(int argc, char **argv)
 				tool_err(CMD, "%s: %s", sel[i]->path, out[i].why);
 		}
 	}
-	bar_clear(&bar);
+	tool_probe_bar_clear(bar.on);
 	if (prb_cli_stop) {
 		tool_err(CMD, "interrupted by signal %d; test files removed, probe cache keeps "
 			 "only the mounts finished before", (int)prb_cli_stop);
@@ -530,9 +512,9 @@ static int run(int argc, char **argv)
 	}
 	if (o.json)
 		print_json(out, n, o.store ? cache : NULL);
-	else if (!o.quiet)
+	else if (!o.common.quiet)
 		print_table(out, n);
-	if (!o.quiet && !o.json && o.store && (size_t)failed < n)
+	if (!o.common.quiet && !o.json && o.store && (size_t)failed < n)
 		printf("Stored in %s; 'iosig devices' shows the values as \"probed\".\n", cache);
 	rc = failed ? TOOL_EXIT_FAIL : TOOL_EXIT_OK;
 out_free_out:

@@ -50,10 +50,9 @@ struct opts {
 	double cell_time;      /* seconds per cell and round, shared by all mounts */
 	unsigned min_ops;      /* writes per mount, cell and round, at least */
 	unsigned max_ops;      /* ... and at most */
-	uint64_t max_space;    /* per mount */
 	const char *json;      /* file or "-" */
 	const char *plot;      /* PNG file */
-	bool quiet;
+	struct tool_probe_opts common; /* --max-space, --quiet */
 };
 
 /* One mount under test. */
@@ -183,7 +182,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){
 		.min_size = 512, .max_size = 64 * MiB, .sweep = 16, .seq = true, .rand = true,
-		.repeat = 3, .cell_time = 0.3, .min_ops = 3, .max_ops = 64, .max_space = 512 * MiB,
+		.repeat = 3, .cell_time = 0.3, .min_ops = 3, .max_ops = 64,
+		.common.max_space = 512 * MiB,
 	};
 	optind = 1;
 	opterr = 0;
@@ -218,23 +218,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 						      "most 10 min", optarg);
 			o->cell_time = v;
 			break;
-		case 's':
-			r = tool_parse_space(CMD, optarg, &o->max_space);
-			break;
 		case 'j':
 			o->json = optarg;
 			break;
 		case 'p':
 			o->plot = optarg;
 			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
 		default:
-			return tool_option_err(CMD, c, argv, longopts);
+			r = tool_probe_opt(CMD, c, argv, longopts, usage, &o->common);
+			break;
 		}
 		if (r)
 			return r;
@@ -262,7 +254,7 @@ static int prepare(struct vmount *vm, const struct opts *o, const void *buf)
 	uint64_t rng = 1;
 	int r;
 
-	r = prb_cli_session(vm->m, o->max_space, &vm->s, NULL, vm->why, sizeof(vm->why));
+	r = prb_cli_session(vm->m, o->common.max_space, &vm->s, NULL, vm->why, sizeof(vm->why));
 	if (r < 0)
 		return r;
 	fi = prb_session_info(vm->s);
@@ -1001,24 +993,21 @@ static int run(int argc, char **argv)
 		goto out_free;
 	}
 	prb_cli_signals();
-	bar = !o.quiet && isatty(STDERR_FILENO);
+	bar = !o.common.quiet && isatty(STDERR_FILENO);
 	for (size_t i = 0; i < nm; i++) {
-		char line[PATH_MAX + 96], label[PATH_MAX + 32];
+		char label[PATH_MAX + 32];
 
 		vm[i].m = sel[i];
 		vm[i].label = label_of(sel[i]->path);
 		all_use[i] = true;
 		pers_use[i] = !sel[i]->volatile_;
-		if (bar) {
-			snprintf(label, sizeof(label), "preparing %s", sel[i]->path);
-			fputs(prb_cli_bar(line, sizeof(line), 0, label), stderr);
-		}
+		snprintf(label, sizeof(label), "preparing %s", sel[i]->path);
+		tool_probe_bar(bar, 0, label);
 		r = prepare(&vm[i], &o, buf);
 		if (r == -ECANCELED || prb_cli_stop)
 			goto out_interrupted;
 		if (r < 0) {
-			if (bar)
-				fputs("\r\033[K", stderr);
+			tool_probe_bar_clear(bar);
 			tool_err(CMD, "%s: %s", sel[i]->path, vm[i].why);
 			rc = TOOL_EXIT_FAIL;
 			continue;
@@ -1086,14 +1075,12 @@ static int run(int argc, char **argv)
 	for (unsigned round = 0; round < o.repeat; round++) {
 		for (size_t k = 0; k < nc; k++) {
 			if (bar) {
-				char line[256], label[128], size[32];
+				char label[128], size[32];
 
 				snprintf(label, sizeof(label), "round %u/%u  %s %s", round + 1, o.repeat,
 					 cases[k].random ? "rand" : "seq",
 					 fmt_bytes((double)cases[k].ds, size, sizeof(size)));
-				fputs(prb_cli_bar(line, sizeof(line), (double)done / (double)total,
-						  label), stderr);
-				fflush(stderr);
+				tool_probe_bar(bar, (double)done / (double)total, label);
 			}
 			r = run_cell(vm, nm, &cases[k], round, &o, buf, &rng);
 			if (r == -ECANCELED || prb_cli_stop)
@@ -1106,8 +1093,7 @@ static int run(int argc, char **argv)
 			done++;
 		}
 	}
-	if (bar)
-		fputs("\r\033[K", stderr);
+	tool_probe_bar_clear(bar);
 	for (size_t i = 0; i < nm; i++) {
 		if (vm[i].failed) {
 			tool_err(CMD, "%s: %s", vm[i].m->path, vm[i].why);
@@ -1127,7 +1113,7 @@ static int run(int argc, char **argv)
 	summarize(cases, nc, vm, nm, false, &s_all);
 	summarize(cases, nc, vm, nm, true, &s_pers);
 	noise(cases, nc, nm, o.repeat, &iqr, &rspread);
-	if (!o.quiet) {
+	if (!o.common.quiet) {
 		print_table(cases, nc, vm, nm);
 		printf("\n");
 		print_summary(stdout, "All mounts", &s_all);
@@ -1154,8 +1140,7 @@ static int run(int argc, char **argv)
 	goto out_free;
 
 out_interrupted:
-	if (bar)
-		fputs("\r\033[K", stderr);
+	tool_probe_bar_clear(bar);
 	tool_err(CMD, "interrupted by signal %d; test files removed", (int)prb_cli_stop);
 	rc = 128 + prb_cli_stop;
 out_free:

@@ -4,6 +4,7 @@
 #include "tool_probe.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -50,4 +51,39 @@ int tool_parse_space(const char *cmd, const char *s, uint64_t *ret)
 				      "at most 1e15", s);
 	*ret = (uint64_t)v;
 	return 0;
+}
+
+int tool_probe_opt(const char *cmd, int c, char *const *argv, const struct option *longopts,
+		   void (*usage)(FILE *), struct tool_probe_opts *o)
+{
+	switch (c) {
+	case 's':
+		return tool_parse_space(cmd, optarg, &o->max_space);
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	default:
+		return tool_option_err(cmd, c, argv, longopts);
+	}
+}
+
+void tool_probe_bar(bool on, double fraction, const char *label)
+{
+	char buf[PATH_MAX + 128];
+
+	if (!on)
+		return;
+	fputs(prb_cli_bar(buf, sizeof(buf), fraction, label), stderr);
+	fflush(stderr);
+}
+
+void tool_probe_bar_clear(bool on)
+{
+	if (on) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 }

@@ -8,8 +8,11 @@
 #ifndef IOSIG_TOOL_PROBE_H
 #define IOSIG_TOOL_PROBE_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "iosig.h"
 
@@ -30,5 +33,29 @@ int tool_probe_mounts(const char *cmd, int argc, char *const *argv,
  * or prints what is wrong and returns TOOL_EXIT_USAGE.
  */
 int tool_parse_space(const char *cmd, const char *s, uint64_t *ret);
+
+/* The options both subcommands have (tool_probe_opt()). */
+struct tool_probe_opts {
+	uint64_t max_space;   /* -s, --max-space: bytes per mount */
+	bool quiet;           /* -q, --quiet: no progress bar, no table */
+};
+
+/*
+ * For the default case of a subcommand's getopt_long() loop: -s/--max-space
+ * (tool_parse_space()) and -q/--quiet into *o, -h/--help prints usage on
+ * stdout; any other c is a bad option (tool_option_err() with longopts).
+ * Returns 0, -1 after the help, or TOOL_EXIT_USAGE.
+ */
+int tool_probe_opt(const char *cmd, int c, char *const *argv, const struct option *longopts,
+		   void (*usage)(FILE *), struct tool_probe_opts *o);
+
+/*
+ * The progress bar on stderr (prb_cli_bar(): fraction 0 to 1 and label),
+ * redrawn in place; nothing when on is false (--quiet, not a terminal).
+ */
+void tool_probe_bar(bool on, double fraction, const char *label);
+
+/* Erases the progress bar's line when on, before other output. */
+void tool_probe_bar_clear(bool on);
 
 #endif /* IOSIG_TOOL_PROBE_H */
