@@ -747,32 +747,22 @@ static void mios_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_mios_d_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
-	.name = "mios-d",
-	.summary = "MIOS_D: SSD writes steered to HDD buffered writes (BCW) when the SSD queue exceeds L",
-	.opts = mios_opts,
-	.opts_size = sizeof(struct mios_opts),
-	.init = mios_d_init,
-	.submit = mios_submit,
-	.dispatch = mios_dispatch,
-	.complete = mios_complete,
-	.tick = mios_tick,
-	.fini = mios_fini,
-	.report = mios_report,
-};
+/* mios-d and mios-e share everything but their name, summary and init
+ * (which sets the mode). */
+#define MIOS_OPS(NAME, SUMMARY, INIT)                                        \
+	{                                                                    \
+		.version = IOSIG_POLICY_OPS_VERSION, .name = NAME,           \
+		.summary = SUMMARY, .opts = mios_opts,                       \
+		.opts_size = sizeof(struct mios_opts), .init = INIT,         \
+		.submit = mios_submit, .dispatch = mios_dispatch,            \
+		.complete = mios_complete, .tick = mios_tick,                \
+		.fini = mios_fini, .report = mios_report,                    \
+	}
 
-const struct iosig_policy_ops pol_mios_e_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
-	.name = "mios-e",
-	.summary = "MIOS_E: as mios-d, and also uses the HDD's Fast state when the SSD queue is short",
-	.opts = mios_opts,
-	.opts_size = sizeof(struct mios_opts),
-	.init = mios_e_init,
-	.submit = mios_submit,
-	.dispatch = mios_dispatch,
-	.complete = mios_complete,
-	.tick = mios_tick,
-	.fini = mios_fini,
-	.report = mios_report,
-};
+const struct iosig_policy_ops pol_mios_d_ops = MIOS_OPS("mios-d",
+	"MIOS_D: SSD writes steered to HDD buffered writes (BCW) when the SSD queue exceeds L",
+	mios_d_init);
+
+const struct iosig_policy_ops pol_mios_e_ops = MIOS_OPS("mios-e",
+	"MIOS_E: as mios-d, and also uses the HDD's Fast state when the SSD queue is short",
+	mios_e_init);
