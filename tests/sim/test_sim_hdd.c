@@ -17,6 +17,15 @@
 
 #define MS 1000000ull
 
+/* sim_hdd_params_finish() accepts p (its message if not). */
+static void params_finish(struct sim_hdd_params *p)
+{
+	char err[256];
+
+	if (sim_hdd_params_finish(p, err, sizeof(err)) != 0)
+		fail_msg("sim_hdd_params_finish: %s", err);
+}
+
 /*
  * A drive that is easy to compute by hand: 1 surface, 100 cylinders of 100
  * sectors, 6000 rpm (10 ms per turn, 0.1 ms per sector), seek table
@@ -25,8 +34,6 @@
  */
 static void simple(struct sim_hdd_params *p)
 {
-	char err[256];
-
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "simple");
 	p->surfaces = 1;
@@ -47,7 +54,7 @@ static void simple(struct sim_hdd_params *p)
 	p->ovh_ms[SIM_OVH_READ_MISS_AFTER_WRITE] = 0.5;
 	p->xfer_ms = 0.01;
 	p->queue_depth = 1;
-	assert_int_equal(sim_hdd_params_finish(p, err, sizeof(err)), 0);
+	params_finish(p);
 	assert_int_equal(p->blocks, 10000);
 }
 
@@ -114,7 +121,6 @@ static void test_track_switch_and_skew(void **state)
 {
 	struct sim_hdd_params p;
 	struct sim_hdd *h;
-	char err[256];
 
 	simple(&p);
 	h = sim_hdd_create(&p);
@@ -129,7 +135,7 @@ static void test_track_switch_and_skew(void **state)
 	/* A cylinder skew of 15 sectors puts cyl 1's first sector at 0.15 turn:
 	 * after the switch at 11.0 ms (0.1 turn) only 0.5 ms of wait. */
 	p.zone[0].cyl_skew = 15;
-	assert_int_equal(sim_hdd_params_finish(&p, err, sizeof(err)), 0);
+	params_finish(&p);
 	h = sim_hdd_create(&p);
 	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 95, 10, 0), 12.0);
 	sim_hdd_destroy(h);
@@ -139,13 +145,12 @@ static void test_write_through_settle(void **state)
 {
 	struct sim_hdd_params p;
 	struct sim_hdd *h;
-	char err[256];
 
 	simple(&p);
 	p.ovh_ms[SIM_OVH_WRITE_MISS_AFTER_READ] = 0.3;
 	p.write_settle_ms = 0.2;
 	p.write_complete_ms = 0.05;
-	assert_int_equal(sim_hdd_params_finish(&p, err, sizeof(err)), 0);
+	params_finish(&p);
 	h = sim_hdd_create(&p);
 	/* lbn 1020 = cyl 10 sector 20: 0.3 + seek 2.0 + settle 0.2 -> 2.5 ms
 	 * (0.25 turn), sector at 0.2 turn -> wait 0.95 turn = 9.5 -> 12.0;
@@ -159,14 +164,13 @@ static void test_cache(void **state)
 {
 	struct sim_hdd_params p;
 	struct sim_hdd *h;
-	char err[256];
 
 	simple(&p);
 	p.nsegs = 2;
 	p.seg_blocks = 200;
 	p.max_readahead = 100;
 	p.ovh_ms[SIM_OVH_READ_HIT_AFTER_READ] = 0.1;
-	assert_int_equal(sim_hdd_params_finish(&p, err, sizeof(err)), 0);
+	params_finish(&p);
 
 	/* Read-ahead continues after the miss: 100 ms later lbn 10..19 are in
 	 * the segment: 0.1 ms overhead + 10 sectors on the bus = 0.2 ms. */
@@ -193,7 +197,6 @@ static void test_write_back(void **state)
 {
 	struct sim_hdd_params p;
 	struct sim_hdd *h;
-	char err[256];
 
 	simple(&p);
 	p.nsegs = 2;
@@ -202,7 +205,7 @@ static void test_write_back(void **state)
 	p.fast_write = 1;
 	p.ovh_ms[SIM_OVH_WRITE_HIT_AFTER_READ] = 0.2;
 	p.ovh_ms[SIM_OVH_WRITE_HIT_AFTER_WRITE] = 0.2;
-	assert_int_equal(sim_hdd_params_finish(&p, err, sizeof(err)), 0);
+	params_finish(&p);
 	h = sim_hdd_create(&p);
 	/* Acknowledged from the buffer: 0.2 + 4 x 0.01 ms. */
 	assert_ns(sim_hdd_serve(h, SIM_OP_WRITE, 5000, 4, 0), 0.24);
@@ -248,7 +251,6 @@ static void test_bcw_states(void **state)
 	struct sim_hdd_params p;
 	const struct sim_hdd_stats *s;
 	struct sim_hdd *h;
-	char err[256];
 	uint64_t t = 0, done;
 	static const double want[] = { 0.1, 0.1, 5.0, 0.2, 5.0, 0.2, 5.0 };
 
@@ -259,7 +261,7 @@ static void test_bcw_states(void **state)
 	p.bcw_lf_ms = 0.1;
 	p.bcw_lm_ms = 0.2;
 	p.bcw_ls_ms = 5;
-	assert_int_equal(sim_hdd_params_finish(&p, err, sizeof(err)), 0);
+	params_finish(&p);
 	h = sim_hdd_create(&p);
 	/* Back-to-back 4 KiB writes: F F (W_f full) S M S M S. */
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -281,10 +283,9 @@ static void test_generic(void **state)
 {
 	struct sim_hdd_params p;
 	struct sim_hdd_pbn b;
-	char err[256];
 
 	sim_hdd_params_generic(&p, 1ull << 40);
-	assert_int_equal(sim_hdd_params_finish(&p, err, sizeof(err)), 0);
+	params_finish(&p);
 	assert_true(p.blocks == (1ull << 40) / 512);
 	assert_true(sim_hdd_map(&p, 0, &b));
 	assert_int_equal(b.cyl, 0);
