@@ -36,6 +36,14 @@ static struct hx *mk1(const char *spec, const struct hx_model *m)
 
 /* ---- BID-HDD ---- */
 
+/* Four 4 KiB writes of stream 1, each right after the other on the disk,
+ * at the times t[0..3]. */
+static void writes_at(struct hx *h, const uint64_t t[4])
+{
+	for (unsigned i = 0; i < 4; i++)
+		hx_add(h, t[i], 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+}
+
 static void test_bid_whole_queues_in_marking_order(void **state)
 {
 	struct hx *h = mk1("bid-hdd:wait_mult=1.5", &flat1);
@@ -103,10 +111,7 @@ static void test_bid_adaptive_wait(void **state)
 	/* Gaps 4, 1, 1 ms (each shorter than the wait then in force), weights
 	 * 1, 2, 3 oldest to newest: (4 + 2 + 3) / 6 = 1.5 ms after 6 ms. */
 	h = mk1("bid-hdd:wait_default=10ms", &flat1);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 4 * MS, 1, 0, IOSIG_OP_WRITE, 4 * KiB, 4 * KiB, 0);
-	hx_add(h, 5 * MS, 1, 0, IOSIG_OP_WRITE, 8 * KiB, 4 * KiB, 0);
-	hx_add(h, 6 * MS, 1, 0, IOSIG_OP_WRITE, 12 * KiB, 4 * KiB, 0);
+	writes_at(h, (const uint64_t[]){ 0, 4 * MS, 5 * MS, 6 * MS });
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 1);
 	assert_int_equal(hx_cmd(h, 0)->t, 7500 * US);
@@ -114,10 +119,7 @@ static void test_bid_adaptive_wait(void **state)
 
 	/* wait_k=1: only the last gap counts (1 ms) -> 7 ms. */
 	h = mk1("bid-hdd:wait_default=10ms,wait_k=1", &flat1);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 4 * MS, 1, 0, IOSIG_OP_WRITE, 4 * KiB, 4 * KiB, 0);
-	hx_add(h, 5 * MS, 1, 0, IOSIG_OP_WRITE, 8 * KiB, 4 * KiB, 0);
-	hx_add(h, 6 * MS, 1, 0, IOSIG_OP_WRITE, 12 * KiB, 4 * KiB, 0);
+	writes_at(h, (const uint64_t[]){ 0, 4 * MS, 5 * MS, 6 * MS });
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->t, 7 * MS);
 	hx_free(h);
@@ -125,10 +127,7 @@ static void test_bid_adaptive_wait(void **state)
 	/* A gap longer than the mean marks the queue early: gaps 1, 1 then 3
 	 * ms: the wait (1 ms) expires at 3 ms, before the 4th request. */
 	h = mk1("bid-hdd:wait_default=10ms", &flat1);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 4 * KiB, 4 * KiB, 0);
-	hx_add(h, 2 * MS, 1, 0, IOSIG_OP_WRITE, 8 * KiB, 4 * KiB, 0);
-	hx_add(h, 5 * MS, 1, 0, IOSIG_OP_WRITE, 12 * KiB, 4 * KiB, 0);
+	writes_at(h, (const uint64_t[]){ 0, 1 * MS, 2 * MS, 5 * MS });
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 2);
 	assert_int_equal(hx_cmd(h, 0)->t, 3 * MS);
@@ -139,10 +138,7 @@ static void test_bid_adaptive_wait(void **state)
 
 	/* keep_history: the new queue inherits the 1 ms wait. */
 	h = mk1("bid-hdd:wait_default=10ms,keep_history=1", &flat1);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 4 * KiB, 4 * KiB, 0);
-	hx_add(h, 2 * MS, 1, 0, IOSIG_OP_WRITE, 8 * KiB, 4 * KiB, 0);
-	hx_add(h, 5 * MS, 1, 0, IOSIG_OP_WRITE, 12 * KiB, 4 * KiB, 0);
+	writes_at(h, (const uint64_t[]){ 0, 1 * MS, 2 * MS, 5 * MS });
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 1)->t, 6 * MS);
 	hx_free(h);
