@@ -28,20 +28,7 @@ expect_calls() {
 	fi
 }
 
-write_plain
-cat >"$work/sig.c" <<'EOF'
-#include <fcntl.h>
-#include <unistd.h>
-#pragma io sigdef name("input") sequential
-int main(int argc, char **argv)
-{
-	long chunk = 4096 * argc;
-#pragma io sig name("input") size_per_io(chunk)
-	int fd = open(argv[argc - 1], O_RDONLY);
-	return fd < 0 ? 1 : close(fd);
-}
-EOF
-cp "$work/sig.c" "$work/sig.cc"
+write_sources
 
 case $check in
 options)

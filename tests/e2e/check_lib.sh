@@ -58,9 +58,10 @@ expect_quiet() {
 	fi
 }
 
-# write_plain: $work/plain.c and $work/plain.cc, a program that opens a
-# file with no pragma.
-write_plain() {
+# write_sources: $work/plain.c and plain.cc, a program that opens a file
+# with no pragma, and $work/sig.c and sig.cc, one whose open has a signature
+# (a named one defined at file scope, used with a run-time size_per_io).
+write_sources() {
 	cat >"$work/plain.c" <<'PLAIN'
 #include <fcntl.h>
 #include <unistd.h>
@@ -71,6 +72,19 @@ int main(int argc, char **argv)
 }
 PLAIN
 	cp "$work/plain.c" "$work/plain.cc"
+	cat >"$work/sig.c" <<'SIG'
+#include <fcntl.h>
+#include <unistd.h>
+#pragma io sigdef name("input") sequential
+int main(int argc, char **argv)
+{
+	long chunk = 4096 * argc;
+#pragma io sig name("input") size_per_io(chunk)
+	int fd = open(argv[argc - 1], O_RDONLY);
+	return fd < 0 ? 1 : close(fd);
+}
+SIG
+	cp "$work/sig.c" "$work/sig.cc"
 }
 
 # check_options CC LOAD...: the -fplugin-arg-iosig-* options both plugins

@@ -15,19 +15,7 @@ runtime_ready() {
 	nm -D --defined-only "$libdir/libiosig.so" 2>/dev/null | grep -qw iosig_open
 }
 
-write_plain
-cat >"$work/sig.c" <<'EOF'
-#include <fcntl.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long chunk = 4096 * argc;
-#pragma io sig sequential size_per_io(chunk)
-	int fd = open(argv[argc - 1], O_RDONLY);
-	return fd < 0 ? 1 : close(fd);
-}
-EOF
-cp "$work/sig.c" "$work/sig.cc"
+write_sources
 
 case $check in
 options)
