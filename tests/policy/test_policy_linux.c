@@ -121,25 +121,25 @@ static void test_deadline_writes_starved(void **state)
 static void test_deadline_fifo_batch_and_merge(void **state)
 {
 	static const unsigned fifo[] = { 30, 10, 20, 40, 50, 60 };
-	static const unsigned batch3[] = { 30, 40, 50, 10, 20, 60 };
-	static const unsigned batch1[] = { 30, 10, 20, 40, 50, 60 };
-	struct hx *h;
-
 	/* Expired heads only win at batch boundaries: with fifo_batch=3 the
 	 * sweep 30-40-50 completes before the expired 10 is served. */
-	h = mk("deadline:fifo_batch=3,read_expire=1ms", &flat1);
-	for (unsigned i = 0; i < 6; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
-	hx_run(h, UINT64_MAX);
-	expect_order(h, batch3, 6);
-	hx_free(h);
+	static const struct {
+		const char *spec;
+		unsigned order[6];
+	} batches[] = {
+		{ "deadline:fifo_batch=3,read_expire=1ms", { 30, 40, 50, 10, 20, 60 } },
+		{ "deadline:fifo_batch=1,read_expire=1ms", { 30, 10, 20, 40, 50, 60 } },
+	};
+	struct hx *h;
 
-	h = mk("deadline:fifo_batch=1,read_expire=1ms", &flat1);
-	for (unsigned i = 0; i < 6; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
-	hx_run(h, UINT64_MAX);
-	expect_order(h, batch1, 6);
-	hx_free(h);
+	for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
+		h = mk(batches[b].spec, &flat1);
+		for (unsigned i = 0; i < 6; i++)
+			hx_add(h, 0, 1, 0, IOSIG_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
+		hx_run(h, UINT64_MAX);
+		expect_order(h, batches[b].order, 6);
+		hx_free(h);
+	}
 
 	/* Contiguous writes along the sorted order become one command. */
 	h = mk("deadline", &flat1);
