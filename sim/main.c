@@ -301,6 +301,16 @@ static void summary(const struct sim_engine *e, struct sim_dev **devs, unsigned 
 	}
 }
 
+/* The --json output: PATH, or stdout for "-"; NULL after saying why. */
+static FILE *open_json(const char *path)
+{
+	FILE *fp = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!fp)
+		errmsg("cannot write %s: %s", path, strerror(errno));
+	return fp;
+}
+
 /* ---- run ---- */
 
 static int cmd_run(int argc, char **argv)
@@ -471,13 +481,8 @@ static int cmd_run(int argc, char **argv)
 		errmsg("%s", err);
 		goto out;
 	}
-	if (json_path) {
-		jf = strcmp(json_path, "-") ? fopen(json_path, "w") : stdout;
-		if (!jf) {
-			errmsg("cannot write %s: %s", json_path, strerror(errno));
-			goto out;
-		}
-	}
+	if (json_path && !(jf = open_json(json_path)))
+		goto out;
 	if (plot_dir && sim_plot_open(plot_dir, devs, ndev, &rc.plot, err, sizeof(err)) < 0) {
 		errmsg("%s", err);
 		goto out;
@@ -720,11 +725,9 @@ static int cmd_calibrate(int argc, char **argv)
 		       res[i].demerit_ms, res[i].demerit_pct, ok ? "met" : "MISSED");
 	}
 	if (json_path) {
-		jf = strcmp(json_path, "-") ? fopen(json_path, "w") : stdout;
-		if (!jf) {
-			errmsg("cannot write %s: %s", json_path, strerror(errno));
+		jf = open_json(json_path);
+		if (!jf)
 			return EXIT_FAILURE;
-		}
 		json_init(&w, jf, true);
 		json_obj_begin(&w, NULL);
 		json_num(&w, "target_mean_err_pct", SIM_CALIB_MAX_MEAN_ERR_PCT);
