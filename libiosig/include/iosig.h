@@ -45,6 +45,16 @@ const char *iosig_version(void);
 /*
  * Where and why something failed.  Filled by every function that takes one
  * (the pointer may be NULL when the caller does not care).
+ *
+ * Some messages also name an earlier place of the same text, e.g. "'tmp'
+ * contradicts 'persist' given at line 1, column 5: ...".  Then related_line
+ * is not 0, related_* say where that place is, and msg[related_msg_offset]
+ * starts the related_msg_length bytes that spell it ("line 1, column 5"),
+ * so a caller that shows positions differently (a compiler plugin mapping
+ * the pragma text to its source file) replaces exactly those bytes with its
+ * own text, without reading the words around them.  related_msg_length is
+ * 0 when msg does not spell the place (e.g. cut short).  All related_* are
+ * 0 when the message names no earlier place.
  */
 struct iosig_error {
 	char file[256];   /* file the error is in ("" for a string input) */
@@ -53,6 +63,11 @@ struct iosig_error {
 	size_t offset;    /* byte offset of the error in the parsed text */
 	size_t length;    /* length of the offending span in bytes, >= 1 when known */
 	char msg[320];    /* what is wrong and, where possible, what to do */
+	int related_line;          /* 1-based line of the earlier place, 0 for none */
+	int related_column;        /* its 1-based byte column */
+	size_t related_offset;     /* its byte offset in the parsed text */
+	size_t related_msg_offset; /* where msg spells it ("line L, column C") */
+	size_t related_msg_length; /* how many bytes of msg do, 0 when none */
 };
 
 /* ------------------------------------------------------------------------
