@@ -376,27 +376,23 @@ static const struct gp_pragma *gp_find_def(const struct gp_regscope *s, const ch
 	return NULL;
 }
 
-/* Reports a libiosig error about p at the position it names.  The parser
- * refers to an earlier spot of the text as "given at line 1, column N"
- * (the text it parsed is one line of tokens); that becomes the place in the
- * source file. */
+/* Reports a libiosig error about p at the position it names.  An earlier
+ * place of the pragma text that the message spells (err->related_*)
+ * becomes the place in the source file. */
 static void gp_report(const struct gp_pragma *p, const struct iosig_error *err)
 {
-	static const char marker[] = " given at line 1, column ";
-	const char *at = strstr(err->msg, marker);
 	char msg[sizeof(err->msg) + 64];
-	unsigned col;
-	int n;
 
 	snprintf(msg, sizeof(msg), "%s", err->msg);
-	if (at && sscanf(at + strlen(marker), "%u%n", &col, &n) == 1 && col >= 1) {
+	if (err->related_line > 0 && err->related_msg_length > 0 &&
+	    err->related_msg_offset + err->related_msg_length <= strlen(err->msg)) {
 		expanded_location x = expand_location(linemap_resolve_location(
-			line_table, gp_span_location(p, col - 1, 1), LRK_MACRO_EXPANSION_POINT,
-			NULL));
+			line_table, gp_span_location(p, (uint32_t)err->related_offset, 1),
+			LRK_MACRO_EXPANSION_POINT, NULL));
 
-		snprintf(msg, sizeof(msg), "%.*s given at line %d, column %d%s",
-			 (int)(at - err->msg), err->msg, x.line, x.column,
-			 at + strlen(marker) + n);
+		snprintf(msg, sizeof(msg), "%.*sline %d, column %d%s",
+			 (int)err->related_msg_offset, err->msg, x.line, x.column,
+			 err->msg + err->related_msg_offset + err->related_msg_length);
 	}
 	error_at(gp_span_location(p, (uint32_t)err->offset, (uint32_t)err->length), "%s", msg);
 }

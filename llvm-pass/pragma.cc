@@ -182,27 +182,21 @@ std::string expr_text(const Pragma &p, const iosig_expr *e)
 
 void report_parser_error(const Pragma &p, const iosig_error &err)
 {
-	static const char marker[] = " given at line 1, column ";
 	const clang::SourceManager &sm = tu().ctx->getSourceManager();
 	std::string msg = err.msg;
-	size_t at = msg.find(marker);
 
-	/* The parser read one line of tokens; "given at line 1, column N"
-	 * becomes the place in the source file. */
-	if (at != std::string::npos) {
-		size_t num = at + strlen(marker), end = num;
-		unsigned col = 0;
+	/* An earlier place of the pragma text that the message spells
+	 * (err.related_*) becomes the place in the source file. */
+	if (err.related_line > 0 && err.related_msg_length > 0 &&
+	    err.related_msg_offset + err.related_msg_length <= msg.size()) {
+		clang::SourceLocation l =
+			sm.getExpansionLoc(span_range(p, (uint32_t)err.related_offset, 1).getBegin());
+		clang::PresumedLoc pl = sm.getPresumedLoc(l);
 
-		while (end < msg.size() && msg[end] >= '0' && msg[end] <= '9')
-			col = col * 10 + (unsigned)(msg[end++] - '0');
-		if (end > num && col >= 1) {
-			clang::SourceLocation l = sm.getExpansionLoc(span_range(p, col - 1, 1).getBegin());
-			clang::PresumedLoc pl = sm.getPresumedLoc(l);
-
-			if (pl.isValid())
-				msg = msg.substr(0, at) + " given at line " + std::to_string(pl.getLine()) +
-				      ", column " + std::to_string(pl.getColumn()) + msg.substr(end);
-		}
+		if (pl.isValid())
+			msg.replace(err.related_msg_offset, err.related_msg_length,
+				    "line " + std::to_string(pl.getLine()) + ", column " +
+					    std::to_string(pl.getColumn()));
 	}
 	clang::SourceRange r = span_range(p, (uint32_t)err.offset, (uint32_t)err.length);
 	report(Level::Error, r.getBegin(), msg, r);

@@ -10,35 +10,82 @@
 
 #include "sig_internal.h"
 
-int sigp_vreport(struct sigp_diag *diag, int code, size_t off, size_t len, const char *fmt,
-		 va_list ap)
+/* 1-based line and byte column of offset off (at most diag->len) of the text. */
+static void line_col(const struct sigp_diag *diag, size_t off, int *ret_line, int *ret_col)
 {
-	struct iosig_error *err;
 	size_t line_start = 0;
 	int line = 1;
 
-	if (!diag || diag->reported)
-		return code;
-	diag->reported = true;
-	err = diag->err;
-	if (!err)
-		return code;
-	if (off > diag->len)
-		off = diag->len;
-	if (len > diag->len - off)
-		len = diag->len - off;
 	for (size_t i = 0; i < off; i++) {
 		if (diag->text[i] == '\n') {
 			line++;
 			line_start = i + 1;
 		}
 	}
-	err->file[0] = '\0';
-	err->line = line;
-	err->column = (int)(off - line_start) + 1;
+	*ret_line = line;
+	*ret_col = (int)(off - line_start) + 1;
+}
+
+/* Claims the error for the first report: NULL when there is nothing to fill. */
+static struct iosig_error *claim(struct sigp_diag *diag, size_t off, size_t len)
+{
+	struct iosig_error *err;
+
+	if (!diag || diag->reported)
+		return NULL;
+	diag->reported = true;
+	err = diag->err;
+	if (!err)
+		return NULL;
+	if (off > diag->len)
+		off = diag->len;
+	if (len > diag->len - off)
+		len = diag->len - off;
+	memset(err, 0, sizeof(*err));
+	line_col(diag, off, &err->line, &err->column);
 	err->offset = off;
 	err->length = len;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	return err;
+}
+
+int sigp_vreport(struct sigp_diag *diag, int code, size_t off, size_t len, const char *fmt,
+		 va_list ap)
+{
+	struct iosig_error *err = claim(diag, off, len);
+
+	if (err)
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	return code;
+}
+
+int sigp_report_related(struct sigp_diag *diag, int code, size_t off, size_t len,
+			size_t rel_off, const char *head, const char *tail, ...)
+{
+	struct iosig_error *err = claim(diag, off, len);
+	size_t size = sizeof(err->msg), n, m;
+	va_list ap;
+	int w;
+
+	if (!err)
+		return code;
+	if (rel_off > diag->len)
+		rel_off = diag->len;
+	line_col(diag, rel_off, &err->related_line, &err->related_column);
+	err->related_offset = rel_off;
+	w = snprintf(err->msg, size, "%s", head);
+	n = w < 0 ? 0 : (size_t)w;
+	if (n >= size)
+		return code;
+	w = snprintf(err->msg + n, size - n, "line %d, column %d", err->related_line,
+		     err->related_column);
+	m = w < 0 ? 0 : (size_t)w;
+	if (m >= size - n)
+		return code;
+	err->related_msg_offset = n;
+	err->related_msg_length = m;
+	va_start(ap, tail);
+	vsnprintf(err->msg + n + m, size - n - m, tail, ap);
+	va_end(ap);
 	return code;
 }
 

@@ -83,6 +83,13 @@ int sigp_report(struct sigp_diag *diag, int code, size_t off, size_t len, const 
 	__attribute__((format(printf, 5, 6)));
 int sigp_vreport(struct sigp_diag *diag, int code, size_t off, size_t len, const char *fmt,
 		 va_list ap) __attribute__((format(printf, 5, 0)));
+/* sigp_report() for a message that names an earlier place of the text, at
+ * rel_off: the message is head, then "line L, column C" of rel_off, then
+ * tail formatted; the error's related_* fields say where that place is and
+ * which bytes of the message spell it. */
+int sigp_report_related(struct sigp_diag *diag, int code, size_t off, size_t len,
+			size_t rel_off, const char *head, const char *tail, ...)
+	__attribute__((format(printf, 7, 8)));
 /* The same for errors without a position (line/column 0). */
 int sigp_report_plain(struct iosig_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -160,8 +160,15 @@ static int foreign_operator(struct parser *p)
 }
 
 /* The lookahead is not what the grammar needs here: say why precisely. */
-static int unexpected(struct parser *p, const char *expected)
+/*
+ * "expected <expected> before <token>".  With rel, expected names an earlier
+ * place of the text: the message says "expected <expected> at line L,
+ * column C before ..." with the error's related_* fields set for rel_off (a
+ * position in the pragma text).
+ */
+static int unexpected_rel(struct parser *p, const char *expected, bool rel, size_t rel_off)
 {
+	const char *hint = "";
 	char d[64];
 
 	if (is_foreign_operator(p))
@@ -176,12 +183,24 @@ static int unexpected(struct parser *p, const char *expected)
 				       "expected an operator before unit '%s': write %.*s*%s",
 				       u->name, (int)p->prev_len, p->src.s + p->prev_off,
 				       u->name);
-		return fail_at(p, p->tok.off, p->tok.len,
-			       "expected %s before %s (missing operator or ')'?)", expected,
-			       describe(p, d, sizeof(d)));
+		hint = " (missing operator or ')'?)";
 	}
-	return fail_at(p, p->tok.off, p->tok.len, "expected %s before %s", expected,
-		       describe(p, d, sizeof(d)));
+	describe(p, d, sizeof(d));
+	if (rel) {
+		char head[128];
+		size_t o, l;
+
+		snprintf(head, sizeof(head), "expected %s at ", expected);
+		sigp_src_map(&p->src, p->tok.off, p->tok.len, &o, &l);
+		return sigp_report_related(p->src.diag, -EINVAL, o, l, rel_off, head,
+					   " before %s%s", d, hint);
+	}
+	return fail_at(p, p->tok.off, p->tok.len, "expected %s before %s%s", expected, d, hint);
+}
+
+static int unexpected(struct parser *p, const char *expected)
+{
+	return unexpected_rel(p, expected, false, 0);
 }
 
 static struct iosig_expr *new_node(struct parser *p, enum iosig_expr_kind kind, size_t start,
@@ -257,21 +276,6 @@ static int dim_error(struct parser *p, const struct operand *whole,
 	}
 	sigp_src_map(&p->src, whole->start, whole->end - whole->start, &o, &l);
 	return sigp_report(p->src.diag, -EINVAL, o, l, "%s", msg);
-}
-
-static void line_col(const struct sigp_diag *d, size_t off, int *ret_line, int *ret_col)
-{
-	int line = 1, col = 1;
-
-	for (size_t i = 0; i < off && i < d->len; i++) {
-		col++;
-		if (d->text[i] == '\n') {
-			line++;
-			col = 1;
-		}
-	}
-	*ret_line = line;
-	*ret_col = col;
 }
 
 static const char *a_dim(enum iosig_dim d)
@@ -655,15 +659,10 @@ static int parse_primary(struct parser *p, struct operand *ret)
 			if (r < 0)
 				return r;
 			if (!tok_is(p, ")")) {
-				char want[64];
 				size_t o, l;
-				int line, col;
 
 				sigp_src_map(&p->src, open, 1, &o, &l);
-				line_col(p->src.diag, o, &line, &col);
-				snprintf(want, sizeof(want),
-					 "')' to close the '(' at line %d, column %d", line, col);
-				return unexpected(p, want);
+				return unexpected_rel(p, "')' to close the '('", true, o);
 			}
 			ret->start = open;
 			ret->end = p->tok.off + 1;
@@ -1094,21 +1093,20 @@ static int parse_param(struct parser *p, struct pragma_state *st)
 	for (unsigned i = 0; i < st->nparams; i++) {
 		const struct iosig_pragma_param *q = &st->params[i];
 		const char *qs = p->src.diag->text + q->offset;
-		int line, col;
+		bool repeat = q->id == param.id;
+		char head[sizeof(((struct iosig_error *)0)->msg)];
 
-		if (q->id != param.id && (info->group == SIGP_GROUP_NONE ||
-					  sigp_param_info(q->id)->group != info->group))
+		if (!repeat && (info->group == SIGP_GROUP_NONE ||
+				sigp_param_info(q->id)->group != info->group))
 			continue;
-		line_col(p->src.diag, q->offset, &line, &col);
-		if (q->id == param.id)
-			return sigp_report(p->src.diag, -EINVAL, param.offset, param.length,
-					   "'%.*s' repeats '%.*s' given at line %d, column %d; give "
-					   "each parameter once", (int)slen, spelling,
-					   (int)st->spell_len[i], qs, line, col);
-		return sigp_report(p->src.diag, -EINVAL, param.offset, param.length,
-				   "'%.*s' contradicts '%.*s' given at line %d, column %d: %s; "
-				   "keep one of them", (int)slen, spelling, (int)st->spell_len[i],
-				   qs, line, col, info->what);
+		snprintf(head, sizeof(head), "'%.*s' %s '%.*s' given at ", (int)slen, spelling,
+			 repeat ? "repeats" : "contradicts", (int)st->spell_len[i], qs);
+		if (repeat)
+			return sigp_report_related(p->src.diag, -EINVAL, param.offset,
+						   param.length, q->offset, head,
+						   "; give each parameter once");
+		return sigp_report_related(p->src.diag, -EINVAL, param.offset, param.length,
+					   q->offset, head, ": %s; keep one of them", info->what);
 	}
 	st->spell_len[st->nparams] = slen;
 	st->params[st->nparams++] = param;

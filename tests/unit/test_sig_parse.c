@@ -551,6 +551,84 @@ static void test_multiline_positions(void **state)
 		expect_bad(&cases[i]);
 }
 
+/* The error names the earlier place at (line, col, off) of text, and its
+ * related_msg_* fields select exactly "line L, column C" in the message
+ * `msg`, so that a caller can put its own location text there. */
+static void expect_related(const char *text, int line, int col, size_t off, const char *msg)
+{
+	struct iosig_pragma *p = NULL;
+	struct iosig_error err;
+	char phrase[64], spliced[400];
+
+	memset(&err, 0x5a, sizeof(err)); /* every field must be written */
+	assert_int_equal(iosig_pragma_parse(text, strlen(text), &p, &err), -EINVAL);
+	assert_null(p);
+	assert_string_equal(err.msg, msg);
+	assert_int_equal(err.related_line, line);
+	assert_int_equal(err.related_column, col);
+	assert_int_equal(err.related_offset, off);
+	snprintf(phrase, sizeof(phrase), "line %d, column %d", line, col);
+	assert_int_equal(err.related_msg_length, strlen(phrase));
+	assert_true(err.related_msg_offset + err.related_msg_length <= strlen(err.msg));
+	assert_memory_equal(err.msg + err.related_msg_offset, phrase, strlen(phrase));
+	/* what a plugin does: replace the phrase, keep the words around it */
+	snprintf(spliced, sizeof(spliced), "%.*s<here>%s", (int)err.related_msg_offset, err.msg,
+		 err.msg + err.related_msg_offset + err.related_msg_length);
+	assert_null(strstr(spliced, phrase));
+	assert_non_null(strstr(spliced, "<here>"));
+}
+
+static void test_related_positions(void **state)
+{
+	struct iosig_pragma *p = NULL;
+	struct iosig_error err;
+	struct iosig_sig sig;
+
+	/* a contradiction and a repetition whose first parameter is not at
+	 * column 1 (nor at column 5, where "sig " puts the first one) */
+	expect_related("sig  size_per_io(1)   persist tmp", 1, 23, 22,
+		       "'tmp' contradicts 'persist' given at line 1, column 23: data cannot be "
+		       "both persistent and temporary; keep one of them");
+	expect_related("sig global size_per_io(1) size_per_IO(2)", 1, 12, 11,
+		       "'size_per_IO' repeats 'size_per_io' given at line 1, column 12; give each "
+		       "parameter once");
+	/* on another line than the error */
+	expect_related("sigdef name(\"a\")\n   random\n sequential", 2, 4, 20,
+		       "'sequential' contradicts 'random' given at line 2, column 4: a file has one "
+		       "dominant access pattern; keep one of them");
+	expect_related("jobwide\n\tname(\"j\") lifetime(1)  lifetime(2)", 2, 12, 19,
+		       "'lifetime' repeats 'lifetime' given at line 2, column 12; give each "
+		       "parameter once");
+	/* an unclosed '(' is an earlier place too */
+	expect_related("sig size_per_io(1 + (2 3))", 1, 21, 20,
+		       "expected ')' to close the '(' at line 1, column 21 before '3' (missing "
+		       "operator or ')'?)");
+	expect_related("sig size_per_io((1 +\n 2", 1, 17, 16,
+		       "expected ')' to close the '(' at line 1, column 17 before end of text");
+
+	/* the same through iosig_sig_parse(): positions in its own text */
+	memset(&err, 0x5a, sizeof(err));
+	assert_int_equal(iosig_sig_parse("size_per_io(4) persist tmp", NULL, NULL, 0, &sig, &err),
+			 -EINVAL);
+	assert_int_equal(err.related_line, 1);
+	assert_int_equal(err.related_column, 16);
+	assert_int_equal(err.related_offset, 15);
+	assert_memory_equal(err.msg + err.related_msg_offset, "line 1, column 16",
+			    err.related_msg_length);
+
+	/* an error that names no earlier place leaves all related fields 0,
+	 * also in a struct that held one before */
+	assert_int_equal(iosig_pragma_parse("sig persist tmp", 15, &p, &err), -EINVAL);
+	assert_int_equal(err.related_line, 1);
+	assert_int_equal(iosig_pragma_parse("sig persist size_per_oi(1)", 26, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "did you mean 'size_per_io'?"));
+	assert_int_equal(err.related_line, 0);
+	assert_int_equal(err.related_column, 0);
+	assert_int_equal(err.related_offset, 0);
+	assert_int_equal(err.related_msg_offset, 0);
+	assert_int_equal(err.related_msg_length, 0);
+}
+
 static void test_not_nul_terminated(void **state)
 {
 	/* The pragma is a prefix of a longer buffer without a NUL after it. */
@@ -668,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_constant_folding),
 		cmocka_unit_test(test_contradictions),
 		cmocka_unit_test(test_multiline_positions),
+		cmocka_unit_test(test_related_positions),
 		cmocka_unit_test(test_not_nul_terminated),
 		cmocka_unit_test(test_limits),
 	};

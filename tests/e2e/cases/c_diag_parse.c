@@ -48,6 +48,11 @@ int f(const char *p)
 	fd = open(p, O_RDONLY);
 #pragma io sig totalsize(x = 3) /* expect-error#28: '=' is not allowed in a signature value (a signature value cannot assign); values use numbers, units, variables, + - * / %, parentheses, a.b, a->b, a[i] and f(x) */
 	fd = open(p, O_RDONLY);
+	/* A repetition and an unclosed '(' name the earlier place in the file too. */
+#pragma io sig random size_per_io(1)   random_access /* expect-error#40: 'random_access' repeats 'random' given at line 52, column 16; give each parameter once */
+	fd = open(p, O_RDONLY);
+#pragma io sig size_per_io(1 + (2 3)) /* expect-error#35: expected ')' to close the '(' at line 54, column 32 before '3' (missing operator or ')'?) */
+	fd = open(p, O_RDONLY);
 	/* Not a contradiction: a sig's tmp overrides its definition's persist. */
 #pragma io sig name("ckpt") tmp
 	fd = open(p, O_RDONLY);
