@@ -22,6 +22,8 @@
 
 #include <fcntl.h>
 
+#include "openmode.h"
+
 /* How the arguments of a supported call are laid out. */
 enum gp_shape {
 	GP_OPEN,    /* path, flags[, mode] */
@@ -433,29 +435,7 @@ static HOST_WIDE_INT gp_openmode_bit(tree t, const char *name)
 	return -1;
 }
 
-/* open(2) flags for the ios_base::openmode combinations of [filebuf]: the
- * index has bit 0 = in, 1 = out, 2 = trunc, 3 = app.  Invalid combinations
- * make the stream fail; they get O_RDONLY, which creates nothing. */
-static const int gp_stream_flags[16] = {
-	O_RDONLY,                        /* (none): invalid */
-	O_RDONLY,                        /* in: "r" */
-	O_WRONLY | O_CREAT | O_TRUNC,    /* out: "w" */
-	O_RDWR,                          /* in|out: "r+" */
-	O_RDONLY,                        /* trunc: invalid */
-	O_RDONLY,                        /* in|trunc: invalid */
-	O_WRONLY | O_CREAT | O_TRUNC,    /* out|trunc: "w" */
-	O_RDWR | O_CREAT | O_TRUNC,      /* in|out|trunc: "w+" */
-	O_WRONLY | O_CREAT | O_APPEND,   /* app: "a" */
-	O_RDWR | O_CREAT | O_APPEND,     /* in|app: "a+" */
-	O_WRONLY | O_CREAT | O_APPEND,   /* out|app: "a" */
-	O_RDWR | O_CREAT | O_APPEND,     /* in|out|app: "a+" */
-	O_RDONLY,                        /* trunc|app: invalid */
-	O_RDONLY,                        /* in|trunc|app: invalid */
-	O_RDONLY,                        /* out|trunc|app: invalid */
-	O_RDONLY,                        /* in|out|trunc|app: invalid */
-};
-
-/* The static table of gp_stream_flags in the program. */
+/* The static table of openmode_flags (openmode.h) in the program. */
 static tree gp_stream_table(void)
 {
 	vec<constructor_elt, va_gc> *elts = NULL;
@@ -463,10 +443,10 @@ static tree gp_stream_table(void)
 
 	if (gp_trees[GP_T_STREAM_FLAGS])
 		return gp_trees[GP_T_STREAM_FLAGS];
-	type = build_array_type_nelts(integer_type_node, ARRAY_SIZE(gp_stream_flags));
-	for (size_t i = 0; i < ARRAY_SIZE(gp_stream_flags); i++)
+	type = build_array_type_nelts(integer_type_node, ARRAY_SIZE(openmode_flags));
+	for (size_t i = 0; i < ARRAY_SIZE(openmode_flags); i++)
 		CONSTRUCTOR_APPEND_ELT(elts, size_int(i),
-				       build_int_cst(integer_type_node, gp_stream_flags[i]));
+				       build_int_cst(integer_type_node, openmode_flags[i]));
 	decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier("__iosig_stream_flags"),
 			  build_qualified_type(type, TYPE_QUAL_CONST));
 	DECL_INITIAL(decl) = build_constructor(type, elts);

@@ -30,6 +30,8 @@
 
 #include <fcntl.h>
 
+#include "openmode.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
@@ -269,34 +271,11 @@ void Lowering::lower_bind(llvm::CallBase *mark)
 	orig->eraseFromParent();
 }
 
-/* open(2) flags for the ios_base::openmode combinations of [filebuf]: the
- * index has bit 0 = in, 1 = out, 2 = trunc, 3 = app.  Invalid combinations
- * make the stream fail; they get O_RDONLY, which creates nothing.  The same
- * table as the GCC plugin's. */
-static const int stream_flag_table[16] = {
-	O_RDONLY,                        /* (none): invalid */
-	O_RDONLY,                        /* in: "r" */
-	O_WRONLY | O_CREAT | O_TRUNC,    /* out: "w" */
-	O_RDWR,                          /* in|out: "r+" */
-	O_RDONLY,                        /* trunc: invalid */
-	O_RDONLY,                        /* in|trunc: invalid */
-	O_WRONLY | O_CREAT | O_TRUNC,    /* out|trunc: "w" */
-	O_RDWR | O_CREAT | O_TRUNC,      /* in|out|trunc: "w+" */
-	O_WRONLY | O_CREAT | O_APPEND,   /* app: "a" */
-	O_RDWR | O_CREAT | O_APPEND,     /* in|app: "a+" */
-	O_WRONLY | O_CREAT | O_APPEND,   /* out|app: "a" */
-	O_RDWR | O_CREAT | O_APPEND,     /* in|out|app: "a+" */
-	O_RDONLY,                        /* trunc|app: invalid */
-	O_RDONLY,                        /* in|trunc|app: invalid */
-	O_RDONLY,                        /* out|trunc|app: invalid */
-	O_RDONLY,                        /* in|out|trunc|app: invalid */
-};
-
 llvm::Value *Lowering::stream_flags(llvm::IRBuilder<> &b, llvm::CallBase *mark)
 {
 	if (!flags_table_) {
-		llvm::SmallVector<uint32_t, 16> v(std::begin(stream_flag_table),
-						  std::end(stream_flag_table));
+		llvm::SmallVector<uint32_t, 16> v(std::begin(openmode_flags),
+						  std::end(openmode_flags));
 		llvm::Constant *init = llvm::ConstantDataArray::get(c_, v);
 
 		flags_table_ = new llvm::GlobalVariable(m_, init->getType(), true,
