@@ -551,23 +551,32 @@ static void test_multiline_positions(void **state)
 		expect_bad(&cases[i]);
 }
 
-/* The error names the earlier place at (line, col, off) of text, and its
- * related_msg_* fields select exactly "line L, column C" in the message
- * `msg`, so that a caller can put its own location text there. */
-static void expect_related(const char *text, int line, int col, size_t off, const char *msg)
+/* An error that names an earlier place of the text: where it is, and the
+ * message that names it. */
+struct related {
+	const char *text;
+	int line, col;
+	size_t off;
+	const char *msg;
+};
+
+/* The error names the earlier place of c, and its related_msg_* fields
+ * select exactly "line L, column C" in the message, so that a caller can
+ * put its own location text there. */
+static void expect_related(const struct related *c)
 {
 	struct iosig_pragma *p = NULL;
 	struct iosig_error err;
 	char phrase[64], spliced[400];
 
 	memset(&err, 0x5a, sizeof(err)); /* every field must be written */
-	assert_int_equal(iosig_pragma_parse(text, strlen(text), &p, &err), -EINVAL);
+	assert_int_equal(iosig_pragma_parse(c->text, strlen(c->text), &p, &err), -EINVAL);
 	assert_null(p);
-	assert_string_equal(err.msg, msg);
-	assert_int_equal(err.related_line, line);
-	assert_int_equal(err.related_column, col);
-	assert_int_equal(err.related_offset, off);
-	snprintf(phrase, sizeof(phrase), "line %d, column %d", line, col);
+	assert_string_equal(err.msg, c->msg);
+	assert_int_equal(err.related_line, c->line);
+	assert_int_equal(err.related_column, c->col);
+	assert_int_equal(err.related_offset, c->off);
+	snprintf(phrase, sizeof(phrase), "line %d, column %d", c->line, c->col);
 	assert_int_equal(err.related_msg_length, strlen(phrase));
 	assert_true(err.related_msg_offset + err.related_msg_length <= strlen(err.msg));
 	assert_memory_equal(err.msg + err.related_msg_offset, phrase, strlen(phrase));
@@ -580,31 +589,34 @@ static void expect_related(const char *text, int line, int col, size_t off, cons
 
 static void test_related_positions(void **state)
 {
+	static const struct related cases[] = {
+		/* a contradiction and a repetition whose first parameter is not
+		 * at column 1 (nor at column 5, where "sig " puts the first one) */
+		{ "sig  size_per_io(1)   persist tmp", 1, 23, 22,
+		  "'tmp' contradicts 'persist' given at line 1, column 23: data cannot be both "
+		  "persistent and temporary; keep one of them" },
+		{ "sig global size_per_io(1) size_per_IO(2)", 1, 12, 11,
+		  "'size_per_IO' repeats 'size_per_io' given at line 1, column 12; give each "
+		  "parameter once" },
+		/* on another line than the error */
+		{ "sigdef name(\"a\")\n   random\n sequential", 2, 4, 20,
+		  "'sequential' contradicts 'random' given at line 2, column 4: a file has one "
+		  "dominant access pattern; keep one of them" },
+		{ "jobwide\n\tname(\"j\") lifetime(1)  lifetime(2)", 2, 12, 19,
+		  "'lifetime' repeats 'lifetime' given at line 2, column 12; give each parameter once" },
+		/* an unclosed '(' is an earlier place too */
+		{ "sig size_per_io(1 + (2 3))", 1, 21, 20,
+		  "expected ')' to close the '(' at line 1, column 21 before '3' (missing operator "
+		  "or ')'?)" },
+		{ "sig size_per_io((1 +\n 2", 1, 17, 16,
+		  "expected ')' to close the '(' at line 1, column 17 before end of text" },
+	};
 	struct iosig_pragma *p = NULL;
 	struct iosig_error err;
 	struct iosig_sig sig;
 
-	/* a contradiction and a repetition whose first parameter is not at
-	 * column 1 (nor at column 5, where "sig " puts the first one) */
-	expect_related("sig  size_per_io(1)   persist tmp", 1, 23, 22,
-		       "'tmp' contradicts 'persist' given at line 1, column 23: data cannot be "
-		       "both persistent and temporary; keep one of them");
-	expect_related("sig global size_per_io(1) size_per_IO(2)", 1, 12, 11,
-		       "'size_per_IO' repeats 'size_per_io' given at line 1, column 12; give each "
-		       "parameter once");
-	/* on another line than the error */
-	expect_related("sigdef name(\"a\")\n   random\n sequential", 2, 4, 20,
-		       "'sequential' contradicts 'random' given at line 2, column 4: a file has one "
-		       "dominant access pattern; keep one of them");
-	expect_related("jobwide\n\tname(\"j\") lifetime(1)  lifetime(2)", 2, 12, 19,
-		       "'lifetime' repeats 'lifetime' given at line 2, column 12; give each "
-		       "parameter once");
-	/* an unclosed '(' is an earlier place too */
-	expect_related("sig size_per_io(1 + (2 3))", 1, 21, 20,
-		       "expected ')' to close the '(' at line 1, column 21 before '3' (missing "
-		       "operator or ')'?)");
-	expect_related("sig size_per_io((1 +\n 2", 1, 17, 16,
-		       "expected ')' to close the '(' at line 1, column 17 before end of text");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_related(&cases[i]);
 
 	/* the same through iosig_sig_parse(): positions in its own text */
 	memset(&err, 0x5a, sizeof(err));
