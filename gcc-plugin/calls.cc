@@ -22,7 +22,7 @@
 
 #include <fcntl.h>
 
-#include "openmode.h"
+#include "plugin_shared.h"
 
 /* How the arguments of a supported call are laid out. */
 enum gp_shape {
@@ -435,7 +435,7 @@ static HOST_WIDE_INT gp_openmode_bit(tree t, const char *name)
 	return -1;
 }
 
-/* The static table of openmode_flags (openmode.h) in the program. */
+/* The static table of openmode_flags (plugin_shared.h) in the program. */
 static tree gp_stream_table(void)
 {
 	vec<constructor_elt, va_gc> *elts = NULL;

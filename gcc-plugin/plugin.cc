@@ -6,6 +6,7 @@
  * and the callbacks that do the work.
  */
 #include "iosig-plugin.h"
+#include "plugin_shared.h"
 #include "version.h"
 
 /* GCC refuses plugins that do not declare this. */
@@ -19,15 +20,7 @@ struct gp_options gp_opts = {
 };
 
 static const char gp_help[] =
-	"iosig: I/O signatures for files a program opens (#pragma io sig, sigdef, jobwide).\n"
-	"Options (-fplugin-arg-iosig-OPTION):\n"
-	"  verbose                  a note for every pragma saying which call it describes\n"
-	"  unbound=warning|error|ignore\n"
-	"                           what a pragma that no supported call follows gets\n"
-	"                           (default: warning)\n"
-	"  help                     print this text\n"
-	"Supported calls: open, open64, openat, creat, fopen, fopen64, freopen, and the\n"
-	"std::fstream, std::ifstream and std::ofstream constructors and open().\n"
+	PLUGIN_HELP_COMMON
 	"Link the program with -liosig, or build with -specs=iosig.specs.\n"
 	"See iosig-gcc(1).\n";
 

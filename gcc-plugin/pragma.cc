@@ -19,6 +19,7 @@
  * namespace members).
  */
 #include "iosig-plugin.h"
+#include "plugin_shared.h"
 
 /* Longest pragma text accepted; the parser takes at most 64 KiB. */
 #define GP_MAX_TEXT 65536
@@ -102,20 +103,6 @@ location_t gp_span_location(const struct gp_pragma *p, uint32_t off, uint32_t le
 	return make_location(caret, caret, get_finish(p->spans[last].loc));
 }
 
-static bool gp_expr_contains(const struct iosig_expr *root, const struct iosig_expr *e)
-{
-	if (!root)
-		return false;
-	if (root == e)
-		return true;
-	if (gp_expr_contains(root->lhs, e) || gp_expr_contains(root->rhs, e))
-		return true;
-	for (unsigned i = 0; i < root->nargs; i++)
-		if (gp_expr_contains(root->args[i], e))
-			return true;
-	return false;
-}
-
 location_t gp_expr_location(const struct gp_pragma *p, const struct iosig_expr *e)
 {
 	const struct iosig_pragma *r = p->resolved ? p->resolved : p->parsed;
@@ -125,7 +112,7 @@ location_t gp_expr_location(const struct gp_pragma *p, const struct iosig_expr *
 	for (unsigned i = 0; i < r->nparams; i++) {
 		const struct iosig_pragma_param *q = &r->params[i];
 
-		if (!gp_expr_contains(q->expr, e))
+		if (!plugin_expr_contains(q->expr, e))
 			continue;
 		/* A resolved parameter keeps the offsets of the text it was
 		 * written in: the sig's own, or the sigdef's it inherited. */

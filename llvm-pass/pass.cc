@@ -30,7 +30,7 @@
 
 #include <fcntl.h>
 
-#include "openmode.h"
+#include "plugin_shared.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"

@@ -7,6 +7,7 @@
  * CodeGen sees a function.  The LLVM pass half is in pass.cc.
  */
 #include "iosig-clang.h"
+#include "plugin_shared.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -34,15 +35,7 @@ Tu &tu()
 }
 
 static const char help_text[] =
-	"iosig: I/O signatures for files a program opens (#pragma io sig, sigdef, jobwide).\n"
-	"Options (-fplugin-arg-iosig-OPTION):\n"
-	"  verbose                  a note for every pragma saying which call it describes\n"
-	"  unbound=warning|error|ignore\n"
-	"                           what a pragma that no supported call follows gets\n"
-	"                           (default: warning)\n"
-	"  help                     print this text\n"
-	"Supported calls: open, open64, openat, creat, fopen, fopen64, freopen, and the\n"
-	"std::fstream, std::ifstream and std::ofstream constructors and open().\n"
+	PLUGIN_HELP_COMMON
 	"Load it with -fplugin=PATH -fpass-plugin=PATH (the same file) and link the\n"
 	"program with -liosig, or compile with iosig-cc / iosig-c++.\n"
 	"See docs/clang-plugin.md.\n";

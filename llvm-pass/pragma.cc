@@ -28,6 +28,7 @@
  * ...") so that compiling the preprocessed output means the same.
  */
 #include "iosig-clang.h"
+#include "plugin_shared.h"
 
 #include <cstdio>
 #include <cstring>
@@ -133,20 +134,6 @@ clang::SourceRange span_range(const Pragma &p, uint32_t off, uint32_t len)
 	return clang::SourceRange(diag_loc(p.spans[first].loc), diag_loc(p.spans[last].loc));
 }
 
-static bool expr_contains(const iosig_expr *root, const iosig_expr *e)
-{
-	if (!root)
-		return false;
-	if (root == e)
-		return true;
-	if (expr_contains(root->lhs, e) || expr_contains(root->rhs, e))
-		return true;
-	for (unsigned i = 0; i < root->nargs; i++)
-		if (expr_contains(root->args[i], e))
-			return true;
-	return false;
-}
-
 /* The pragma whose text holds e: p, or the sigdef p inherited e from (a
  * resolved parameter keeps the offsets of the text it was written in). */
 static const Pragma &owner_of(const Pragma &p, const iosig_expr *e)
@@ -156,7 +143,7 @@ static const Pragma &owner_of(const Pragma &p, const iosig_expr *e)
 	for (unsigned i = 0; r && i < r->nparams; i++) {
 		const iosig_pragma_param &q = r->params[i];
 
-		if (!expr_contains(q.expr, e))
+		if (!plugin_expr_contains(q.expr, e))
 			continue;
 		for (unsigned j = 0; p.parsed && j < p.parsed->nparams; j++)
 			if (p.parsed->params[j].id == q.id)
