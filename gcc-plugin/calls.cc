@@ -22,7 +22,6 @@
 
 #include <fcntl.h>
 
-#include "plugin_shared.h"
 
 /* How the arguments of a supported call are laid out. */
 enum gp_shape {

@@ -20,6 +20,7 @@
 #include "gcc-common.h"
 
 #include "iosig.h"
+#include "plugin_shared.h"
 
 /* What an unbound pragma (no supported call follows it) gets. */
 enum gp_unbound {
@@ -108,8 +109,6 @@ bool gp_any_function_pragma(void);
 location_t gp_span_location(const struct gp_pragma *p, uint32_t off, uint32_t len);
 /* Source range of an expression of p (a slot or a node below one). */
 location_t gp_expr_location(const struct gp_pragma *p, const struct iosig_expr *e);
-/* "#pragma io sig" etc. for messages. */
-const char *gp_kind_name(enum iosig_pragma_kind kind);
 /* PLUGIN_FINISH_DECL: marks used a variable that a value names and that is
  * declared after its pragma. */
 void gp_finish_decl(void *gcc_data, void *user_data);

@@ -6,7 +6,6 @@
  * and the callbacks that do the work.
  */
 #include "iosig-plugin.h"
-#include "plugin_shared.h"
 #include "version.h"
 
 /* GCC refuses plugins that do not declare this. */

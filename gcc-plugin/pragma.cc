@@ -19,7 +19,6 @@
  * namespace members).
  */
 #include "iosig-plugin.h"
-#include "plugin_shared.h"
 
 /* Longest pragma text accepted; the parser takes at most 64 KiB. */
 #define GP_MAX_TEXT 65536
@@ -56,19 +55,6 @@ unsigned gp_pragma_count(void)
 bool gp_any_function_pragma(void)
 {
 	return gp_any_fn;
-}
-
-const char *gp_kind_name(enum iosig_pragma_kind kind)
-{
-	switch (kind) {
-	case IOSIG_PRAGMA_SIG:
-		return "#pragma io sig";
-	case IOSIG_PRAGMA_SIGDEF:
-		return "#pragma io sigdef";
-	case IOSIG_PRAGMA_JOBWIDE:
-		return "#pragma io jobwide";
-	}
-	return "#pragma io";
 }
 
 /* ---- locations ---------------------------------------------------------- */
@@ -487,7 +473,7 @@ static bool gp_canonicalize(struct gp_pragma *p, const struct iosig_pragma *pr)
 	}
 	if (r < 0) {
 		error_at(p->loc, "cannot build the canonical text of this %qs (%s)",
-			 gp_kind_name(p->kind), xstrerror(-r));
+			 plugin_kind_name(p->kind), xstrerror(-r));
 		return false;
 	}
 	for (unsigned i = 0; i < p->nslots; i++)
@@ -505,7 +491,7 @@ static bool gp_add_marker(struct gp_pragma *p)
 
 	if (!current_stmt_tree() || !cur_stmt_list) {
 		error_at(p->loc, "%qs is not allowed here; write it on its own line in a block, "
-			 "right before the statement with the call", gp_kind_name(p->kind));
+			 "right before the statement with the call", plugin_kind_name(p->kind));
 		return false;
 	}
 	m = build1_loc(p->loc, NOP_EXPR, void_type_node,
@@ -556,7 +542,7 @@ static void gp_file_jobwide(struct gp_pragma *p)
 	p->nbound++;
 	if (gp_opts.verbose)
 		inform(p->loc, "%qs at file scope runs before %<main%> (constructor)",
-		       gp_kind_name(p->kind));
+		       plugin_kind_name(p->kind));
 }
 
 static void gp_handle_sigdef(struct gp_pragma *p, struct gp_regscope *scope)
@@ -650,7 +636,7 @@ static void gp_handle_one(void)
 	p->kind = p->parsed->kind;
 	if (fn && !gp_is_cxx() && decl_function_context(fn)) {
 		error_at(p->loc, "%qs is not supported in a nested function; move the call "
-			 "into an ordinary function", gp_kind_name(p->kind));
+			 "into an ordinary function", plugin_kind_name(p->kind));
 		return;
 	}
 	switch (p->kind) {
@@ -695,7 +681,7 @@ void gp_pragmas_finish(void *, void *)
 			if (p->marked && !p->seen)
 				error_at(p->loc, "%qs was not found in the function body; it "
 					 "was not applied (please report this as an iosig bug)",
-					 gp_kind_name(p->kind));
+					 plugin_kind_name(p->kind));
 	FOR_EACH_VEC_ELT(gp_table, i, p) {
 		iosig_pragma_free(p->parsed);
 		iosig_pragma_free(p->resolved);

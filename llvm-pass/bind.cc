@@ -377,7 +377,7 @@ static void apply(Marker &m)
 
 	if (!m.list) {
 		report(Level::Error, diag_loc(p.loc),
-		       std::string("'") + kind_name(p.kind) + "' is not allowed here; write it on its "
+		       std::string("'") + plugin_kind_name(p.kind) + "' is not allowed here; write it on its "
 		       "own line in a block, right before the statement with the call");
 	} else if (p.kind == IOSIG_PRAGMA_JOBWIDE && m.lowered) {
 		if (check_pass_loaded(diag_loc(p.loc))) {
@@ -500,7 +500,7 @@ void bind_finish()
 	for (const std::unique_ptr<Pragma> &p : t.pragmas)
 		if (p->ok && p->in_function && !p->seen)
 			report(Level::Error, diag_loc(p->loc),
-			       std::string("'") + kind_name(p->kind) +
+			       std::string("'") + plugin_kind_name(p->kind) +
 				       "' was not found in the function body; it was not applied "
 				       "(please report this as an iosig bug)");
 }

@@ -47,6 +47,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include "iosig.h"
+#include "plugin_shared.h"
 
 namespace cp {
 
@@ -122,8 +123,6 @@ struct Pragma {
 	~Pragma();
 };
 
-/* "#pragma io sig" etc. for messages. */
-const char *kind_name(iosig_pragma_kind kind);
 /* Where bytes [off, off+len) of p's text are in the source. */
 clang::SourceRange span_range(const Pragma &p, uint32_t off, uint32_t len);
 /* Where an expression of p (a slot or a node below it) is. */

@@ -30,7 +30,6 @@
 
 #include <fcntl.h>
 
-#include "plugin_shared.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"

@@ -7,7 +7,6 @@
  * CodeGen sees a function.  The LLVM pass half is in pass.cc.
  */
 #include "iosig-clang.h"
-#include "plugin_shared.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -28,7 +28,6 @@
  * ...") so that compiling the preprocessed output means the same.
  */
 #include "iosig-clang.h"
-#include "plugin_shared.h"
 
 #include <cstdio>
 #include <cstring>
@@ -49,19 +48,6 @@ Pragma::~Pragma()
 {
 	iosig_pragma_free(parsed);
 	iosig_pragma_free(resolved);
-}
-
-const char *kind_name(iosig_pragma_kind kind)
-{
-	switch (kind) {
-	case IOSIG_PRAGMA_SIG:
-		return "#pragma io sig";
-	case IOSIG_PRAGMA_SIGDEF:
-		return "#pragma io sigdef";
-	case IOSIG_PRAGMA_JOBWIDE:
-		return "#pragma io jobwide";
-	}
-	return "#pragma io";
 }
 
 Pragma *pragma_of_marker(const clang::Decl *d)

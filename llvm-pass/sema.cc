@@ -224,7 +224,7 @@ static bool canonicalize(Pragma &p, const iosig_pragma *pr, clang::Scope *sc)
 	}
 	if (r < 0) {
 		report(Level::Error, diag_loc(p.loc),
-		       std::string("cannot build the canonical text of this '") + kind_name(p.kind) +
+		       std::string("cannot build the canonical text of this '") + plugin_kind_name(p.kind) +
 			       "' (" + strerror(-r) + ")");
 		return false;
 	}

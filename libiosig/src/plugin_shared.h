@@ -4,8 +4,9 @@
  * the parser itself: the open(2) flags for the std::ios_base::openmode
  * combinations of [filebuf] (each plugin emits the table into the program
  * it compiles and indexes it with the stream's mode at run time), the walk
- * that finds which parameter of a pragma holds an expression, and the
- * common part of their help text.  Private; C and C++.
+ * that finds which parameter of a pragma holds an expression, the names of
+ * the pragma kinds in messages, and the common part of their help text.
+ * Private; C and C++.
  */
 #ifndef IOSIG_PLUGIN_SHARED_H
 #define IOSIG_PLUGIN_SHARED_H
@@ -50,6 +51,20 @@ static inline bool plugin_expr_contains(const struct iosig_expr *root, const str
 		if (plugin_expr_contains(root->args[i], e))
 			return true;
 	return false;
+}
+
+/* A pragma kind as messages name it. */
+static inline const char *plugin_kind_name(enum iosig_pragma_kind kind)
+{
+	switch (kind) {
+	case IOSIG_PRAGMA_SIG:
+		return "#pragma io sig";
+	case IOSIG_PRAGMA_SIGDEF:
+		return "#pragma io sigdef";
+	case IOSIG_PRAGMA_JOBWIDE:
+		return "#pragma io jobwide";
+	}
+	return "#pragma io";
 }
 
 /* The help text both plugins print for -fplugin-arg-iosig-help, up to
