@@ -58,6 +58,11 @@ static void bid_hdd_tick(struct iosig_policy *pol)
 	bid_core_expire(pol->priv);
 }
 
+static void bid_hdd_expedite(struct iosig_policy *pol, struct iosig_req *req)
+{
+	bid_core_expedite(pol->priv, req);
+}
+
 static void bid_hdd_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
 {
 	bid_core_report(pol->priv, emit, ctx);
@@ -87,4 +92,5 @@ const struct iosig_policy_ops pol_bid_hdd_ops = {
 	.tick = bid_hdd_tick,
 	.fini = bid_hdd_fini,
 	.report = bid_hdd_report,
+	.expedite = bid_hdd_expedite,
 };

@@ -7,6 +7,10 @@
  * head when that request has expired, and reads are preferred over writes
  * except that writes are served after writes_starved read batches.
  * Contiguous requests along the sorted order merge into one command.
+ * A request a program starts waiting for (expedite) counts as expired: it
+ * goes to the head of its FIFO, so the next batch of its direction starts
+ * from it, and a waited write does not wait for writes_starved read
+ * batches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +34,7 @@ struct dl_dev {
 	unsigned batching;               /* requests dispatched in this batch */
 	unsigned starved;                /* read batches while writes waited */
 	uint64_t queued[2];
+	unsigned waited[2];              /* expedited requests queued (pdata[1] = 1) */
 };
 
 struct dl {
@@ -37,6 +42,7 @@ struct dl {
 	unsigned ndev;
 	struct dl_dev *dev;
 	uint64_t expired_batches;        /* batches started from an expired FIFO head */
+	uint64_t expedited;
 };
 
 static const struct iosig_opt dl_opts[] = {
@@ -95,6 +101,7 @@ static int dl_submit(struct iosig_policy *pol, struct iosig_req *req)
 	dd = &q->dev[req->dev];
 	req->pdata[0] = pol->env->now(pol->env) +
 			(dir == DL_READ ? q->o.read_expire : q->o.write_expire);
+	req->pdata[1] = 0;
 	req->tnode.key = req->offset;
 	req->tnode.key2 = req->id;
 	pol_tree_insert(&dd->sorted[dir], &req->tnode);
@@ -111,6 +118,8 @@ static void dl_remove(struct dl_dev *dd, struct iosig_req *rq)
 	pol_tree_remove(&dd->sorted[dir], &rq->tnode);
 	pol_list_del(&rq->link);
 	dd->queued[dir]--;
+	if (rq->pdata[1])
+		dd->waited[dir]--;
 }
 
 static struct iosig_req *fifo_head(struct dl_dev *dd, int dir)
@@ -130,7 +139,10 @@ static struct iosig_req *dl_pick(struct dl *q, struct dl_dev *dd, uint64_t now)
 	if (rq && dd->batching < q->o.fifo_batch)
 		return rq;
 
-	/* Start a new batch: reads first, unless writes starved long enough. */
+	/* Start a new batch: reads first, unless writes starved long enough
+	 * or a program waits for a write. */
+	if (dd->waited[DL_WRITE] && !dd->waited[DL_READ])
+		goto dispatch_writes;
 	if (dd->queued[DL_READ]) {
 		if (dd->queued[DL_WRITE] && dd->starved++ >= q->o.writes_starved)
 			goto dispatch_writes;
@@ -191,11 +203,34 @@ static void dl_tick(struct iosig_policy *pol)
 {
 }
 
+/* A program waits for req: expired now, at the head of its FIFO behind
+ * the requests expedited before it. */
+static void dl_expedite(struct iosig_policy *pol, struct iosig_req *req)
+{
+	struct dl *q = pol->priv;
+	struct dl_dev *dd = &q->dev[req->dev];
+	int dir = dir_of(req);
+	struct iosig_list *after = &dd->fifo[dir];
+
+	if (req->pdata[1])
+		return;
+	req->pdata[1] = 1;
+	req->pdata[0] = pol->env->now(pol->env);
+	dd->waited[dir]++;
+	q->expedited++;
+	pol_list_del(&req->link);
+	while (after->next != &dd->fifo[dir] &&
+	       pol_container_of(after->next, struct iosig_req, link)->pdata[1])
+		after = after->next;
+	pol_list_add_head(after, &req->link);
+}
+
 static void dl_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
 {
 	struct dl *q = pol->priv;
 
 	emit(ctx, "expired_batches", (double)q->expired_batches);
+	emit(ctx, "expedited", (double)q->expedited);
 }
 
 static void dl_fini(struct iosig_policy *pol)
@@ -222,4 +257,5 @@ const struct iosig_policy_ops pol_deadline_ops = {
 	.tick = dl_tick,
 	.fini = dl_fini,
 	.report = dl_report,
+	.expedite = dl_expedite,
 };

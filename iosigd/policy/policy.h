@@ -20,7 +20,8 @@
  *   off) when the device has room -> device serves it -> engine: complete(req).
  *   A user request is finished by its device completion, or - when the
  *   policy served it without issuing it (e.g. through internal sub-requests)
- *   - by the policy calling env->finish(req).
+ *   - by the policy calling env->finish(req).  While the policy holds it, a
+ *   program may start waiting for it: the engine then calls expedite(req).
  *
  * Threading: every hook of one policy instance is called from one thread,
  * never concurrently and never re-entered: env callbacks do not call hooks
@@ -36,8 +37,9 @@
 #include <stdio.h>
 
 /* Bumped whenever a hook, struct iosig_req, struct iosig_env or the option
- * table changes incompatibly.  Registration rejects any other value. */
-#define IOSIG_POLICY_OPS_VERSION 1
+ * table changes incompatibly.  Registration rejects any other value.
+ * 2: the optional expedite hook. */
+#define IOSIG_POLICY_OPS_VERSION 2
 /* Version of struct iosig_env; policy_create() rejects any other value. */
 #define IOSIG_POLICY_ENV_VERSION 1
 
@@ -234,6 +236,15 @@ struct iosig_policy_ops {
 	void (*fini)(struct iosig_policy *pol);
 	/* Optional: hands policy counters (e.g. "padding_bytes") to emit(). */
 	void (*report)(struct iosig_policy *pol, iosig_report_fn emit, void *ctx);
+	/*
+	 * Optional: a program now waits for req (an fsync or a read behind it,
+	 * a full ring), which the policy holds - submitted, neither issued nor
+	 * finished.  Serve it as the policy serves a request a process blocks
+	 * on: the engine has set IOSIG_REQ_SYNC in req->flags, and dispatch()
+	 * follows in the same instant.  Without the hook the engine only sets
+	 * the flag, which policies read at submit.
+	 */
+	void (*expedite)(struct iosig_policy *pol, struct iosig_req *req);
 };
 
 #define IOSIG_POLICY_ERR_MAX 256
