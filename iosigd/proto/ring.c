@@ -90,6 +90,7 @@ void iosd_ring_init(struct iosd_ring *r, void *mem, uint32_t entries, uint64_t d
 	h->total = iosd_ring_bytes(entries, data);
 	atomic_store_explicit(&h->sq_tail, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->waiters, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->space_waiters, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->sq_head, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->flags, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->cq_seq, 0, memory_order_relaxed);

@@ -27,7 +27,9 @@
  * futex on cq_seq, which the daemon bumps after every batch of completions
  * and wakes when `waiters` says a thread sleeps on it: every waiting thread
  * of the client wakes and looks at its own entry, and no wake-up is lost
- * (the futex compares the counter in the kernel).
+ * (the futex compares the counter in the kernel).  A client that waits for
+ * space (a full ring) counts itself in space_waiters and kicks the daemon,
+ * which then expedites what its policies hold of that client.
  *
  * Everything here is plain arithmetic on the mapping plus the futex call;
  * the locking (one producer) is the caller's.
@@ -107,7 +109,8 @@ struct iosd_ring_hdr {
 	/* producer (client) line */
 	_Atomic uint32_t sq_tail;   /* entries published so far (wraps) */
 	_Atomic uint32_t waiters;   /* client threads sleeping on cq_seq */
-	uint8_t pad1[64 - 8];
+	_Atomic uint32_t space_waiters; /* client threads waiting for ring space */
+	uint8_t pad1[64 - 12];
 	/* consumer (daemon) line */
 	_Atomic uint32_t sq_head;   /* entries the daemon has copied out so far */
 	_Atomic uint32_t flags;     /* IOSD_RING_* */
