@@ -258,11 +258,12 @@ void iosd_ring_awake(struct iosd_ring *r)
 
 /* ---- producer ---- */
 
-void iosd_prod_init(struct iosd_prod *p, struct iosd_ring *r, uint64_t *slot_end)
+void iosd_prod_init(struct iosd_prod *p, struct iosd_ring *r, uint64_t *slot_end, uint8_t *hold)
 {
 	memset(p, 0, sizeof(*p));
 	p->r = r;
 	p->slot_end = slot_end;
+	p->hold = hold;
 	p->tail = atomic_load_explicit(&r->hdr->sq_tail, memory_order_relaxed);
 	p->reclaim = p->tail;
 }
@@ -318,16 +319,18 @@ uint32_t iosd_prod_publish(struct iosd_prod *p, bool *ret_kick)
 	return pos;
 }
 
-uint32_t iosd_prod_reclaim(struct iosd_prod *p, uint32_t stop)
+uint32_t iosd_prod_reclaim(struct iosd_prod *p, iosd_reclaim_fn fn, void *ctx)
 {
 	struct iosd_ring *r = p->r;
 	uint32_t n = 0;
 
-	while (p->reclaim != p->tail && p->reclaim != stop) {
+	while (p->reclaim != p->tail) {
 		struct iosd_entry *e = iosd_ring_entry(r, p->reclaim);
 
-		if (iosd_entry_state(e) != IOSD_ST_DONE)
+		if (iosd_entry_state(e) != IOSD_ST_DONE || p->hold[p->reclaim & r->mask])
 			break;
+		if (fn)
+			fn(ctx, e);
 		p->data_tail = p->slot_end[p->reclaim & r->mask];
 		atomic_store_explicit(&e->state, IOSD_ST_FREE, memory_order_relaxed);
 		p->reclaim++;

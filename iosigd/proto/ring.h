@@ -197,10 +197,12 @@ struct iosd_prod {
 	uint64_t data_head;       /* bytes allocated so far (monotonic) */
 	uint64_t data_tail;       /* bytes released so far (monotonic) */
 	uint64_t *slot_end;       /* per entry: data_head after its allocation */
+	uint8_t *hold;            /* per entry: non-zero while a waiter still needs it */
 };
 
-/* Sets up p for r; slot_end must hold r->nentries values. */
-void iosd_prod_init(struct iosd_prod *p, struct iosd_ring *r, uint64_t *slot_end);
+/* Sets up p for r; slot_end and hold must hold r->nentries values each
+ * (hold zeroed). */
+void iosd_prod_init(struct iosd_prod *p, struct iosd_ring *r, uint64_t *slot_end, uint8_t *hold);
 /*
  * Reserves the next entry and `len` contiguous data bytes (0 = none) and
  * returns the entry (state FREE, caller fills it) and the data offset.
@@ -213,10 +215,13 @@ int iosd_prod_reserve(struct iosd_prod *p, uint64_t len, struct iosd_entry **ret
  * returns its position.  True in *ret_kick when the daemon sleeps and must
  * be kicked. */
 uint32_t iosd_prod_publish(struct iosd_prod *p, bool *ret_kick);
+/* Called for each entry reclaimed (its result is final: a writer's error
+ * is recorded here). */
+typedef void (*iosd_reclaim_fn)(void *ctx, const struct iosd_entry *e);
 /* Reclaims done entries from the oldest on, stopping at the first one not
- * done or at `stop` (a position the caller still needs, e.g. a read whose
- * data it has not copied; pass p->tail for none).  Returns how many. */
-uint32_t iosd_prod_reclaim(struct iosd_prod *p, uint32_t stop);
+ * done or held (p->hold: a waiter has not read its result or data yet);
+ * fn (may be NULL) sees each.  Returns how many. */
+uint32_t iosd_prod_reclaim(struct iosd_prod *p, iosd_reclaim_fn fn, void *ctx);
 /* Entries published and not reclaimed. */
 static inline uint32_t iosd_prod_outstanding(const struct iosd_prod *p)
 {

@@ -31,6 +31,7 @@ struct fixture {
 	struct iosd_ring r;
 	struct iosd_prod p;
 	uint64_t slot_end[N];
+	uint8_t hold[N];
 };
 
 static int setup(void **state)
@@ -41,7 +42,7 @@ static int setup(void **state)
 	f->mem = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(f->mem != MAP_FAILED);
 	iosd_ring_init(&f->r, f->mem, N, D);
-	iosd_prod_init(&f->p, &f->r, f->slot_end);
+	iosd_prod_init(&f->p, &f->r, f->slot_end, f->hold);
 	*state = f;
 	return 0;
 }
@@ -107,9 +108,15 @@ static uint32_t put(struct fixture *f, uint16_t op, uint64_t len, uint64_t *ret_
 	return iosd_prod_publish(&f->p, &kick);
 }
 
+static void count_errors(void *ctx, const struct iosd_entry *e)
+{
+	*(int *)ctx += e->result < 0;
+}
+
 static void test_entries_and_reclaim(void **state)
 {
 	struct fixture *f = *state;
+	int errors = 0;
 	struct iosd_entry *e;
 	uint32_t pos[N];
 	uint64_t off;
@@ -123,15 +130,20 @@ static void test_entries_and_reclaim(void **state)
 	/* Out of order completion: nothing reclaimable until the first is done. */
 	iosd_ring_complete(&f->r, pos[2], 0, 0);
 	iosd_ring_complete(&f->r, pos[1], 0, 0);
-	assert_int_equal(iosd_prod_reclaim(&f->p, f->p.tail), 0);
+	assert_int_equal(iosd_prod_reclaim(&f->p, NULL, NULL), 0);
 	iosd_ring_complete(&f->r, pos[0], 0, 0);
-	assert_int_equal(iosd_prod_reclaim(&f->p, f->p.tail), 3);
+	assert_int_equal(iosd_prod_reclaim(&f->p, NULL, NULL), 3);
 	assert_int_equal(iosd_entry_state(iosd_ring_entry(&f->r, pos[0])), IOSD_ST_FREE);
-	/* `stop` keeps an entry the caller still needs. */
+	/* A held entry (a waiter has not read it yet) stops reclaim; the
+	 * callback sees each reclaimed entry. */
 	iosd_ring_complete(&f->r, pos[3], 0, 0);
-	iosd_ring_complete(&f->r, pos[4], 0, 0);
-	assert_int_equal(iosd_prod_reclaim(&f->p, pos[4]), 1);
-	assert_int_equal(iosd_prod_reclaim(&f->p, f->p.tail), 1);
+	iosd_ring_complete(&f->r, pos[4], -5, 0);
+	f->hold[pos[4] & (N - 1)] = 1;
+	assert_int_equal(iosd_prod_reclaim(&f->p, count_errors, &errors), 1);
+	assert_int_equal(errors, 0);
+	f->hold[pos[4] & (N - 1)] = 0;
+	assert_int_equal(iosd_prod_reclaim(&f->p, count_errors, &errors), 1);
+	assert_int_equal(errors, 1);
 	assert_int_equal(iosd_prod_outstanding(&f->p), 3);
 	assert_int_equal(iosd_prod_reserve(&f->p, 0, &e, &off), 0);
 	assert_ptr_equal(e, iosd_ring_entry(&f->r, pos[0]));
@@ -152,7 +164,7 @@ static void test_data_wrap(void **state)
 	}
 	assert_int_equal(iosd_prod_reserve(&f->p, 1, &e, &off[4]), -EAGAIN);
 	iosd_ring_complete(&f->r, pos[0], (int64_t)max, 0);
-	assert_int_equal(iosd_prod_reclaim(&f->p, f->p.tail), 1);
+	assert_int_equal(iosd_prod_reclaim(&f->p, NULL, NULL), 1);
 	/* 100 bytes take 128 (alignment), at the start again. */
 	pos[4] = put(f, IOSD_OP_WRITE, 100, &off[4]);
 	assert_int_equal(off[4], 0);
@@ -160,13 +172,13 @@ static void test_data_wrap(void **state)
 	 * wait for the second slot, then start at 128. */
 	assert_int_equal(iosd_prod_reserve(&f->p, max, &e, &off[5]), -EAGAIN);
 	iosd_ring_complete(&f->r, pos[1], (int64_t)max, 0);
-	assert_int_equal(iosd_prod_reclaim(&f->p, f->p.tail), 1);
+	assert_int_equal(iosd_prod_reclaim(&f->p, NULL, NULL), 1);
 	pos[5] = put(f, IOSD_OP_WRITE, max, &off[5]);
 	assert_int_equal(off[5], 128);
 	/* A write that would run past the end of the area skips to the start. */
 	for (unsigned i = 2; i < 6; i++)
 		iosd_ring_complete(&f->r, pos[i], 0, 0);
-	assert_int_equal(iosd_prod_reclaim(&f->p, f->p.tail), 4);
+	assert_int_equal(iosd_prod_reclaim(&f->p, NULL, NULL), 4);
 	pos[0] = put(f, IOSD_OP_WRITE, max - 64, &off[0]);
 	assert_int_equal(off[0], 128 + max);
 	pos[1] = put(f, IOSD_OP_WRITE, max, &off[1]);
@@ -351,6 +363,7 @@ static void test_futex_processes(void **state)
 	struct iosd_ring r, v;
 	struct iosd_prod p;
 	uint64_t slot_end[N];
+	uint8_t hold[N] = { 0 };
 	void *a, *b;
 	uint32_t pos;
 	pid_t pid;
@@ -362,7 +375,7 @@ static void test_futex_processes(void **state)
 	b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(a != MAP_FAILED && b != MAP_FAILED);
 	iosd_ring_init(&r, a, N, D);
-	iosd_prod_init(&p, &r, slot_end);
+	iosd_prod_init(&p, &r, slot_end, hold);
 	assert_int_equal(iosd_ring_view(&v, b, size, N, D), 0);
 	{
 		struct iosd_entry *e;

@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "preload_core.h"
 #include "redirect.h"
 #include "rules.h"
@@ -112,7 +113,7 @@ static void *real(enum real_id id)
 
 	if (unlikely(!p)) {
 		busy++;
-		p = dlsym(RTLD_NEXT, real_names[id]);
+		p = interpose_next(real_names[id]);
 		busy--;
 		atomic_store_explicit(&reals[id], p, memory_order_release);
 	}
@@ -149,8 +150,11 @@ static const struct pl_core_ops *load_core(void)
 		if (ops && ops->version != PL_CORE_VERSION)
 			ops = NULL;
 	}
-	if (ops)
+	if (ops) {
+		/* The daemon client takes our table of tagged descriptors. */
+		interpose_set_client(ops->client_attach(&interpose_host));
 		atomic_store_explicit(&core_ops, ops, memory_order_release);
+	}
 	else
 		atomic_store(&core_failed, true);
 	busy--;

@@ -113,4 +113,5 @@ __attribute__((visibility("default"))) const struct pl_core_ops pl_core = {
 	.find_linked = find_linked,
 	.remove_linked = remove_linked,
 	.warn = warn,
+	.client_attach = client_attach,
 };
