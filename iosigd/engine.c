@@ -631,6 +631,7 @@ static void start(struct daemon *d, struct dop *op)
 {
 	struct dfile *f = op->reg->file;
 	struct ddev *dv = f->dev;
+	bool waited;
 	int r;
 
 	switch (op->op) {
@@ -650,9 +651,10 @@ static void start(struct daemon *d, struct dop *op)
 		op->req.stream = (uint32_t)op->s->pid;
 		op->req.dev = 0;
 		op->req.op = op->op == IOSD_OP_READ ? IOSIG_OP_READ : IOSIG_OP_WRITE;
-		op->req.flags = 0;
-		if (op->op == IOSD_OP_READ || (op->flags & IOSD_EF_WAITED) || op->seq <= f->waited_dep)
-			op->req.flags |= IOSIG_REQ_SYNC;
+		/* Reads are synchronous; so is anything a program already waits
+		 * for (its own flag, or an op admitted later depends on it). */
+		waited = (op->flags & IOSD_EF_WAITED) || op->seq <= f->waited_dep;
+		op->req.flags = op->op == IOSD_OP_READ || waited ? IOSIG_REQ_SYNC : 0;
 		op->state = OP_QUEUED;
 		op->queued_ns = now;
 		dv->requests++;
@@ -661,6 +663,13 @@ static void start(struct daemon *d, struct dop *op)
 		if (r < 0) {
 			op->result = r;
 			op_finish(d, op);
+			return;
+		}
+		/* The flag at submit is not enough for every policy (BID stages
+		 * writes whatever their flags): a waited request is expedited. */
+		if (waited && op->state == OP_QUEUED && dv->pol->ops->expedite) {
+			dv->pol->ops->expedite(dv->pol, &op->req);
+			dv->expedited++;
 		}
 		return;
 	}

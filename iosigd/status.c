@@ -40,6 +40,9 @@ char *status_json(struct daemon *d)
 	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 
+		/* Connections without a ring (status queries) are no clients. */
+		if (!s->version)
+			continue;
 		json_obj_begin(&w, NULL);
 		json_uint(&w, "session", s->id);
 		json_int(&w, "pid", s->pid);

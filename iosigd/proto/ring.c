@@ -117,6 +117,11 @@ const char *iosd_op_name(unsigned op)
 	return op >= 1 && op <= IOSD_OP_MAX ? op_names[op] : "unknown";
 }
 
+bool iosd_fallocate_mode_ok(uint32_t mode)
+{
+	return !(mode & ~(uint32_t)FALLOC_KNOWN);
+}
+
 static int bad(const char **ret_why, const char *why)
 {
 	*ret_why = why;
@@ -176,7 +181,7 @@ int iosd_entry_check(const struct iosd_ring *r, const struct iosd_entry *e, uint
 	case IOSD_OP_FALLOCATE:
 		if (e->data_off || !e->length || !range_ok(e->offset, e->length))
 			return bad(ret_why, "FALLOCATE: bad range");
-		if (e->aux & ~(uint32_t)FALLOC_KNOWN)
+		if (!iosd_fallocate_mode_ok(e->aux))
 			return bad(ret_why, "FALLOCATE: unknown mode");
 		return 0;
 	}

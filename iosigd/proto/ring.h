@@ -159,6 +159,8 @@ int iosd_entry_check(const struct iosd_ring *r, const struct iosd_entry *e, uint
 
 /* "WRITE" ... or "unknown". */
 const char *iosd_op_name(unsigned op);
+/* True if a FALLOCATE entry may carry this fallocate(2) mode. */
+bool iosd_fallocate_mode_ok(uint32_t mode);
 
 /* ---- consumer (daemon) ---- */
 

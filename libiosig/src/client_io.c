@@ -394,7 +394,9 @@ static bool op_truncate(void *fv, int fd, off_t len, int *ret)
 
 static bool op_fallocate(void *fv, int fd, int mode, off_t off, off_t len, int *ret)
 {
-	if (off < 0 || len <= 0 || (uint64_t)off > (uint64_t)INT64_MAX - (uint64_t)len)
+	/* What the ring cannot carry, the kernel answers (EINVAL, EOPNOTSUPP). */
+	if (off < 0 || len <= 0 || (uint64_t)off > (uint64_t)INT64_MAX - (uint64_t)len ||
+	    mode < 0 || !iosd_fallocate_mode_ok((uint32_t)mode))
 		return false;
 	return simple(fv, fd, IOSD_OP_FALLOCATE, (uint64_t)off, (uint64_t)len, (uint32_t)mode,
 		      false, ret);
