@@ -61,6 +61,9 @@
 #define TAG_IO 0u                  /* user_data low bits: the op's main I/O */
 #define TAG_SYNC 1u                /* the linked sync_file_range of a write */
 #define TAG_PROBE 2u               /* start-up probe, not an op */
+#define TAG_GROUP 3u               /* a group's WRITEV/READV (struct dgroup) */
+#define TAG_GSYNC 4u               /* a group's linked sync_file_range */
+#define GROUP_MAX 256              /* requests in one vectored command */
 #define SFR_ALL (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
 
 uint64_t dnow(void)
@@ -317,6 +320,104 @@ static int op_submit_io(struct daemon *d, struct dop *op)
 
 static void command_done(struct daemon *d, struct dop *head);
 
+/*
+ * A run of a merged chain that continues itself in one file through one
+ * registration: one WRITEV (linked to one SYNC_FILE_RANGE) or READV for
+ * all of it, as the policy meant by merging.  What goes wrong with it
+ * (an error, a short transfer) is sorted out per request.
+ */
+struct dgroup {
+	unsigned n, cqes;
+	int err;
+	uint64_t done;                 /* bytes transferred */
+	struct dop *op[GROUP_MAX];
+	struct iovec iov[GROUP_MAX];
+};
+
+static void member_done(struct daemon *d, struct dop *op);
+
+/* Submits the group of ops[0..n) (contiguous, one registration). */
+static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
+{
+	struct dgroup *g = malloc(sizeof(*g));
+	struct io_uring_sqe *sqe, *sync;
+	struct dop *first = ops[0];
+	uint64_t total = 0;
+
+	if (!g)
+		return -ENOMEM;
+	g->n = n;
+	g->err = 0;
+	g->done = 0;
+	for (unsigned i = 0; i < n; i++) {
+		g->op[i] = ops[i];
+		g->iov[i].iov_base = ops[i]->s->ring.data + ops[i]->data_off;
+		g->iov[i].iov_len = ops[i]->len;
+		total += ops[i]->len;
+	}
+	if (io_uring_sq_space_left(&d->uring) < 2) {
+		io_uring_submit(&d->uring);
+		d->uring_pending = 0;
+	}
+	sqe = get_sqe(d);
+	if (!sqe) {
+		free(g);
+		return -EBUSY;
+	}
+	if (first->op == IOSD_OP_READ) {
+		io_uring_prep_readv(sqe, first->reg->fd, g->iov, n, first->foff);
+		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
+		g->cqes = 1;
+		return 0;
+	}
+	io_uring_prep_writev(sqe, first->reg->fd, g->iov, n, first->foff);
+	if (d->noappend)
+		sqe->rw_flags = RWF_NOAPPEND;
+	sqe->flags |= IOSQE_IO_LINK;
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
+	sync = get_sqe(d);
+	io_uring_prep_sync_file_range(sync, first->reg->fd, (unsigned)total, first->foff, SFR_ALL);
+	io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)g | TAG_GSYNC);
+	g->cqes = 2;
+	return 0;
+}
+
+/* A group's completions: requests fully transferred are done; after a
+ * short transfer the rest go one by one (a read short at the end of the
+ * file ends there). */
+static void on_group_cqe(struct daemon *d, struct dgroup *g, unsigned tag, int res)
+{
+	uint64_t left;
+
+	if (tag == TAG_GROUP) {
+		if (res < 0)
+			g->err = res;
+		else
+			g->done = (uint64_t)res;
+	} else if (res < 0 && res != -ECANCELED && !g->err) {
+		g->err = res;
+	}
+	if (--g->cqes)
+		return;
+	left = g->done;
+	for (unsigned i = 0; i < g->n; i++) {
+		struct dop *op = g->op[i];
+		uint64_t k = left < op->len ? left : op->len;
+
+		left -= k;
+		op->done = k;
+		if (g->err) {
+			op->err = g->err;
+		} else if (op->op != IOSD_OP_READ && k < op->len) {
+			if (op_submit_io(d, op) == 0)
+				continue;
+			op->err = -EIO;
+		}
+		member_done(d, op);
+	}
+	free(g);
+}
+
 /* One request of a command has its data on the device (or failed). */
 static void member_done(struct daemon *d, struct dop *op)
 {
@@ -347,21 +448,41 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 	head->members_left = n;
 	dv->inflight++;
 	dv->commands++;
-	for (struct iosig_req *m = req; m; m = m->merge_next) {
-		struct dop *op = op_of(m);
+	{
+		struct dop *run[GROUP_MAX];
+		unsigned k = 0;
 
-		m->issued_dev = 0;
-		m->issued_off = off;
-		m->issue_ns = now;
-		off += m->len;
-		op->state = OP_ISSUED;
-		op->head = head;
-		if (op_submit_io(d, op) < 0) {
-			/* Cannot happen with an SQ drained above; fail it cleanly. */
-			op->result = -EBUSY;
-			op->err = -EBUSY;
-			op->cqes = 0;
-			member_done(d, op);
+		for (struct iosig_req *m = req; ; m = m->merge_next) {
+			struct dop *op = m ? op_of(m) : NULL;
+
+			/* A run ends where the next request does not continue it in
+			 * the same file through the same registration. */
+			if (k && (!op || k == GROUP_MAX || op->reg != run[k - 1]->reg ||
+				  op->foff != run[k - 1]->foff + run[k - 1]->len)) {
+				int r = k > 1 ? group_submit(d, run, k) : -1;
+
+				for (unsigned i = 0; r < 0 && i < k; i++) {
+					if (op_submit_io(d, run[i]) < 0) {
+						/* Cannot happen with an SQ drained above; fail
+						 * it cleanly, as a later event (the policy
+						 * is inside dispatch()). */
+						run[i]->err = -EBUSY;
+						run[i]->cqes = 0;
+						pol_list_add_tail(&d->failed, &run[i]->blink);
+					}
+				}
+				k = 0;
+			}
+			if (!op)
+				break;
+			m->issued_dev = 0;
+			m->issued_off = off;
+			m->issue_ns = now;
+			off += m->len;
+			op->state = OP_ISSUED;
+			op->head = head;
+			op->done = 0;
+			run[k++] = op;
 		}
 	}
 	return 0;
@@ -693,6 +814,17 @@ static void start(struct daemon *d, struct dop *op)
 	}
 }
 
+/* Requests whose issue failed complete now, outside dispatch(). */
+static void run_failed(struct daemon *d)
+{
+	while (!pol_list_empty(&d->failed)) {
+		struct dop *op = pol_container_of(d->failed.next, struct dop, blink);
+
+		pol_list_del(&op->blink);
+		member_done(d, op);
+	}
+}
+
 static void run_ready(struct daemon *d)
 {
 	while (!pol_list_empty(&d->ready)) {
@@ -716,6 +848,10 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 
 	if (tag == TAG_PROBE || !op)
 		return;
+	if (tag == TAG_GROUP || tag == TAG_GSYNC) {
+		on_group_cqe(d, (struct dgroup *)(void *)op, tag, res);
+		return;
+	}
 	op->cqes--;
 	if (is_write_op(op->op)) {
 		if (tag == TAG_IO) {
@@ -824,6 +960,7 @@ int engine_init(struct daemon *d)
 	pol_list_init(&d->devs);
 	pol_list_init(&d->files);
 	pol_list_init(&d->ready);
+	pol_list_init(&d->failed);
 	pol_list_init(&d->free_ops);
 	d->listen_fd = d->timer_fd = d->signal_fd = -1;
 	d->timer_armed = UINT64_MAX;
@@ -1029,7 +1166,7 @@ static void expedite_all(struct daemon *d)
  * new behind it. */
 static bool prepare_sleep(struct daemon *d)
 {
-	if (!pol_list_empty(&d->ready) || io_uring_cq_ready(&d->uring))
+	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring))
 		return false;
 	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
@@ -1134,6 +1271,7 @@ int engine_run(struct daemon *d)
 				dv->pol->ops->dispatch(dv->pol);
 			}
 		}
+		run_failed(d);
 		/* A dispatch may have finished ops (refusals) and made others
 		 * ready; they start in the next turn, which comes at once. */
 		if (d->uring_pending) {

@@ -202,6 +202,7 @@ struct daemon {
 	struct iosig_list devs;
 	struct iosig_list files;
 	struct iosig_list ready;   /* ops whose turn came (blink) */
+	struct iosig_list failed;  /* requests whose issue failed (blink) */
 	struct iosig_list free_ops;
 	uint64_t op_seq, req_id;
 	uint64_t timer_armed;      /* timerfd set for, UINT64_MAX = not */

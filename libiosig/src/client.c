@@ -43,8 +43,8 @@
 #include "declog.h"
 #include "runtime.h"
 
-#define CL_RING_ENTRIES 1024u
-#define CL_RING_DATA (4ull << 20)
+#define CL_RING_ENTRIES 4096u
+#define CL_RING_DATA (8ull << 20)
 #define CL_RETRY_NS (5ull * 1000000000ull)   /* after a failed connect */
 #define CL_ANSWER_MS 5000                    /* the daemon answers within this */
 #define CL_SYSTEM_SOCKET "/run/iosigd/iosigd.sock"
