@@ -105,7 +105,7 @@ void sim_dev_help(FILE *fp)
 {
 	for (unsigned i = 0; sim_dev_classes[i]; i++) {
 		const struct sim_dev_class *c = sim_dev_classes[i];
-		struct iosig_policy_ops fake = {
+		struct policy_ops fake = {
 			.name = c->name, .summary = c->summary, .opts = c->opts,
 		};
 
