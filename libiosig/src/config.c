@@ -17,6 +17,7 @@
  * names file:line:column and the key, and says what was expected.
  */
 #include "catalog_yaml.h"
+#include "env.h"
 #include "sig_internal.h"
 
 #include <errno.h>
@@ -1316,8 +1317,8 @@ void cat_config_free(struct cat_config *cfg)
 bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
 		   size_t size)
 {
-	const char *xdg = secure_getenv(xdg_var);
-	const char *home = secure_getenv("HOME");
+	const char *xdg = env_get(xdg_var);
+	const char *home = env_get("HOME");
 
 	if (xdg && xdg[0] == '/')
 		return cat_fmt(buf, size, "%s/%s", xdg, rel);
@@ -1336,7 +1337,7 @@ void cat_config_locate(const char *opts_config, char *buf, size_t size, bool *re
 		snprintf(buf, size, "%s", opts_config);
 		return;
 	}
-	env = secure_getenv("IOSIG_CONFIG");
+	env = env_get("IOSIG_CONFIG");
 	if (env) {
 		snprintf(buf, size, "%s", env);
 		return;

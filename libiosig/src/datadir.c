@@ -25,6 +25,7 @@
  * creator's EEXIST is fine as long as the result passes the same checks.
  */
 #include "catalog_internal.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,8 +88,8 @@ static void resolve_prefix(const char *path, char *out, size_t size)
 
 void cat_datadir_ctx_init(struct cat_datadir_ctx *ctx, const char *const *mount_paths, size_t n)
 {
-	const char *home = secure_getenv("HOME");
-	const char *xdg = secure_getenv("XDG_CACHE_HOME");
+	const char *home = env_get("HOME");
+	const char *xdg = env_get("XDG_CACHE_HOME");
 	char tmp[PATH_MAX];
 
 	memset(ctx, 0, sizeof(*ctx));

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "fmt.h"
 
 #define PROBE_MAX_BYTES (16u << 20)
@@ -210,7 +211,7 @@ static bool user_cache_path(char *buf, size_t size)
 
 unsigned cat_probe_cache_locate(const char *opts_cache, char bufs[2][4096])
 {
-	const char *env = secure_getenv("IOSIG_PROBE_CACHE");
+	const char *env = env_get("IOSIG_PROBE_CACHE");
 	unsigned n = 0;
 
 	if (opts_cache || env) {
@@ -229,7 +230,7 @@ unsigned cat_probe_cache_locate(const char *opts_cache, char bufs[2][4096])
 
 void cat_probe_cache_write_path(char *buf, size_t size)
 {
-	const char *env = secure_getenv("IOSIG_PROBE_CACHE");
+	const char *env = env_get("IOSIG_PROBE_CACHE");
 
 	if (env && env[0])
 		snprintf(buf, size, "%s", env);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "catalog_internal.h"
+#include "env.h"
 #include "fmt.h"
 
 static const char prog[] = "iosig-redirect";
@@ -266,7 +267,7 @@ int cli_finish(struct cli *c)
 	if (c->log && export_path(c, "IOSIG_LOG", c->log))
 		return RX_OWN;
 	if (c->dry_run) {
-		if (!c->log && !getenv("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
+		if (!c->log && !env_get("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
 			c->log = "stderr";
 		setenv("IOSIG_DRYRUN", "1", 1);
 	}
