@@ -47,6 +47,7 @@
 
 #include "catalog_internal.h"
 #include "declog.h"
+#include "hash.h"
 #include "runtime.h"
 #include "tag.h"
 
@@ -361,26 +362,6 @@ static int dir_abs_path(int pfd, const char *dir, int dirfd, char *buf, size_t s
 	return rd_path_normalise(tmp, buf, size);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-/* FNV-1a over a string, continuing from h. */
-static uint64_t fnv1a(const char *s, uint64_t h)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 /* 64 unpredictable bits (getrandom; a time/pid/counter mix if it fails). */
 static uint64_t random64(void)
 {
@@ -391,8 +372,8 @@ static uint64_t random64(void)
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
 		return v;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ ((uint64_t)getpid() << 16) ^
-		     atomic_fetch_add(&counter, 1) ^ (uintptr_t)&v);
+	return hash_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+			  ((uint64_t)getpid() << 16) ^ atomic_fetch_add(&counter, 1) ^ (uintptr_t)&v);
 }
 
 /* Longest part of the original name kept in a data file's name. */
@@ -408,11 +389,11 @@ static void name_local(char *buf, size_t size, const char *base)
 static void name_global(char *buf, size_t size, const char *job, const char *abs_path,
 			const char *base)
 {
-	uint64_t h1 = fnv1a(abs_path, fnv1a(job, 0xcbf29ce484222325ull) ^ 0x2f);
-	uint64_t h2 = fnv1a(abs_path, fnv1a(job, 0x84222325cbf29ce4ull) ^ 0x5c);
+	uint64_t h1 = hash_fnv1a(abs_path, hash_fnv1a(job, 0xcbf29ce484222325ull) ^ 0x2f);
+	uint64_t h2 = hash_fnv1a(abs_path, hash_fnv1a(job, 0x84222325cbf29ce4ull) ^ 0x5c);
 
-	snprintf(buf, size, "G-%016llx%016llx-%.*s", (unsigned long long)mix64(h1),
-		 (unsigned long long)mix64(h2 ^ h1), NAME_BASE_MAX, base);
+	snprintf(buf, size, "G-%016llx%016llx-%.*s", (unsigned long long)hash_mix64(h1),
+		 (unsigned long long)hash_mix64(h2 ^ h1), NAME_BASE_MAX, base);
 }
 
 /* ------------------------------------------------------------------------
