@@ -41,6 +41,18 @@ struct declog_rec {
 	double elapsed;                       /* seconds spent inside libiosig for this call */
 };
 
+/*
+ * Opens the log file `path` for appending the way the runtime does, safe
+ * in a directory other users may write (docs/security.md): never following
+ * a symbolic link (O_NOFOLLOW), never waiting (O_NONBLOCK: a FIFO without a
+ * reader fails at once); what it opens must be a regular file of the
+ * effective user with one link, and when nothing is there it is created
+ * exclusively, mode 0600.  0 with an O_WRONLY|O_APPEND|O_CLOEXEC descriptor
+ * in *ret_fd, or -errno with the reason in why ("a FIFO, not a regular
+ * file", "belongs to uid 1002, not to uid 1001" ...).
+ */
+int declog_open(const char *path, int *ret_fd, char *why, size_t wsize);
+
 /* True when IOSIG_LOG asks for a log (so callers can skip building records). */
 bool declog_enabled(void);
 
