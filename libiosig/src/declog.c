@@ -377,6 +377,7 @@ void declog_decision(const struct declog_rec *r)
 	json_str(w, "action", r->action);
 	json_str(w, "data_path", r->data_path);
 	json_str(w, "fallback", r->reason);
+	json_str(w, "stale_link", r->stale_link);
 	json_int(w, "result", r->result);
 	json_int(w, "errno", r->err);
 	json_num(w, "elapsed_us", r->elapsed * 1e6);

@@ -36,6 +36,8 @@ struct declog_rec {
 	const char *action;                   /* what happened, see docs/runtime.md */
 	const char *data_path;                /* where the data went, NULL if not redirected */
 	const char *reason;                   /* why it fell back / was refused, NULL if not */
+	const char *stale_link;               /* a stale link the call replaced or refused to
+						 follow: "target: why", NULL if none */
 	int result;                           /* returned descriptor (fileno for streams) or -1 */
 	int err;                              /* errno of a failed result, else 0 */
 	double elapsed;                       /* seconds spent inside libiosig for this call */

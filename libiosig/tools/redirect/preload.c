@@ -596,8 +596,8 @@ static int unlink_common(const struct rules_rule *rule, const char *call, int di
 	else
 		r = unlinkat(dirfd, path, flags);
 	e = errno;
-	if (r == 0 && linked)
-		ops->remove_linked(rule, call, dirfd, path, ld);
+	if (linked)
+		ops->after_unlink(rule, call, dirfd, path, ld, r == 0);
 	free(ld);
 	busy--;
 	errno = e;
