@@ -378,6 +378,19 @@ bool cat_datadir_template_ok(const char *tmpl, char *bad, size_t size);
  */
 int cat_datadir_open(const struct iosig_mount *mount, int *ret_fd, struct iosig_error *err);
 
+/*
+ * Opens the existing directory `dir` on `mount` as a data directory of
+ * `uid`, after the checks cat_datadir_open() makes (no symbolic link, every
+ * directory passed through root's or uid's and sticky if others may write
+ * it, all on the mount's filesystem, `dir` itself uid's and not writable by
+ * group or others), creating nothing: for the target of a link that claims
+ * to be one the runtime made (rd_link.c).  0 with an O_RDONLY|O_DIRECTORY
+ * fd in *ret_fd, or -errno (-ENOENT when a component is missing) with the
+ * reason in *err.
+ */
+int cat_datadir_open_existing(const struct iosig_mount *mount, const char *dir, uid_t uid,
+			      int *ret_fd, struct iosig_error *err);
+
 /* ---- catalog.c ---------------------------------------------------------- */
 
 /*

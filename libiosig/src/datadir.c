@@ -25,6 +25,7 @@
  * creator's EEXIST is fine as long as the result passes the same checks.
  */
 #include "catalog_internal.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,8 +88,8 @@ static void resolve_prefix(const char *path, char *out, size_t size)
 
 void cat_datadir_ctx_init(struct cat_datadir_ctx *ctx, const char *const *mount_paths, size_t n)
 {
-	const char *home = secure_getenv("HOME");
-	const char *xdg = secure_getenv("XDG_CACHE_HOME");
+	const char *home = env_get("HOME");
+	const char *xdg = env_get("XDG_CACHE_HOME");
 	char tmp[PATH_MAX];
 
 	memset(ctx, 0, sizeof(*ctx));
@@ -276,13 +277,17 @@ char *cat_datadir_expand(struct cat_datadir_ctx *ctx, const char *tmpl, const ch
 
 /* ---- the walk ------------------------------------------------------------- */
 
-enum walk_mode { WALK_CHECK, WALK_CREATE };
+enum walk_mode {
+	WALK_CHECK,    /* stop at the first missing component: could it be created? */
+	WALK_OPEN,     /* open what exists, create nothing (-ENOENT if missing) */
+	WALK_CREATE,   /* create what is missing, open */
+};
 
 /*
  * Walks from the mount point `mnt` (st_dev `dev`) to `dir` below it, as
  * described at the top of the file.  CHECK stops at the first missing
- * component and tells whether it could be created; CREATE creates and
- * returns an O_RDONLY|O_DIRECTORY fd in *ret_fd.  0 or -errno with `why`.
+ * component and tells whether it could be created; OPEN and CREATE return
+ * an O_RDONLY|O_DIRECTORY fd in *ret_fd.  0 or -errno with `why`.
  */
 static int walk(const char *mnt, dev_t dev, const char *dir, enum walk_mode mode, uid_t uid,
 		int *ret_fd, char *why, size_t whysz)
@@ -341,6 +346,12 @@ static int walk(const char *mnt, dev_t dev, const char *dir, enum walk_mode mode
 			goto out_close_cur;
 		}
 		next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mode == WALK_OPEN) {
+			cat_fmt(why, whysz, "%s%s%s does not exist", prefix, strcmp(prefix, "/") ? "/" : "",
+				comp);
+			r = -ENOENT;
+			goto out_close_cur;
+		}
 		if (next < 0 && errno == ENOENT) {
 			if (mode == WALK_CHECK) {
 				if (faccessat(AT_FDCWD, prefix, W_OK | X_OK, AT_EACCESS) < 0) {
@@ -486,6 +497,21 @@ int cat_datadir_choose(struct cat_datadir_ctx *ctx, const char *mnt_path, dev_t 
 		*ret_why = why_dup("no data directory the user may create (tried %s); set data_dir for %s in the config",
 				   tried, mnt_path);
 	return -ENOENT;
+}
+
+int cat_datadir_open_existing(const struct iosig_mount *mount, const char *dir, uid_t uid,
+			      int *ret_fd, struct iosig_error *err)
+{
+	char why[WHY_MAX];
+	int fd = -1, r;
+
+	r = walk(mount->path, (dev_t)mount->dev, dir, WALK_OPEN, uid, &fd, why, sizeof(why));
+	if (r < 0) {
+		cat_error(err, "", 0, 0, "%s", why);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 int cat_datadir_open(const struct iosig_mount *mount, int *ret_fd, struct iosig_error *err)

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "catalog_internal.h"
+#include "env.h"
 #include "fmt.h"
 #include "json.h"
 #include "tool.h"
@@ -449,7 +450,7 @@ static int run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tool_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if ((opts.flags & IOSIG_CATALOG_NO_DISCOVERY) && !opts.config && !getenv("IOSIG_CONFIG"))
+	if ((opts.flags & IOSIG_CATALOG_NO_DISCOVERY) && !opts.config && !env_get("IOSIG_CONFIG"))
 		return tool_usage_err(cmd, "--no-discovery lists the mounts of a configuration: give --config FILE");
 	memset(&err, 0, sizeof(err));
 	if (iosig_catalog_new(&opts, &cat, &err) < 0) {

@@ -359,7 +359,7 @@ def test_cli():
                out="plain: not a symbolic link: already in place, nothing to do\n")
         os.symlink("/etc/hostname", s.path("work", "foreign"))
         expect(["finalize", "foreign"], 1, env=env, cwd=work,
-               err="iosig-redirect finalize: foreign: refused: the link does not point into a known iosig data directory; if the file was redirected under another configuration, run with that configuration (--config or IOSIG_CONFIG)\n")
+               err="iosig-redirect finalize: foreign: refused: the link does not point to a data file of the runtime (<data directory>/L-... or G-...); if the file was redirected under another configuration, run with that configuration (--config or IOSIG_CONFIG)\n")
         shutil.rmtree(ddir, ignore_errors=True)
     finally:
         s.close()

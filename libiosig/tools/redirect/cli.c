@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "catalog_internal.h"
+#include "declog.h"
+#include "env.h"
 #include "fmt.h"
 
 static const char prog[] = "iosig-redirect";
@@ -201,6 +203,29 @@ static int export_path(struct cli *c, const char *name, const char *value)
 }
 
 /*
+ * Opens the --log file as the runtime will (declog_open: created 0600 when
+ * missing; never a FIFO, a link or another user's file).  When it cannot be
+ * used, one warning here, and the program runs without a log rather than
+ * every process of it warning.
+ */
+static void check_log(struct cli *c)
+{
+	const char *path = env_get("IOSIG_LOG");
+	char why[200];
+	int fd;
+
+	if (!path || !strcmp(path, "stderr") || !strcmp(path, "-") || !path[0])
+		return;
+	if (declog_open(path, &fd, why, sizeof(why)) == 0) {
+		close(fd);
+		return;
+	}
+	cli_warn(c, "--log %s: %s; the program runs without a decision log", path, why);
+	unsetenv("IOSIG_LOG");
+	c->log = NULL;
+}
+
+/*
  * Warns (errors with --strict) when no mount of the catalog satisfies a
  * rule's signature, naming each mount and why it was left out.  Returns
  * true if every rule can be satisfied.
@@ -265,8 +290,10 @@ int cli_finish(struct cli *c)
 		return RX_OWN;
 	if (c->log && export_path(c, "IOSIG_LOG", c->log))
 		return RX_OWN;
+	if (c->log)
+		check_log(c);
 	if (c->dry_run) {
-		if (!c->log && !getenv("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
+		if (!c->log && !env_get("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
 			c->log = "stderr";
 		setenv("IOSIG_DRYRUN", "1", 1);
 	}
