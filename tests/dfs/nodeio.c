@@ -9,6 +9,11 @@
  *                                              annotated open a restarting rank
  *                                              does) and check its SIZE bytes
  *   nodeio check PATH SIZE SEED                plain open, check its SIZE bytes
+ *   nodeio write-pause global|local PATH PATH2 SIZE SEED
+ *                                              write PATH, print "paused", wait for a
+ *                                              line on stdin, write PATH2: the storage
+ *                                              may change between two annotated opens
+ *                                              of one process (one catalog)
  *
  * The content is a function of SEED (xorshift64*), so a reader on another
  * node knows every byte without seeing the writer's.  Exit 0 when the file
@@ -152,10 +157,38 @@ int main(int argc, char **argv)
 		close(fd);
 		return r;
 	}
+	if (!strcmp(cmd, "write-pause") && argc == 7 &&
+	    (!strcmp(argv[2], "global") || !strcmp(argv[2], "local"))) {
+		char line[64];
+
+		global = !strcmp(argv[2], "global");
+		size = number(argv[5], "SIZE");
+		seed = (uint64_t)number(argv[6], "SEED");
+		for (int i = 3; i <= 4; i++) {
+			int flags = O_WRONLY | O_CREAT | O_TRUNC;
+
+			if (i == 4) {
+				printf("paused\n");
+				fflush(stdout);
+				if (!fgets(line, sizeof(line), stdin))
+					return 1;
+			}
+			fd = global ? open_global(argv[i], flags, size) : open_local(argv[i], flags, size);
+			if (fd < 0) {
+				fprintf(stderr, "nodeio: %s: %s\n", argv[i], strerror(errno));
+				return 1;
+			}
+			r = write_all(fd, size, seed);
+			if (close(fd) < 0 || r)
+				return 1;
+		}
+		return 0;
+	}
 	if ((strcmp(cmd, "write") && strcmp(cmd, "join")) || argc != 6 ||
 	    (strcmp(argv[2], "global") && strcmp(argv[2], "local"))) {
 		fprintf(stderr, "usage: nodeio write|join global|local PATH SIZE SEED\n"
-				"       nodeio check PATH SIZE SEED\n");
+				"       nodeio check PATH SIZE SEED\n"
+				"       nodeio write-pause global|local PATH PATH2 SIZE SEED\n");
 		return 2;
 	}
 	global = !strcmp(argv[2], "global");
