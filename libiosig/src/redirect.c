@@ -211,17 +211,29 @@ struct ddir {
 static struct ddir ddirs[DDIR_MAX];
 static unsigned nddirs;
 
-/* Called with the runtime lock held: the cached descriptor of m or -1. */
+/*
+ * Called with the runtime lock held: the cached descriptor of m or -1.  The
+ * descriptor must still be ours, and m's mount point must still show the
+ * catalogued filesystem: a descriptor keeps a lazily unmounted filesystem
+ * alive, and a link to a file on it would dangle.  A network filesystem
+ * whose client died answers ENOTCONN to both checks.
+ */
 static int ddir_cached(const struct iosig_mount *m)
 {
-	struct stat st;
+	struct stat st, mst;
+	bool ours;
 
 	for (unsigned i = 0; i < nddirs; i++) {
 		if (ddirs[i].mount != m)
 			continue;
-		if (!fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev && st.st_ino == ddirs[i].ino)
+		ours = !fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev &&
+		       st.st_ino == ddirs[i].ino;
+		if (ours && !stat(m->path, &mst) && (uint64_t)mst.st_dev == m->dev)
 			return ddirs[i].fd;
-		/* Closed (and maybe reused) by the program: not ours any more. */
+		/* Closed (and maybe reused) by the program: not ours any more;
+		 * or ours, but its filesystem is no longer at m->path. */
+		if (ours)
+			close(ddirs[i].fd);
 		ddirs[i] = ddirs[--nddirs];
 		return -1;
 	}
@@ -641,6 +653,21 @@ static bool get_catalog(struct rd_ctx *c)
 	return c->catalog != NULL;
 }
 
+/* True if c's signature asks for global and no eligible mount of the
+ * catalog is global: the reason nothing qualifies, whatever else. */
+static bool global_missing(const struct rd_ctx *c)
+{
+	if (!(c->sig.set & IOSIG_HAS(IOSIG_P_GLOBAL)))
+		return false;
+	for (size_t i = 0; i < iosig_catalog_size(c->catalog); i++) {
+		const struct iosig_mount *m = iosig_catalog_mount(c->catalog, i);
+
+		if (!m->ineligible && m->global)
+			return false;
+	}
+	return true;
+}
+
 /*
  * The path exists and is a symbolic link (st: its lstat): is it one the
  * runtime made for this user (rd_link.h)?  Another link is followed as the
@@ -834,12 +861,17 @@ static int rd_decide(struct rd_ctx *c)
 		if (env->strict) {
 			c->action = "strict";
 			snprintf(c->reason, sizeof(c->reason),
-				 "no mount satisfies the signature (%u candidates, see their verdicts); IOSIG_STRICT fails the call with %s",
+				 "%s (%u candidates, see their verdicts); IOSIG_STRICT fails the call with %s",
+				 global_missing(c) ?
+					 "the signature asks for global and no eligible mount here is shared between nodes" :
+					 "no mount satisfies the signature",
 				 (unsigned)iosig_catalog_size(c->catalog), strerror(RD_STRICT_ERRNO));
 			return RD_REFUSE;
 		}
-		return fallback(c, "fallback", 0,
-				"no mount satisfies the signature: the file stays where the program asked");
+		return fallback(c, "fallback", 0, "%s: the file stays where the program asked",
+				global_missing(c) ?
+					"the signature asks for global and no eligible mount here is shared between nodes (a network filesystem, or one set global in the configuration)" :
+					"no mount satisfies the signature");
 	}
 	c->chosen = c->choice.mount;
 
