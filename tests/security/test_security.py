@@ -370,18 +370,16 @@ def item_stale_link(w):
 
     run_ok(w.ann(a, "write", daily, "third secret", env=env), "alice's next run writes ~/daily")
     check(read(trap) == "MALLORY", "nothing was written into mallory's file")
-    # A fresh decision: a new link into a data directory of alice's (the
-    # occupied name is avoided, see datadir_occupied), or the plain file.
-    if os.path.islink(daily):
-        new = os.readlink(daily)
-        check(new != target and owned_private_dir(os.path.dirname(new), a),
-              "~/daily is a new link into a directory of alice's nobody else can write (%s)" % new)
-    else:
-        check(os.lstat(daily).st_uid == a.uid, "~/daily is a regular file of alice's")
+    # A fresh decision: a new link on /dev/shm, into a data directory of
+    # alice's (the name mallory occupied is avoided, see datadir_occupied).
+    new = os.readlink(daily) if os.path.islink(daily) else ""
+    check(new.startswith("/dev/shm/") and new != target and
+          owned_private_dir(os.path.dirname(new), a),
+          "~/daily is a new link into a directory of alice's nobody else can write (%s)" % new)
     status, out, err = w.ann(a, "read", daily)
     check(status == 0 and out == "third secret", "alice reads her secret back")
     last = decisions(log)[-1]
-    check(last["action"] in ("redirected", "fallback") and last.get("stale_link") and
+    check(last["action"] == "redirected" and last.get("stale_link") and
           target in last["stale_link"], "the log names the stale link replaced: %s" %
           last.get("stale_link"))
 
