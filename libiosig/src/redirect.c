@@ -721,6 +721,11 @@ static int look_at_path(struct rd_ctx *c, bool creating)
 	int r;
 
 	c->action = creating ? "existing" : "open";
+	/* An open that does not create needs the directory only for a link:
+	 * one system call for everything else. */
+	if (!creating && (!req->path || fstatat(req->dirfd, req->path, &st, AT_SYMLINK_NOFOLLOW) ||
+			  !S_ISLNK(st.st_mode)))
+		return RD_PLAIN;
 	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
 		return creating ? fallback(c, "plain", 0,
 					   "the path cannot name a new file (empty, trailing slash, '.', '..' or too long)") :
