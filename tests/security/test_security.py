@@ -114,13 +114,16 @@ def locked(args):
 
 def reap_stale_users():
     """Removes the users and the group of earlier runs whose scratch
-    directory is gone (a run killed before its cleanup).  A group is removed
-    only with its users: a group without users may be a run that is
-    starting right now."""
+    directory is gone (a run killed before its cleanup).  The scratch
+    directory, not the home: a run makes the scratch directory before its
+    users and their homes after them.  A group is removed only with its
+    users: a group without users may be a run that is starting right now."""
     tags = set()
     for pw in pwd.getpwall():
+        scratch = os.path.dirname(os.path.dirname(pw.pw_dir))
         if (re.fullmatch(PREFIX + r"[0-9a-f]{8}[am]", pw.pw_name) and
-                SCRATCH_PREFIX in pw.pw_dir and not os.path.exists(pw.pw_dir)):
+                os.path.basename(scratch).startswith(SCRATCH_PREFIX) and
+                not os.path.exists(scratch)):
             locked(["userdel", pw.pw_name])
             tags.add(pw.pw_name[len(PREFIX):-1])
     for tag in tags:
