@@ -176,8 +176,8 @@ static const char *setup(void)
 	if (!tmnt_unavailable(false) && tmnt_private() == 0) {
 		snprintf(origin, sizeof(origin), "%s/origin", base);
 		snprintf(target, sizeof(target), "%s/target", base);
-		mounted = tmnt_mount("iosig-bench", origin, "tmpfs", 0, "size=256m") == 0 &&
-			  tmnt_mount("iosig-bench", target, "tmpfs", 0, "size=256m") == 0;
+		mounted = tmnt_mount("iosig-bench", origin, "tmpfs", 0, "size=2g") == 0 &&
+			  tmnt_mount("iosig-bench", target, "tmpfs", 0, "size=2g") == 0;
 		if (!mounted)
 			tmnt_umount_all();
 	}

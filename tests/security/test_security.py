@@ -718,7 +718,8 @@ def item_enospc(w):
     status, out, err = w.run(a, [TOOL, "explain", "--config", w.config, SIG])
     check(status == 1 and "1 GiB (default, for space and MTTDL)" in out,
           "iosig explain says 1 GiB is assumed for space: %s" % out.strip()[:400])
-    check(re.search(re.escape(small) + r".*needs 1\.0 GiB", out) is not None,
+    check(re.search(re.escape(small) + r".*needs 1 GiB \(the default size: declare totalsize\)", out)
+          is not None,
           "and why the 16 MiB tmpfs was left out")
     status, out, err = w.run(a, [TOOL, "explain", "--config", w.config, "--size", "8MiB", SIG])
     check(status == 0 and "choice:     " + small in out, "a declared 8 MiB file goes to the tmpfs")
