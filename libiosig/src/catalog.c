@@ -1066,13 +1066,16 @@ static bool resolve(const char *path, bool lexical, char *out)
 	}
 }
 
-const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, const char *path)
+/* The deepest visible mount containing `path`, resolved as iosig_catalog_find()
+ * says, or lexically only. */
+static const struct iosig_mount *find(const struct iosig_catalog *c, const char *path,
+				      bool lexical)
 {
 	char abs[PATH_MAX];
 	size_t best = 0;
 	long idx = -1;
 
-	if (!c || !path || !path[0] || !resolve(path, c->synthetic, abs))
+	if (!c || !path || !path[0] || !resolve(path, lexical || c->synthetic, abs))
 		return NULL;
 	for (size_t i = 0; i < c->nvisible; i++) {
 		size_t l = cat_path_under(abs, c->visible[i]) ? strlen(c->visible[i]) : 0;
@@ -1084,6 +1087,17 @@ const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, cons
 		}
 	}
 	return idx >= 0 ? &c->mounts[idx] : NULL;
+}
+
+const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, const char *path)
+{
+	return find(c, path, false);
+}
+
+const struct iosig_mount *cat_catalog_find_lexical(const struct iosig_catalog *c,
+						   const char *path)
+{
+	return find(c, path, true);
 }
 
 /* ---- the process-wide catalog ------------------------------------------- */

@@ -431,6 +431,12 @@ const struct iosig_catalog *cat_default(struct iosig_error *err);
 /* Notes gathered while building (ignored probe cache entries, ...). */
 size_t cat_catalog_notes(const struct iosig_catalog *catalog);
 const char *cat_catalog_note(const struct iosig_catalog *catalog, size_t i);
+/* iosig_catalog_find() without resolving links: the deepest visible mount
+ * whose mount point is a prefix of the normalised `path` (for paths the
+ * runtime wrote itself, such as a link's target, which it then checks
+ * component by component anyway). */
+const struct iosig_mount *cat_catalog_find_lexical(const struct iosig_catalog *catalog,
+						   const char *path);
 /* The configuration file actually used ("" if none). */
 const char *cat_catalog_config_file(const struct iosig_catalog *catalog);
 /* Where a field's value of mount i came from beyond its source: the

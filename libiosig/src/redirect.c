@@ -35,12 +35,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -375,24 +373,10 @@ static int dir_abs_path(int pfd, const char *dir, int dirfd, char *buf, size_t s
 	return rd_path_normalise(tmp, buf, size);
 }
 
-/* 64 unpredictable bits (getrandom; a time/pid/counter mix if it fails). */
-static uint64_t random64(void)
-{
-	static _Atomic uint64_t counter;
-	struct timespec ts;
-	uint64_t v;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-		return v;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return hash_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
-			  ((uint64_t)getpid() << 16) ^ atomic_fetch_add(&counter, 1) ^ (uintptr_t)&v);
-}
-
 /* "L-<16 hex random>-<base>": unpredictable, and readable for humans. */
 static void name_local(char *buf, size_t size, const char *base)
 {
-	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)random64(), RD_NAME_BASE_MAX, base);
+	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)hash_random64(), RD_NAME_BASE_MAX, base);
 }
 
 /* "G-<32 hex of hash(job, path)>-<base>": the same on every rank of a job. */
@@ -764,6 +748,11 @@ static int look_at_path(struct rd_ctx *c, bool creating)
 	int r;
 
 	c->action = creating ? "existing" : "open";
+	/* An open that does not create needs the directory only for a link:
+	 * one system call for everything else. */
+	if (!creating && (!req->path || fstatat(req->dirfd, req->path, &st, AT_SYMLINK_NOFOLLOW) ||
+			  !S_ISLNK(st.st_mode)))
+		return RD_PLAIN;
 	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
 		return creating ? fallback(c, "plain", 0,
 					   "the path cannot name a new file (empty, trailing slash, '.', '..' or too long)") :
