@@ -140,12 +140,17 @@ static int open_manifest(const char *path, int flags, long long bytes)
 	return open(path, flags, 0644);
 }
 
-/* The MPI-IO checkpoint: one file, all ranks, collectively. */
+/*
+ * The MPI-IO checkpoint: one file, all ranks, collectively.  The pragma
+ * binds to MPI_File_open like to open(): rank 0 decides for all (once),
+ * every rank opens the same file.
+ */
 static int open_shared_data(const char *path, int amode, long long bytes, long long chunk,
 			    MPI_File *fh)
 {
 	(void)bytes;
 	(void)chunk;
+#pragma io sig global persist min_mttdl(1000 * y) sequential_access size_per_io(chunk) totalsize(bytes)
 	return MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, fh);
 }
 

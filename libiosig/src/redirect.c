@@ -1482,26 +1482,34 @@ int iosig_creat(const struct iosig_site *site, const char *path, mode_t mode, ..
 	return fd;
 }
 
-int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
+			 const char *path, int flags, const double *values, unsigned nvalues)
 {
-	double values[RD_MAX_VALUES];
 	struct rd_req req;
-	va_list ap;
 
-	va_start(ap, flags);
-	req.nvalues = collect_values(site, ap, values);
-	va_end(ap);
+	memset(&req, 0, sizeof(req));
 	req.site = site;
-	req.sig = NULL;
-	req.call = "prepare";
-	req.nofollow_ok = false;
+	req.call = call ? call : "prepare";
 	req.dirfd = dirfd;
 	req.path = path;
 	req.flags = flags;
-	req.mode = 0666;       /* what C++ streams pass to open(2) */
-	req.fmode = NULL;
+	req.mode = 0666;       /* what C++ streams and MPI-IO pass to open(2) */
 	req.values = values;
+	/* A site with another ABI is refused before its values are read. */
+	req.nvalues = site_ok(site) ? nvalues : 0;
 	return rd_prepare(&req, NULL);
+}
+
+int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+{
+	double values[RD_MAX_VALUES];
+	unsigned n;
+	va_list ap;
+
+	va_start(ap, flags);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	return iosig_prepare_values(site, "prepare", dirfd, path, flags, values, n);
 }
 
 void iosig_jobwide(const struct iosig_site *site, ...)
