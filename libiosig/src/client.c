@@ -41,6 +41,7 @@
 
 #include "client_internal.h"
 #include "declog.h"
+#include "env.h"
 #include "runtime.h"
 
 #define CL_RING_ENTRIES 4096u
@@ -205,8 +206,8 @@ static bool trusted(int sock, const char *path)
  * system socket.  -1 when none. */
 static int connect_daemon(void)
 {
-	const char *env = secure_getenv("IOSIG_DAEMON_SOCKET");
-	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
+	const char *env = env_get("IOSIG_DAEMON_SOCKET");
+	const char *xdg = env_get("XDG_RUNTIME_DIR");
 	char paths[2][sizeof(((struct sockaddr_un *)0)->sun_path)];
 	unsigned n = 0;
 
