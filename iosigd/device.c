@@ -49,14 +49,18 @@ int dpolicy_check(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = ops->opts ? policy_opts_defaults(ops->opts, opts, err, errlen) : 0;
-	if (r == 0 && colon && colon[1]) {
-		if (ops->opts) {
-			r = policy_opts_parse(ops->opts, opts, colon + 1, err, errlen);
-		} else {
-			snprintf(err, errlen, "%s takes no options", name);
-			r = -EINVAL;
+	{
+		char why[256] = "";
+
+		r = ops->opts ? policy_opts_defaults(ops->opts, opts, why, sizeof(why)) : 0;
+		if (r == 0 && colon && colon[1]) {
+			if (ops->opts)
+				r = policy_opts_parse(ops->opts, opts, colon + 1, why, sizeof(why));
+			else
+				r = -EINVAL, snprintf(why, sizeof(why), "takes no options");
 		}
+		if (r < 0)
+			snprintf(err, errlen, "%s: %s", name, why);
 	}
 	free(opts);
 	return r;

@@ -3,6 +3,9 @@
 """Tests of iosigd with real processes on real mounts (docs/daemon.md).
 
 Groups (daemon_test.py GROUP):
+  cli       iosigd's command line: --help, --version, bad options, a bad
+            configuration, a socket path taken by a live daemon or by a
+            file, SIGTERM with nothing queued (no root needed)
   programs  ext4 and xfs loop mounts, every home-device policy: dd, tar,
             gzip and sqlite3 (a real workload, PRAGMA integrity_check) under
             iosig-redirect, and dwork's every-call program built plainly
@@ -751,7 +754,54 @@ def test_load():
         s.close()
 
 
-GROUPS = {"programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
+def test_cli():
+    s = Scratch("iosigd-cli.")
+    try:
+        r, o, e = run([IOSIGD, "--help"])
+        check(r == 0 and "--foreground" in o and "--socket" in o and "--config" in o and not e,
+              "--help lists the options on stdout")
+        r, o, e = run([IOSIGD, "--version"])
+        check(r == 0 and re.fullmatch(r"iosigd \d+\.\d+\.\d+\n", o), "--version (%r)" % o)
+        for args, err in ((["--bogus"], "iosigd: unknown option '--bogus'\nTry 'iosigd --help'.\n"),
+                          (["--socket"], "iosigd: --socket needs a value\nTry 'iosigd --help'.\n"),
+                          (["--socket", "rel.sock"], "iosigd: --socket needs an absolute path, not 'rel.sock'\n"),
+                          (["-f", "extra"], "iosigd: unexpected argument 'extra'\nTry 'iosigd --help'.\n")):
+            r, o, e = run([IOSIGD] + args)
+            check(r == 2 and e == err, "%s: exit 2 with %r (%d %r)" % (" ".join(args), err, r, e))
+        bad = s.path("bad.yaml")
+        with open(bad, "w") as f:
+            f.write("daemon:\n  policy: mios-e\n")
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("x.sock"), "--config", bad])
+        check(r == 1 and e.startswith("iosigd: %s:2:11: daemon: policy: policy 'mios-e' places data" % bad),
+              "a configuration error: exit 1 with file:line:column (%r)" % e)
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("x.sock"), "--config", s.path("missing.yaml")])
+        check(r == 1 and "missing.yaml" in e, "a configuration file that is not there (%r)" % e)
+        if os.geteuid() != 0:
+            r, o, e = run([IOSIGD])
+            check(r == 1 and "system mode needs root" in e, "system mode needs root (%r)" % e)
+        d = Daemon(s, "d", config([], "noop")).start()
+        r, o, e = run([IOSIGD, "-f", "--socket", d.sock, "--config", d.cfg])
+        check(r == 1 and "another iosigd listens on %s" % d.sock in e, "a live daemon's socket is left alone (%r)" % e)
+        check(d.alive(), "and that daemon goes on")
+        with open(s.path("file.sock"), "w") as f:
+            f.write("x")
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("file.sock"), "--config", d.cfg])
+        check(r == 1 and "exists and is not a socket" in e, "a file at the socket's path is left alone (%r)" % e)
+        rc = d.stop()
+        check(rc == 0 and "SIGTERM" in d.log() and not os.path.exists(d.sock),
+              "SIGTERM: exit 0, the socket removed (%r)" % rc)
+        # A stale socket (its daemon killed) is replaced.
+        d2 = Daemon(s, "d2", config([], "noop")).start()
+        d2.kill9()
+        d3 = Daemon(s, "d2", config([], "noop")).start()
+        check(d3.alive() and d3.status()["daemon"]["pid"] == d3.p.pid, "a stale socket is replaced")
+        check(d3.stop() == 0, "iosigd exits 0")
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+GROUPS = {"cli": test_cli, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
           "hostile": test_hostile, "load": test_load}
 
 
