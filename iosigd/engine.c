@@ -611,8 +611,20 @@ static uint64_t range_dep(const struct dfile *f, const struct dop *op, bool writ
 	return 0;
 }
 
-/* Every op of f up to dep is now waited for: the policy serves those it
- * holds as it serves a process that blocks. */
+/* A program waits for o: if its policy holds it (and was not told yet),
+ * it serves it as it serves a process that blocks. */
+static void expedite(struct ddev *dv, struct dop *o)
+{
+	if (o->state != OP_QUEUED || (o->req.flags & POLICY_REQ_SYNC))
+		return;
+	o->req.flags |= POLICY_REQ_SYNC;
+	if (dv->pol->ops->expedite)
+		dv->pol->ops->expedite(dv->pol, &o->req);
+	dv->expedited++;
+	dv->dirty = true;
+}
+
+/* Every op of f up to dep is now waited for. */
 static void expedite_deps(struct daemon *d, struct dfile *f, uint64_t dep)
 {
 	struct ddev *dv = f->dev;
@@ -624,13 +636,7 @@ static void expedite_deps(struct daemon *d, struct dfile *f, uint64_t dep)
 
 		if (o->seq > dep)
 			break;
-		if (o->state != OP_QUEUED || (o->req.flags & POLICY_REQ_SYNC))
-			continue;
-		o->req.flags |= POLICY_REQ_SYNC;
-		if (dv->pol->ops->expedite)
-			dv->pol->ops->expedite(dv->pol, &o->req);
-		dv->expedited++;
-		dv->dirty = true;
+		expedite(dv, o);
 	}
 }
 
@@ -638,15 +644,8 @@ void engine_session_expedite(struct daemon *d, struct dsession *s)
 {
 	for (struct policy_list *l = s->ops.next; l != &s->ops; l = l->next) {
 		struct dop *o = pol_container_of(l, struct dop, slink);
-		struct ddev *dv = o->reg->file->dev;
 
-		if (o->state != OP_QUEUED || (o->req.flags & POLICY_REQ_SYNC))
-			continue;
-		o->req.flags |= POLICY_REQ_SYNC;
-		if (dv->pol->ops->expedite)
-			dv->pol->ops->expedite(dv->pol, &o->req);
-		dv->expedited++;
-		dv->dirty = true;
+		expedite(o->reg->file->dev, o);
 	}
 }
 
@@ -942,6 +941,24 @@ out_mfd:
 	return ok;
 }
 
+/* A descriptor the loop watches (fd < 0: its creation failed): stored
+ * in *ret_fd, or closed on failure.  0 or -errno. */
+static int watch_new(struct daemon *d, int fd, int *ret_fd, struct dwatch *w, enum dwatch_kind kind)
+{
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	*w = (struct dwatch){ .kind = kind };
+	r = engine_watch(d, fd, w, EPOLLIN);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
 int engine_init(struct daemon *d)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 4 * URING_ENTRIES };
@@ -976,33 +993,21 @@ int engine_init(struct daemon *d)
 	r = engine_watch(d, d->uring.ring_fd, &d->wuring, EPOLLIN);
 	if (r < 0)
 		goto out_uring;
-	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (d->timer_fd < 0) {
-		r = -errno;
-		goto out_uring;
-	}
-	d->wtimer = (struct dwatch){ .kind = DW_TIMER };
-	r = engine_watch(d, d->timer_fd, &d->wtimer, EPOLLIN);
+	r = watch_new(d, timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK), &d->timer_fd,
+		      &d->wtimer, DW_TIMER);
 	if (r < 0)
-		goto out_timer;
+		goto out_uring;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (d->signal_fd < 0) {
-		r = -errno;
-		goto out_timer;
-	}
-	d->wsignal = (struct dwatch){ .kind = DW_SIGNAL };
-	r = engine_watch(d, d->signal_fd, &d->wsignal, EPOLLIN);
+	r = watch_new(d, signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK), &d->signal_fd, &d->wsignal,
+		      DW_SIGNAL);
 	if (r < 0)
-		goto out_signal;
+		goto out_timer;
 	return 0;
 
-out_signal:
-	close(d->signal_fd);
 out_timer:
 	close(d->timer_fd);
 out_uring:

@@ -242,6 +242,18 @@ static int connect_daemon(void)
 
 static void *watcher_main(void *arg);
 
+/* Closes the session's socket and eventfds that are still open. */
+static void close_own(struct cl_session *s)
+{
+	int *fds[] = { &s->sock, &s->kick, &s->stop };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (*fds[i] >= 0)
+			cl_sys_close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
 static void session_free(struct cl_session *s)
 {
 	if (s->map)
@@ -339,12 +351,7 @@ static struct cl_session *session_open(void)
 out_close:
 	if (memfd >= 0)
 		cl_sys_close(memfd);
-	if (s->sock >= 0)
-		cl_sys_close(s->sock);
-	if (s->kick >= 0)
-		cl_sys_close(s->kick);
-	if (s->stop >= 0)
-		cl_sys_close(s->stop);
+	close_own(s);
 out_free:
 	session_free(s);
 	return NULL;
@@ -859,12 +866,7 @@ static void atfork_child(void)
 		for (uint32_t h = 0; h < s->nfiles_cap; h++)
 			if (s->files[h] && s->files[h]->priv >= 0)
 				cl_sys_close(s->files[h]->priv);
-		if (s->sock >= 0)
-			cl_sys_close(s->sock);
-		if (s->kick >= 0)
-			cl_sys_close(s->kick);
-		if (s->stop >= 0)
-			cl_sys_close(s->stop);
+		close_own(s);
 		/* The files and the session are the parent's: their memory is
 		 * left alone (freeing it would race nothing, but the parent's
 		 * threads may have been inside calls using them). */

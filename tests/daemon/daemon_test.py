@@ -34,6 +34,7 @@ Programs come from the environment (CMakeLists.txt): IOSIGD, IOSIG_REDIRECT,
 DWORK, DWORK_SRC and, for plugin builds, IOSIG_GCC, IOSIG_GCC_PLUGIN,
 IOSIG_INCLUDE, IOSIG_LIBDIR.  Exit 77 = skipped, with the reason printed.
 """
+import contextlib
 import ctypes
 import json
 import mmap
@@ -182,6 +183,17 @@ class Daemon:
                 d.p.wait()
 
 
+@contextlib.contextmanager
+def serving(s, name, cfg, what):
+    """A daemon for a `with` block; on the way out it must stop with 0."""
+    d = Daemon(s, name, cfg).start()
+    try:
+        yield d
+    finally:
+        rc = d.stop()
+        check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (what, rc))
+
+
 def config(mounts, policy, devices_extra=""):
     """A catalog configuration with only `mounts` (mount point, class) and
     a daemon: section giving each the policy."""
@@ -267,8 +279,7 @@ def prepare_tree(d):
 def programs_on(s, fs, mnt, plugin_dwork):
     sql = sqlite_workload(2000, 100)
     for policy in POLICIES:
-        d = Daemon(s, "d-%s-%s" % (fs, policy), config([(mnt, "hdd")], policy)).start()
-        try:
+        with serving(s, "d-%s-%s" % (fs, policy), config([(mnt, "hdd")], policy), "%s %s" % (fs, policy)) as d:
             work, plain = os.path.join(mnt, "work-" + policy), os.path.join(mnt, "plain-" + policy)
             for x in (work, plain):
                 os.makedirs(x)
@@ -306,9 +317,6 @@ def programs_on(s, fs, mnt, plugin_dwork):
                   dv["bytes_read"] > 0 and st["daemon"]["operations"] > 1000,
                   "%s %s: the daemon did the I/O (%s)" % (fs, policy, json.dumps(dv)))
             check(not st["clients"], "%s %s: no client session is left" % (fs, policy))
-        finally:
-            rc = d.stop()
-        check(rc == 0, "%s %s: iosigd exits 0 on SIGTERM (%r)" % (fs, policy, rc))
 
 
 def test_programs():
@@ -340,9 +348,8 @@ def test_xproc():
         # expedite them rather than wait.
         specs = POLICIES + ["bid-hdd:wait_default=5s,wait_min=5s,wait_max=5s"]
         for policy in specs:
-            d = Daemon(s, "d-" + policy.replace(":", "_").replace(",", "_"),
-                       config([(mnt, "hdd")], '"%s"' % policy)).start()
-            try:
+            with serving(s, "d-" + policy.replace(":", "_").replace(",", "_"),
+                         config([(mnt, "hdd")], '"%s"' % policy), policy) as d:
                 work = os.path.join(mnt, "x-" + str(specs.index(policy)))
                 os.makedirs(work)
                 t0 = time.time()
@@ -364,9 +371,6 @@ def test_xproc():
                       "%s: through the daemon (%s)" % (policy, json.dumps(dv)))
                 if policy.startswith("bid-hdd:"):
                     check(dv["expedited"] > 0, "%s: reads and fsyncs expedited what BID held (%d)" % (policy, dv["expedited"]))
-            finally:
-                rc = d.stop()
-            check(rc == 0, "%s: iosigd exits 0 (%r)" % (policy, rc))
     finally:
         Daemon.kill_all()
         s.close()
@@ -485,8 +489,7 @@ def test_clients():
     try:
         mnt = s.mount_ext4("ext4", "256M")
         for policy in ("noop", "bid-hdd"):
-            d = Daemon(s, "d-" + policy, config([(mnt, "hdd")], policy)).start()
-            try:
+            with serving(s, "d-" + policy, config([(mnt, "hdd")], policy), policy) as d:
                 base_fds = d.fds()
                 procs = [records(d, os.path.join(mnt, "%s-%d" % (policy, i)), 3.0, 77 + i, mib=24) for i in range(6)]
                 time.sleep(1.0)
@@ -507,9 +510,6 @@ def test_clients():
                 time.sleep(0.1)
                 check(d.fds() == base_fds, "%s: the daemon holds as many descriptors as before (%d, %d)"
                       % (policy, d.fds(), base_fds))
-            finally:
-                rc = d.stop()
-            check(rc == 0, "%s: iosigd exits 0 (%r)" % (policy, rc))
             for i in range(6):
                 shutil.rmtree(os.path.join(mnt, "%s-%d" % (policy, i)), ignore_errors=True)
     finally:
@@ -727,8 +727,7 @@ def test_load():
     try:
         mnt = s.mount_ext4("ext4", "1024M")
         for policy in ("noop", "bid-hdd"):
-            d = Daemon(s, "d-" + policy, config([(mnt, "hdd")], policy)).start()
-            try:
+            with serving(s, "d-" + policy, config([(mnt, "hdd")], policy), policy) as d:
                 base = (d.fds(), d.rss_kib())
                 procs = [records(d, os.path.join(mnt, "%s-%d" % (policy, i)), seconds, 500 + i, mib=16)
                          for i in range(64)]
@@ -744,9 +743,6 @@ def test_load():
                 check(d.rss_kib() - base[1] < 64 * 1024,
                       "%s: memory bounded (RSS %d KiB, %d before)" % (policy, d.rss_kib(), base[1]))
                 print("load %s: %d records checked, %d operations" % (policy, total, st["daemon"]["operations"]))
-            finally:
-                rc = d.stop()
-            check(rc == 0, "%s: iosigd exits 0 (%r)" % (policy, rc))
             for i in range(64):
                 shutil.rmtree(os.path.join(mnt, "%s-%d" % (policy, i)), ignore_errors=True)
     finally:
