@@ -596,15 +596,6 @@ static uint64_t fs_max_filesize(const char *fstype, uint64_t bsize)
 	return 0;
 }
 
-uint64_t cat_path_fsid(const char *path)
-{
-	struct statfs sf;
-
-	if (statfs(path, &sf) < 0)
-		return 0;
-	return ((uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32) | (uint32_t)sf.f_fsid.__val[1];
-}
-
 void cat_discover_probe(struct cat_disc_table *t, const bool *skip)
 {
 	struct disc_ctx c = { .t = t };
