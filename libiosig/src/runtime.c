@@ -15,7 +15,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "declog.h"
 
 static pthread_mutex_t rt_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -88,7 +87,6 @@ void rt_env_reload(void)
 	rt_lock();
 	env_read();
 	rt_unlock();
-	declog_reset();
 }
 
 void rt_lock(void)

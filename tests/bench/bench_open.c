@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "declog.h"
 #include "iosig.h"
 #include "json.h"
 #include "mounts.h"
@@ -217,6 +218,7 @@ static const char *setup(void)
 	unsetenv("IOSIG_DRYRUN");
 	unsetenv("IOSIG_STRICT");
 	rt_env_reload();
+	declog_reset();
 	snprintf(why, sizeof(why), "ok");
 	return NULL;
 }
@@ -288,9 +290,11 @@ int main(void)
 	ex_iosig = measure(K_EXIST_IOSIG, origin);
 	setenv("IOSIG_DISABLE", "1", 1);
 	rt_env_reload();
+	declog_reset();
 	disabled = measure(K_DISABLED, origin);
 	unsetenv("IOSIG_DISABLE");
 	rt_env_reload();
+	declog_reset();
 
 	fd = open("/dev/null", O_RDONLY);
 	snprintf(p, sizeof(p), "%s/tagged", origin);
