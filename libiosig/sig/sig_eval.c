@@ -36,8 +36,10 @@ struct sigp_num sigp_leaf_num(const struct iosig_expr *e)
 			n.i = (int64_t)e->u.f;
 		} else {
 			n.f = e->u.f;
-			if (e->u.f > 0 && 1 / e->u.f == floor(1 / e->u.f + 0.5))
-				n.recip = 1 / e->u.f;
+			/* ms, us, ns, ppm: the nearest double to 1/N for a whole N
+			 * (1/1e-9 itself is not whole in double arithmetic). */
+			if (e->u.f > 0 && 1 / floor(1 / e->u.f + 0.5) == e->u.f)
+				n.recip = floor(1 / e->u.f + 0.5);
 		}
 		break;
 	case IOSIG_EXPR_FLOAT:

@@ -146,7 +146,7 @@ int iosig_parse_value(const char *text, enum iosig_dim dim, double *ret_value,
 
 	if (!text || !ret_value)
 		return sigp_report_plain(err, -EINVAL, "no value given");
-	if ((unsigned)dim > IOSIG_DIM_FRACTION)
+	if ((unsigned)dim > IOSIG_DIM_RATE)
 		return sigp_report_plain(err, -EINVAL, "invalid dimension %d", (int)dim);
 	r = sigp_parse_constant(text, strnlen(text, SIGP_MAX_TEXT + 1), dim, &n, err);
 	if (r < 0)

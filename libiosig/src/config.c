@@ -13,8 +13,9 @@
  * One table (keys[]) gives every key its type, where it may appear and how it
  * is validated; parsing, error messages and did-you-mean suggestions all come
  * from it.  Values with units go through iosig_parse_value() - the one unit
- * parser of the project; a bandwidth is a size followed by "/s".  Every error
- * names file:line:column and the key, and says what was expected.
+ * parser of the project (libiosig/sig/sig_value.c), which the policies' and
+ * the simulator's options use too.  Every error names file:line:column and
+ * the key, and says what was expected.
  */
 #include "catalog_yaml.h"
 #include "sig_internal.h"
@@ -150,7 +151,6 @@ int cat_parse_number(enum cat_type type, const char *text, double *ret_value)
 {
 	char buf[128];
 	double v;
-	size_t len;
 	int ret;
 
 	if (!trim_copy(text, buf, sizeof(buf)) || !buf[0])
@@ -164,15 +164,8 @@ int cat_parse_number(enum cat_type type, const char *text, double *ret_value)
 		ret = iosig_parse_value(buf, IOSIG_DIM_TIME, &v, NULL);
 		break;
 	case CAT_T_RATE:
-		/* A bandwidth is a size per second: "430MiB/s"; a plain
-		 * number is bytes per second. */
-		len = strlen(buf);
-		if (len > 2 && buf[len - 2] == '/' && buf[len - 1] == 's') {
-			buf[len - 2] = '\0';
-			ret = iosig_parse_value(buf, IOSIG_DIM_SIZE, &v, NULL);
-		} else {
-			ret = iosig_parse_value(buf, IOSIG_DIM_NONE, &v, NULL);
-		}
+		/* "430MiB/s"; a plain number is bytes per second. */
+		ret = iosig_parse_value(buf, IOSIG_DIM_RATE, &v, NULL);
 		break;
 	case CAT_T_PROB:
 		ret = iosig_parse_value(buf, IOSIG_DIM_FRACTION, &v, NULL);
