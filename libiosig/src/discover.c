@@ -616,15 +616,6 @@ static uint64_t fs_max_filesize(const char *fstype, uint64_t bsize)
 	return 0;
 }
 
-uint64_t cat_path_fsid(const char *path)
-{
-	struct statfs sf;
-
-	if (statfs(path, &sf) < 0)
-		return 0;
-	return ((uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32) | (uint32_t)sf.f_fsid.__val[1];
-}
-
 /* A distributed filesystem that tells its redundancy (discover_dfs.c):
  * the layout, and where it was read; or why it could not be. */
 static void dfs_layout(struct cat_disc *m)

@@ -517,3 +517,28 @@ out_close_lock:
 	close(lockfd);
 	return r;
 }
+
+void cat_probe_merge(struct cat_values *dst, const struct cat_values *src)
+{
+	uint32_t set = src->set & CAT_PROBE_FIELDS;
+
+	if (set & CAT_BIT(IOSIG_F_SEQ_READ_BW))
+		dst->seq_read_bw = src->seq_read_bw;
+	if (set & CAT_BIT(IOSIG_F_SEQ_WRITE_BW))
+		dst->seq_write_bw = src->seq_write_bw;
+	if (set & CAT_BIT(IOSIG_F_RAND_READ_BW))
+		dst->rand_read_bw = src->rand_read_bw;
+	if (set & CAT_BIT(IOSIG_F_RAND_WRITE_BW))
+		dst->rand_write_bw = src->rand_write_bw;
+	if (set & CAT_BIT(IOSIG_F_LATENCY))
+		dst->latency = src->latency;
+	if (set & CAT_BIT(IOSIG_F_SEEK))
+		dst->seek = src->seek;
+	if (set & CAT_BIT(IOSIG_F_IOPS))
+		dst->iops = src->iops;
+	if (set & CAT_BIT(IOSIG_F_BLOCK_SIZE))
+		dst->block_size = src->block_size;
+	if (set & CAT_BIT(IOSIG_F_BCW))
+		dst->bcw = src->bcw;
+	dst->set |= set;
+}
