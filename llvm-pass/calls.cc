@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calls.cc - the calls a signature can describe and what they become
- * (DESIGN sections 3 and 4, iosig.h "Compiler-generated calls").
+ * (docs/design.md §3 and §4, iosig.h "Compiler-generated calls").
  *
  * The front end marks a bound call; the pass (pass.cc) writes the libiosig
  * call and the static site descriptor from the mark.  The marks are calls

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iosig-clang.h - what the files of the clang plugin share (DESIGN sections
- * 3 and 4).  Private to llvm-pass/; everything lives in namespace cp.
+ * iosig-clang.h - what the files of the clang plugin share (docs/design.md
+ * §3 and §4).  Private to llvm-pass/; everything lives in namespace cp.
  *
  * The plugin is one shared object loaded twice by clang: with -fplugin it
  * adds the "#pragma io" handler and an AST consumer to the front end, with

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sig_internal.h - private interfaces of the signature language (DESIGN
- * section 3): memory arena, diagnostics, lexer, parameter and unit tables,
+ * sig_internal.h - private interfaces of the signature language (docs/design.md
+ * §3): memory arena, diagnostics, lexer, parameter and unit tables,
  * constant folding.  Shared by sig_*.c and units.c only.
  *
  * Everything here is free of global mutable state and of libyaml/libmount:

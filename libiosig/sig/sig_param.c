@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sig_param.c - the parameters of the signature language (DESIGN section 3):
+ * sig_param.c - the parameters of the signature language (docs/design.md §3):
  * primary names and aliases, which take values and of what dimension, which
  * contradict each other, and the valid range of their values.
  */

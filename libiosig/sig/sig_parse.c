@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sig_parse.c - the parser of the signature language (DESIGN section 3):
+ * sig_parse.c - the parser of the signature language (docs/design.md §3):
  * "#pragma io sig|sigdef|jobwide PARAM*" and the value expressions inside
  * the parameters, with unit/dimension analysis, constant folding and the
  * contradiction rules.  One recursive-descent parser serves three modes:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * units.c - the unit constants of signature values (DESIGN section 3).
+ * units.c - the unit constants of signature values (docs/design.md §3).
  *
  * Sizes are powers of 1024 in bytes whatever the spelling (K, KB and KiB
  * are all 1024 bytes; the original IOSIG's bit-based units were a bug).

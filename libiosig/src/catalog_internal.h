@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * catalog_internal.h - private interfaces of the storage catalog (DESIGN
- * section 5.1): the value sets every source produces, the embedded class
+ * catalog_internal.h - private interfaces of the storage catalog (docs/design.md
+ * §5.1): the value sets every source produces, the embedded class
  * defaults, discovery, the configuration file, the probe cache and the data
  * directories.  Symbols here are prefixed cat_ and never exported.
  *

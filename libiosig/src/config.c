@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.c - the YAML configuration file of the catalog (DESIGN section 5.1,
+ * config.c - the YAML configuration file of the catalog (docs/design.md §5.1,
  * source 4; schema in docs/config.md and iosig-config(5)).
  *
  *   version: 1                     # optional

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * discover.c - what the machine says about its storage (DESIGN section 5.1,
+ * discover.c - what the machine says about its storage (docs/design.md §5.1,
  * source 2): the mount table through libmount, the block layer through sysfs
  * and each filesystem through stat/statfs.
  *

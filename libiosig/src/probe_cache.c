@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe_cache.c - measurements of `iosig probe` kept between runs (DESIGN
- * section 5.1, source 3).
+ * probe_cache.c - measurements of `iosig probe` kept between runs (docs/design.md
+ * §5.1, source 3).
  *
  * Format (YAML, docs/catalog.md "Probe cache"):
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime.h - process-wide state of the redirection runtime (DESIGN 5.4):
+ * runtime.h - process-wide state of the redirection runtime (docs/design.md §5.4):
  * the environment switches, the runtime lock (fork-safe), job identity for
  * `global` files and the facts recorded by `#pragma io jobwide`.  Private.
  */
@@ -65,7 +65,7 @@ struct rt_job {
 };
 
 /*
- * Job identity for `global` destinations (DESIGN 9): IOSIG_JOB_ID, then the
+ * Job identity for `global` destinations (docs/design.md §9): IOSIG_JOB_ID, then the
  * batch systems and MPI launchers (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID,
  * FLUX_JOB_ID, COBALT_JOBID, PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid,
  * PMI_KVSNAME), then the name given by `#pragma io jobwide name(...)`.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_open.c - what an annotated open costs, side by side with the plain
- * call in one run (DESIGN 5.4, 5.5).  Prints one JSON object.
+ * call in one run (docs/design.md §5.4, §5.5).  Prints one JSON object.
  *
  *   create_plain_us      open(O_CREAT) + close of a new file on the
  *                        origin tmpfs
