@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calls.cc - the calls a signature can describe and what they become
- * (DESIGN sections 3 and 4, iosig.h "Compiler-generated calls").
+ * (docs/design.md §3 and §4, iosig.h "Compiler-generated calls").
  *
  *   open(p, f[, m])          -> iosig_open(&site, p, f, m or 0, values...)
  *   open64, openat, creat, fopen, fopen64, freopen: likewise

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * redirect.c - run-time redirection (DESIGN 5.4): the compiler-generated
+ * redirect.c - run-time redirection (docs/design.md §5.4): the compiler-generated
  * entry points and the create-elsewhere-and-link mechanism.
  *
  * An annotated call that creates a file whose path does not exist yet:
