@@ -504,12 +504,57 @@ uint64_t pol_weighted_mean(const uint64_t *ring, unsigned cap, unsigned head, un
 
 /* ---- location table ---- */
 
+#define EXT_GRAIN_SHIFT 20          /* filter grain: 1 MiB */
+#define EXT_FILTER_SLOTS (1u << 20) /* filter counters (1 MiB of memory) */
+
+static size_t fslot(unsigned home, uint64_t grain)
+{
+	uint64_t z = (grain * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)home << 58);
+
+	z ^= z >> 29;
+	return (size_t)(z & (EXT_FILTER_SLOTS - 1));
+}
+
+/* Adds delta (+1 or -1) to the filter counters of [off, off + len). */
+static void fcount(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len, int delta)
+{
+	uint64_t g, last = (off + len - 1) >> EXT_GRAIN_SHIFT;
+
+	if (!len)
+		return;
+	for (g = off >> EXT_GRAIN_SHIFT; g <= last; g++) {
+		uint8_t *c = &m->filter[fslot(home, g)];
+
+		if (*c != UINT8_MAX)   /* saturated counters stay: a false "maybe" is harmless */
+			*c = (uint8_t)(*c + delta);
+	}
+}
+
+/* Whether an extent may overlap [off, off + len) (long ranges: always). */
+static bool fmaybe(const struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
+{
+	uint64_t g, last = (off + (len ? len : 1) - 1) >> EXT_GRAIN_SHIFT;
+
+	if (len > UINT64_MAX - off || last - (off >> EXT_GRAIN_SHIFT) >= 64)
+		return true;
+	for (g = off >> EXT_GRAIN_SHIFT; g <= last; g++)
+		if (m->filter[fslot(home, g)])
+			return true;
+	return false;
+}
+
 int pol_extmap_init(struct pol_extmap *m, unsigned ndev)
 {
 	memset(m, 0, sizeof(*m));
 	m->root = calloc(ndev ? ndev : 1, sizeof(*m->root));
-	if (!m->root)
+	m->filter = calloc(EXT_FILTER_SLOTS, 1);
+	if (!m->root || !m->filter) {
+		free(m->root);
+		free(m->filter);
+		m->root = NULL;
+		m->filter = NULL;
 		return -ENOMEM;
+	}
 	m->ndev = ndev;
 	return 0;
 }
@@ -536,6 +581,7 @@ void pol_extmap_free(struct pol_extmap *m)
 		free(e);
 	}
 	free(m->root);
+	free(m->filter);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -565,7 +611,11 @@ static struct pol_ext *ext_of(struct iosig_tnode *n)
 struct pol_ext *pol_extmap_first(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
 {
 	struct iosig_tnode *root = m->root[home];
-	struct pol_ext *e = ext_of(pol_tree_floor(root, off, 0));
+	struct pol_ext *e;
+
+	if (!root || !fmaybe(m, home, off, len))
+		return NULL;
+	e = ext_of(pol_tree_floor(root, off, 0));
 
 	if (e && pol_ext_off(e) + e->len > off)
 		return e;
@@ -601,16 +651,22 @@ int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t
 			e->len = off - es;
 			pol_tree_insert(root, &r->node);
 			m->count++;
+			fcount(m, home, es, ee - es, -1);
+			fcount(m, home, es, e->len, +1);
+			fcount(m, home, end, r->len, +1);
 			return 0;
 		}
+		fcount(m, home, es, ee - es, -1);
 		if (es < off) {
 			e->len = off - es;                  /* keep the left part */
+			fcount(m, home, es, e->len, +1);
 		} else if (ee > end) {
 			pol_tree_remove(root, &e->node);    /* keep the right part */
 			e->toff += end - es;
 			e->len = ee - end;
 			e->node.key = end;
 			pol_tree_insert(root, &e->node);
+			fcount(m, home, end, e->len, +1);
 		} else {
 			pol_tree_remove(root, &e->node);
 			ext_release(m, e);
@@ -635,10 +691,14 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 		ext_release(m, e);
 		return -ENOMEM;
 	}
-	prev = ext_of(pol_tree_floor(*root, off, 0));
+	/* Only an extent ending at off can be continued (none if the grain
+	 * holding off - 1 is empty). */
+	prev = off && fmaybe(m, home, off - 1, 1) ? ext_of(pol_tree_floor(*root, off, 0)) : NULL;
 	if (prev && pol_ext_off(prev) + prev->len == off && prev->tdev == tdev &&
 	    prev->toff + prev->len == toff) {
+		fcount(m, home, pol_ext_off(prev), prev->len, -1);
 		prev->len += len;   /* continues the previous extent */
+		fcount(m, home, pol_ext_off(prev), prev->len, +1);
 		ext_release(m, e);
 		return 0;
 	}
@@ -648,6 +708,7 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 	e->toff = toff;
 	pol_tree_insert(root, &e->node);
 	m->count++;
+	fcount(m, home, off, len, +1);
 	return 0;
 }
 

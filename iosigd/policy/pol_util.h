@@ -158,6 +158,11 @@ struct pol_extmap {
 	struct iosig_tnode **root;   /* per home device */
 	struct pol_ext *spare;       /* recycled nodes (singly linked via node.left) */
 	size_t count;                /* extents in the table */
+	/* Counting filter: per hashed (home, 1 MiB grain), how many extents
+	 * overlap it (saturating at 255, then never decremented).  A lookup
+	 * whose grains all count 0 needs no tree search: most requests of a
+	 * tiering policy touch nothing the table holds. */
+	uint8_t *filter;
 };
 
 int pol_extmap_init(struct pol_extmap *m, unsigned ndev);

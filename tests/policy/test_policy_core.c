@@ -489,6 +489,45 @@ static void test_extmap(void **state)
 	pol_extmap_free(&m);
 }
 
+/* The counting filter in front of the table (1 MiB grains) must never hide
+ * an extent: counts follow splits, trims and removals, and saturated
+ * counts stay "maybe". */
+static void test_extmap_filter(void **state)
+{
+	struct pol_extmap m;
+
+	assert_int_equal(pol_extmap_init(&m, 2), 0);
+	/* Two extents in grain 5, one crossing into grain 6. */
+	assert_int_equal(pol_extmap_set(&m, 0, 5 * MiB, 4 * KiB, 1, 0), 0);
+	assert_int_equal(pol_extmap_set(&m, 0, 6 * MiB - 4 * KiB, 8 * KiB, 1, 1 * MiB), 0);
+	assert_null(pol_extmap_first(&m, 0, 7 * MiB, 4 * KiB));
+	assert_null(pol_extmap_first(&m, 1, 5 * MiB, 4 * KiB));   /* other home device */
+	/* Trimming the crossing one to grain 6 only, then clearing the first:
+	 * grain 5 is empty, grain 6 still finds its part. */
+	assert_int_equal(pol_extmap_clear(&m, 0, 6 * MiB - 4 * KiB, 4 * KiB), 0);
+	assert_int_equal(pol_extmap_clear(&m, 0, 5 * MiB, 4 * KiB), 0);
+	assert_null(pol_extmap_first(&m, 0, 5 * MiB, 1 * MiB));
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 6 * MiB, 1)), 6 * MiB);
+	/* Split in the middle: both halves found. */
+	assert_int_equal(pol_extmap_clear(&m, 0, 6 * MiB + 1 * KiB, 1 * KiB), 0);
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 6 * MiB, 1)), 6 * MiB);
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 6 * MiB + 2 * KiB, 1)),
+			 6 * MiB + 2 * KiB);
+	/* A continuing write extends the extent just before it. */
+	assert_int_equal(pol_extmap_set(&m, 0, 6 * MiB + 4 * KiB, 4 * KiB, 1, 1 * MiB + 8 * KiB), 0);
+	assert_int_equal(m.count, 2);
+	/* 300 extents in grain 9 saturate its count; after clearing them the
+	 * tree, not the filter, answers. */
+	for (unsigned i = 0; i < 300; i++)
+		assert_int_equal(pol_extmap_set(&m, 0, 9 * MiB + i * 2 * KiB, 1 * KiB, 1, i * 4 * KiB), 0);
+	assert_int_equal(pol_extmap_clear(&m, 0, 9 * MiB, 1 * MiB), 0);
+	assert_null(pol_extmap_first(&m, 0, 9 * MiB, 1 * MiB));
+	/* A lookup over a huge range does not walk every grain. */
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 0, UINT64_MAX / 2)), 6 * MiB);
+	assert_null(pol_extmap_first(&m, 0, 1 * GiB, UINT64_MAX / 2));
+	pol_extmap_free(&m);
+}
+
 /* ---- noop ---- */
 
 static void test_noop_fifo_merge(void **state)
@@ -628,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_treap),
 		cmocka_unit_test(test_heap_map_pool),
 		cmocka_unit_test(test_extmap),
+		cmocka_unit_test(test_extmap_filter),
 		cmocka_unit_test(test_noop_fifo_merge),
 		cmocka_unit_test(test_noop_queue_depth),
 		cmocka_unit_test(test_all_policies_finish),
