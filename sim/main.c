@@ -580,7 +580,11 @@ out:
 
 /* ---- calibrate ---- */
 
-static const char *const all_drives[] = { "barracuda", "cheetah9LP", "hp_c2247a", NULL };
+/* The DiskSim 4 validation drives kept in data/traces/disksim. */
+static const char *const all_drives[] = {
+	"atlas10k", "atlas_III", "barracuda", "cheetah4LP", "cheetah9LP", "dec_rz26", "hp_c2247a",
+	"hp_c2490a", "hp_c3323a", "ibm18es", "st41601n", NULL,
+};
 
 /* First directory of the DiskSim path holding NAME.trace. */
 static bool find_trace_dir(const char *drive, char *dir, size_t size)
