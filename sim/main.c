@@ -88,7 +88,8 @@ static void help(FILE *fp)
 	fprintf(fp,
 "Usage: %s --policy NAME [--policy-opt OPT=VAL]...\n"
 "                 (--trace FILE --format FORMAT | --workload NAME[:OPT=VAL,...])\n"
-"                 [--device SPEC]... [--seed N] [--json FILE] [--plot DIR]\n"
+"                 [--device SPEC]... [--closed-loop [--iodepth N] [--think TIME]]\n"
+"                 [--seed N] [--json FILE] [--plot DIR]\n"
 "       %s calibrate (--drive NAME)... | --all [--dir DIR] [--json FILE] [--plot DIR] [--check]\n"
 "       %s --list-policies | --help | --version\n"
 "\n"
@@ -111,6 +112,14 @@ static void help(FILE *fp)
 "  -W, --workload-opt OPT=VAL  workload option (repeatable)\n"
 "  -d, --device SPEC        simulated device CLASS[:MODEL][,opt=val...] (repeatable;\n"
 "                           the first is the workload's home; default hdd:generic)\n"
+"      --closed-loop        each stream keeps --iodepth requests outstanding, in its\n"
+"                           order: its first request arrives at its time in the\n"
+"                           trace or workload, every later one --think after one of\n"
+"                           its requests completes (a faster device finishes sooner)\n"
+"      --iodepth N          closed loop: requests outstanding per stream (default 1,\n"
+"                           or the workload's own)\n"
+"      --think TIME         closed loop: added delay from a completion to the\n"
+"                           stream's next arrival (default 0)\n"
 "  -s, --seed N             seed of the generators (default 1)\n"
 "  -n, --max-requests N     stop after N requests of the workload\n"
 "      --drain TIME         keep serving policy wake-ups this long after the\n"
@@ -328,6 +337,9 @@ static int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "max-requests", required_argument, NULL, 'n' },
 		{ "drain", required_argument, NULL, 'R' },
+		{ "closed-loop", no_argument, NULL, 'C' },
+		{ "iodepth", required_argument, NULL, 'I' },
+		{ "think", required_argument, NULL, 'T' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -341,7 +353,8 @@ static int cmd_run(int argc, char **argv)
 	const char *devspec[SIM_MAX_DEVS];
 	unsigned ndev = 0;
 	struct sim_dev *devs[SIM_MAX_DEVS] = { 0 };
-	uint64_t seed = 1, max_requests = 0, drain = 0;
+	uint64_t seed = 1, max_requests = 0, drain = 0, iodepth = 0, think = 0;
+	bool closed_loop = false, think_set = false;
 	int64_t trace_dev = -1;
 	static struct spec pol_spec, wl_spec;
 	static struct sim_hint hints[256];
@@ -420,6 +433,23 @@ static int cmd_run(int argc, char **argv)
 				return usage_err("--drain: %s", err);
 			break;
 		}
+		case 'C':
+			closed_loop = true;
+			break;
+		case 'I':
+			if (!sim_parse_u64(optarg, &iodepth) || !iodepth || iodepth > 65536)
+				return usage_err("--iodepth '%s': expected an integer from 1 to 65536", optarg);
+			break;
+		case 'T': {
+			const struct iosig_opt t = { .name = "think", .type = IOSIG_OPT_TIME, .off = 0,
+						     .def = "0", .max = 3600 * IOSIG_NS_PER_S };
+			const struct iosig_opt tab[2] = { t, { .name = NULL } };
+
+			if (policy_opts_set(tab, &think, "think", optarg, err, sizeof(err)) < 0)
+				return usage_err("--think: %s", err);
+			think_set = true;
+			break;
+		}
 		case 'j':
 			json_path = optarg;
 			break;
@@ -481,6 +511,11 @@ static int cmd_run(int argc, char **argv)
 		errmsg("%s", err);
 		goto out;
 	}
+	if ((iodepth || think_set) && !closed_loop && !src->closed_loop) {
+		ret = usage_err("--iodepth and --think apply to closed-loop runs (--closed-loop, or "
+				"a closed-loop workload or trace format)");
+		goto out;
+	}
 	if (json_path && !(jf = open_json(json_path)))
 		goto out;
 	if (plot_dir && sim_plot_open(plot_dir, devs, ndev, &rc.plot, err, sizeof(err)) < 0) {
@@ -493,6 +528,7 @@ static int cmd_run(int argc, char **argv)
 		struct sim_config cfg = {
 			.policy = policy, .devs = devs, .ndev = ndev, .src = src,
 			.trace_dev = trace_dev, .drain_ns = drain, .max_requests = max_requests,
+			.closed_loop = closed_loop, .iodepth = (unsigned)iodepth, .think_ns = think,
 			.hints = hints, .nhints = nhints,
 			.ctx = &rc, .on_complete = on_complete, .on_progress = on_progress,
 		};
@@ -531,6 +567,12 @@ static int cmd_run(int argc, char **argv)
 			json_str(&w, NULL, devspec[d]);
 		json_arr_end(&w);
 		json_uint(&w, "seed", seed);
+		if (closed_loop || iodepth || think_set) {
+			json_bool(&w, "closed_loop", closed_loop);
+			if (iodepth)
+				json_uint(&w, "iodepth", iodepth);
+			json_num(&w, "think_s", (double)think / 1e9);
+		}
 		json_obj_end(&w);
 		sim_engine_report(eng, &w);
 		json_obj_end(&w);
