@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "disk_text.h"
 #include "hdd.h"
 #include "source.h"
 
@@ -462,22 +463,7 @@ static void test_disksim_text(void **state)
 		"            Skew for track switch = 0, Skew for cylinder switch = 5,\n"
 		"            Number of spares = 0, slips = [], defects = [] } ]\n"
 		"      },\n"
-		"      Mechanical Model = dm_mech_g1 {\n"
-		"         Access time type = trackSwitchPlusRotation,\n"
-		"         Seek type = hpl,\n"
-		"         Single cylinder seek time = 1.0,\n"
-		"         HPL seek equation values = [ 50, 1, 0.1, 2, 0.01, 1 ],\n"
-		"         Head switch time = 0.5,\n"
-		"         Rotation speed (in rpms) = 6000\n"
-		"      }\n"
-		"   },\n"
-		"   Bulk sector transfer time = 0.01,\n"
-		"   Read hit over. after read = 0.1, Read hit over. after write = 0.1,\n"
-		"   Read miss over. after read = 0.5, Read miss over. after write = 0.5,\n"
-		"   Write hit over. after read = 0.2, Write hit over. after write = 0.2,\n"
-		"   Write miss over. after read = 0.3, Write miss over. after write = 0.3,\n"
-		"   Number of buffer segments = 0,\n"
-		"   Segment size (in blks) = 0\n"
+		TEST_DISK_MECHANICS
 		"} # end\n"
 		"disksim_bus B { Read block transfer time = 0.02, Write block transfer time = 0.0 }\n"
 		"instantiate [ disk0 ] as D\n"
