@@ -209,6 +209,7 @@ enum class Shape {
 	Creat,   /* path, mode */
 	Fopen,   /* path, mode string */
 	Freopen, /* path, mode string, stream */
+	Mpi,     /* MPI_File_open: comm, path, amode, info, fh */
 };
 
 /* A supported C library function and its libiosig replacement. */

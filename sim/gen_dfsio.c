@@ -27,30 +27,30 @@ struct dfsio_opts {
 	unsigned mode;
 };
 
-static const struct iosig_opt dfsio_tab[] = {
-	{ .name = "requests", .type = IOSIG_OPT_UINT, .off = offsetof(struct dfsio_opts, c.requests),
+static const struct policy_opt dfsio_tab[] = {
+	{ .name = "requests", .type = POLICY_OPT_UINT, .off = offsetof(struct dfsio_opts, c.requests),
 	  .def = "0", .min = 0, .max = UINT64_MAX - 1,
 	  .help = "stop after this many requests (0 = the whole job)" },
-	{ .name = "span", .type = IOSIG_OPT_SIZE, .off = offsetof(struct dfsio_opts, c.span),
+	{ .name = "span", .type = POLICY_OPT_SIZE, .off = offsetof(struct dfsio_opts, c.span),
 	  .def = "0", .min = 0, .max = 1ull << 50,
 	  .help = "address space used (0 = the capacity of the first device)" },
-	{ .name = "files", .type = IOSIG_OPT_UINT, .off = offsetof(struct dfsio_opts, files),
+	{ .name = "files", .type = POLICY_OPT_UINT, .off = offsetof(struct dfsio_opts, files),
 	  .def = "4", .min = 1, .max = SIM_GEN_MAX_STREAMS,
 	  .help = "files, one map task (stream) each (TestDFSIO -nrFiles)" },
-	{ .name = "file_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct dfsio_opts, file_size),
+	{ .name = "file_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct dfsio_opts, file_size),
 	  .def = "100MiB", .min = 4096, .max = 1ull << 44,
 	  .help = "bytes per file (TestDFSIO -fileSize)" },
-	{ .name = "size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct dfsio_opts, size),
+	{ .name = "size", .type = POLICY_OPT_SIZE, .off = offsetof(struct dfsio_opts, size),
 	  .def = "128KiB", .min = 512, .max = 64ull << 20,
 	  .help = "request size at the block device (128 KiB: Linux's default read-ahead)" },
-	{ .name = "mode", .type = IOSIG_OPT_ENUM, .off = offsetof(struct dfsio_opts, mode),
+	{ .name = "mode", .type = POLICY_OPT_ENUM, .off = offsetof(struct dfsio_opts, mode),
 	  .def = "write-read", .choices = dfsio_modes,
 	  .help = "write, read, or write-read (each task writes its file, then reads it)" },
-	{ .name = "iodepth", .type = IOSIG_OPT_UINT, .off = offsetof(struct dfsio_opts, iodepth),
+	{ .name = "iodepth", .type = POLICY_OPT_UINT, .off = offsetof(struct dfsio_opts, iodepth),
 	  .def = "1", .min = 1, .max = 65536,
 	  .help = "requests each task keeps outstanding (--iodepth overrides)" },
-	{ .name = "think", .type = IOSIG_OPT_TIME, .off = offsetof(struct dfsio_opts, think),
-	  .def = "0", .min = 0, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "think", .type = POLICY_OPT_TIME, .off = offsetof(struct dfsio_opts, think),
+	  .def = "0", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "delay from a completion to the task's next request" },
 	{ .name = NULL },
 };
@@ -86,7 +86,7 @@ static int dfsio_init(struct sim_gen *g, char *err, size_t errlen)
 		s->base = (uint64_t)i * file;
 		s->size = file;
 		s->pos = 0;
-		s->op = o->mode == MODE_READ ? SIM_OP_READ : SIM_OP_WRITE;
+		s->op = o->mode == MODE_READ ? POLICY_OP_READ : POLICY_OP_WRITE;
 		s->t = 0;
 	}
 	return 0;
@@ -103,15 +103,15 @@ static void dfsio_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 	io->len = s->size - s->pos < o->size ? s->size - s->pos : o->size;
 	io->think_ns = o->think;
 	io->hint_size = o->size;
-	io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
+	io->hint_pattern = POLICY_PATTERN_SEQUENTIAL;
 	s->pos += io->len;
 	/* Nominal times: only the order of the tasks' requests (round robin). */
 	s->t++;
 	if (s->pos < s->size)
 		return;
 	s->pos = 0;
-	if (s->op == SIM_OP_WRITE && o->mode == MODE_WRITE_READ)
-		s->op = SIM_OP_READ;
+	if (s->op == POLICY_OP_WRITE && o->mode == MODE_WRITE_READ)
+		s->op = POLICY_OP_READ;
 	else
 		s->t = UINT64_MAX;   /* the task is done */
 }

@@ -68,7 +68,7 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
 		}
 		return 0;
 	}
-	if (op == SIM_OP_FLUSH) {
+	if (op == POLICY_OP_FLUSH) {
 		m->flushes++;
 		return 0;
 	}
@@ -76,7 +76,7 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
 		m->first_arrival_op[op] = arrival_ns;
 	if (done_ns > m->last_completion_op[op])
 		m->last_completion_op[op] = done_ns;
-	if (op == SIM_OP_READ) {
+	if (op == POLICY_OP_READ) {
 		m->reads++;
 		m->bytes_read += len;
 	} else {

@@ -43,7 +43,7 @@
 #include "pol_builtin.h"
 #include "pol_util.h"
 
-#define MS IOSIG_NS_PER_MS
+#define MS POLICY_NS_PER_MS
 #define SECT 512u
 #define WFQ_SHIFT 22                    /* bfq_delta(): service << 22 / weight */
 #define RATE_SHIFT 16                   /* peak rate in (sectors/us) << 16 */
@@ -101,14 +101,14 @@ struct bfq_queue {
 	struct bfq_dev *bd;
 	uint32_t stream;
 	bool sync;
-	struct iosig_tnode *sorted;       /* queued requests by (offset, id) */
-	struct iosig_list fifo;           /* arrival order; req->pdata[0] = FIFO expiry */
-	struct iosig_req *next_rq;
+	struct policy_tnode *sorted;      /* queued requests by (offset, id) */
+	struct policy_list fifo;          /* arrival order; req->pdata[0] = FIFO expiry */
+	struct policy_req *next_rq;
 	unsigned nreq;                    /* queued */
 	unsigned dispatched;              /* commands in flight */
 	/* B-WF2Q+ entity */
 	bool busy;
-	struct iosig_list active;         /* in bd->active while busy */
+	struct policy_list active;        /* in bd->active while busy */
 	uint64_t start, finish;           /* virtual times */
 	uint64_t seq;                     /* when it was last (re)queued: ties go to the earlier */
 	uint64_t budget, service;         /* sectors */
@@ -133,7 +133,7 @@ struct bfq_queue {
 	uint64_t wr_cur_max_time, last_wr_start_finish, wr_start_at_switch_to_srt;
 	uint64_t service_from_wr, service_from_backlogged, last_idle_bklogged;
 	uint64_t soft_rt_next_start;
-	struct iosig_list free_link;
+	struct policy_list free_link;
 };
 
 struct bfq_dev {
@@ -142,7 +142,7 @@ struct bfq_dev {
 	bool hw_tag;                      /* the device queues commands (depth > 3) */
 	struct pol_map sync;              /* stream -> sync queue */
 	struct bfq_queue *async_q;
-	struct iosig_list active;         /* busy queues */
+	struct policy_list active;        /* busy queues */
 	struct bfq_queue *in_service;
 	uint64_t vtime, wsum;
 	uint64_t seq;
@@ -166,64 +166,64 @@ struct bfq_dev {
 
 struct bfq {
 	struct bfq_opts o;
-	struct iosig_env *env;
+	struct policy_env *env;
 	unsigned ndev;
 	struct bfq_dev *dev;
-	struct iosig_list free_queues;
+	struct policy_list free_queues;
 	/* counters */
 	uint64_t slices, expirations[EXP_NREASONS], idle_waits, idle_hits, time_charged;
 	uint64_t wr_interactive, wr_softrt, preemptions;
 };
 
-static const struct iosig_opt bfq_opts[] = {
-	{ .name = "fifo_expire_sync", .type = IOSIG_OPT_TIME,
+static const struct policy_opt bfq_opts[] = {
+	{ .name = "fifo_expire_sync", .type = POLICY_OPT_TIME,
 	  .off = offsetof(struct bfq_opts, fifo_expire_sync), .def = "124ms",
-	  .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	  .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "age after which a sync request is served out of sector order (bfq-iosched.rst: 124 ms)" },
-	{ .name = "fifo_expire_async", .type = IOSIG_OPT_TIME,
+	{ .name = "fifo_expire_async", .type = POLICY_OPT_TIME,
 	  .off = offsetof(struct bfq_opts, fifo_expire_async), .def = "248ms",
-	  .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	  .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "the same for async requests (bfq-iosched.rst: 248 ms)" },
-	{ .name = "back_seek_max", .type = IOSIG_OPT_SIZE,
+	{ .name = "back_seek_max", .type = POLICY_OPT_SIZE,
 	  .off = offsetof(struct bfq_opts, back_seek_max), .def = "16MiB", .min = 0, .max = 1ull << 40,
 	  .help = "longest backward seek taken as the next request (bfq_back_max, 16*1024 KiB)" },
-	{ .name = "back_seek_penalty", .type = IOSIG_OPT_UINT,
+	{ .name = "back_seek_penalty", .type = POLICY_OPT_UINT,
 	  .off = offsetof(struct bfq_opts, back_seek_penalty), .def = "2", .min = 1, .max = 1u << 20,
 	  .help = "cost of a backward seek relative to a forward one (bfq-iosched.rst: 2)" },
-	{ .name = "slice_idle", .type = IOSIG_OPT_TIME,
-	  .off = offsetof(struct bfq_opts, slice_idle), .def = "8ms", .min = 0, .max = 10 * IOSIG_NS_PER_S,
+	{ .name = "slice_idle", .type = POLICY_OPT_TIME,
+	  .off = offsetof(struct bfq_opts, slice_idle), .def = "8ms", .min = 0, .max = 10 * POLICY_NS_PER_S,
 	  .help = "idle wait for the next request of a drained sync queue (bfq_slice_idle, NSEC_PER_SEC/125; 0 = never)" },
-	{ .name = "timeout_sync", .type = IOSIG_OPT_TIME,
+	{ .name = "timeout_sync", .type = POLICY_OPT_TIME,
 	  .off = offsetof(struct bfq_opts, timeout_sync), .def = "125ms", .min = 1 * MS,
-	  .max = 60 * IOSIG_NS_PER_S,
+	  .max = 60 * POLICY_NS_PER_S,
 	  .help = "budget timeout: longest service of a queue once selected (bfq_timeout, HZ/8)" },
-	{ .name = "max_budget", .type = IOSIG_OPT_SIZE,
+	{ .name = "max_budget", .type = POLICY_OPT_SIZE,
 	  .off = offsetof(struct bfq_opts, max_budget), .def = "0", .min = 0, .max = 1ull << 40,
 	  .help = "largest budget (bfq-iosched.rst: 0 = auto-tuned to timeout_sync at the estimated peak rate)" },
-	{ .name = "strict_guarantees", .type = IOSIG_OPT_BOOL,
+	{ .name = "strict_guarantees", .type = POLICY_OPT_BOOL,
 	  .off = offsetof(struct bfq_opts, strict_guarantees), .def = "0",
 	  .help = "always idle for a drained queue, one command at a time (bfq-iosched.rst: unset)" },
-	{ .name = "low_latency", .type = IOSIG_OPT_BOOL,
+	{ .name = "low_latency", .type = POLICY_OPT_BOOL,
 	  .off = offsetof(struct bfq_opts, low_latency), .def = "1",
 	  .help = "weight raising for interactive and soft real-time queues (bfq-iosched.rst: enabled)" },
-	{ .name = "ioprio", .type = IOSIG_OPT_UINT, .off = offsetof(struct bfq_opts, ioprio),
+	{ .name = "ioprio", .type = POLICY_OPT_UINT, .off = offsetof(struct bfq_opts, ioprio),
 	  .def = "4", .min = 0, .max = 7,
 	  .help = "best-effort I/O priority of every stream; weight = (8 - ioprio) * 10 (bfq-iosched.rst)" },
-	{ .name = "ioprio_stream", .type = IOSIG_OPT_UINT,
+	{ .name = "ioprio_stream", .type = POLICY_OPT_UINT,
 	  .off = offsetof(struct bfq_opts, ioprio_stream), .def = "4294967295", .min = 0,
 	  .max = UINT32_MAX, .help = "one stream whose priority is stream_ioprio (4294967295 = none)" },
-	{ .name = "stream_ioprio", .type = IOSIG_OPT_UINT,
+	{ .name = "stream_ioprio", .type = POLICY_OPT_UINT,
 	  .off = offsetof(struct bfq_opts, stream_ioprio), .def = "4", .min = 0, .max = 7,
 	  .help = "I/O priority of ioprio_stream (an ionice'd process)" },
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct bfq_opts, max_merge),
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct bfq_opts, max_merge),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "largest command built by merging contiguous requests (0 = no merging)" },
 	{ .name = NULL },
 };
 
-static int bfq_init(struct iosig_policy *pol)
+static int bfq_init(struct policy *pol)
 {
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	struct bfq *b = calloc(1, sizeof(*b));
 
 	if (!b)
@@ -239,7 +239,7 @@ static int bfq_init(struct iosig_policy *pol)
 	pol_list_init(&b->free_queues);
 	for (unsigned d = 0; d < b->ndev; d++) {
 		struct bfq_dev *bd = &b->dev[d];
-		bool nonrot = env->dev[d].cls != IOSIG_DEV_HDD;
+		bool nonrot = env->dev[d].cls != IOSIG_CLASS_HDD;
 
 		bd->idx = d;
 		bd->rot = !nonrot;
@@ -304,7 +304,7 @@ static bool totally_seeky(const struct bfq_queue *q)
 }
 
 /* BFQ_RQ_SEEKY: far from the last position (and small, on flash). */
-static bool rq_seeky(const struct bfq_dev *bd, uint64_t last_pos, const struct iosig_req *rq)
+static bool rq_seeky(const struct bfq_dev *bd, uint64_t last_pos, const struct policy_req *rq)
 {
 	uint64_t d = last_pos > rq->offset ? last_pos - rq->offset : rq->offset - last_pos;
 
@@ -312,7 +312,7 @@ static bool rq_seeky(const struct bfq_dev *bd, uint64_t last_pos, const struct i
 }
 
 /* Sum of the lengths of rq's chain, in sectors. */
-static uint64_t chain_sectors(const struct iosig_req *rq)
+static uint64_t chain_sectors(const struct policy_req *rq)
 {
 	return sectors(pol_chain_len(rq));
 }
@@ -339,7 +339,7 @@ static bool asymmetric(const struct bfq_dev *bd, const struct bfq_queue *q)
 {
 	unsigned lo = UINT32_MAX, hi = 0;
 
-	for (struct iosig_list *p = bd->active.next; p != &bd->active; p = p->next) {
+	for (struct policy_list *p = bd->active.next; p != &bd->active; p = p->next) {
 		const struct bfq_queue *a = pol_container_of(p, struct bfq_queue, active);
 
 		if (a->wr_coeff > 1)
@@ -451,7 +451,7 @@ static struct bfq_queue *next_queue(struct bfq_dev *bd)
 	struct bfq_queue *best = NULL;
 	uint64_t min_start = UINT64_MAX;
 
-	for (struct iosig_list *p = bd->active.next; p != &bd->active; p = p->next) {
+	for (struct policy_list *p = bd->active.next; p != &bd->active; p = p->next) {
 		struct bfq_queue *q = pol_container_of(p, struct bfq_queue, active);
 
 		if (q->start < min_start)
@@ -461,7 +461,7 @@ static struct bfq_queue *next_queue(struct bfq_dev *bd)
 		return NULL;
 	if (min_start > bd->vtime)
 		bd->vtime = min_start;
-	for (struct iosig_list *p = bd->active.next; p != &bd->active; p = p->next) {
+	for (struct policy_list *p = bd->active.next; p != &bd->active; p = p->next) {
 		struct bfq_queue *q = pol_container_of(p, struct bfq_queue, active);
 
 		if (q->start <= bd->vtime &&
@@ -474,7 +474,7 @@ static struct bfq_queue *next_queue(struct bfq_dev *bd)
 
 /* ---- peak rate and the maximum budget ---- */
 
-static void reset_rate(struct bfq_dev *bd, const struct iosig_req *rq, uint64_t now)
+static void reset_rate(struct bfq_dev *bd, const struct policy_req *rq, uint64_t now)
 {
 	if (rq) {
 		bd->last_dispatch = bd->first_dispatch = now;
@@ -489,7 +489,7 @@ static void reset_rate(struct bfq_dev *bd, const struct iosig_req *rq, uint64_t 
 /* bfq_update_rate_reset: a new peak rate from the observation interval
  * (enough samples, at least 300 ms, mostly sequential or faster), low-pass
  * filtered; the auto-tuned maximum budget follows it. */
-static void update_rate_reset(struct bfq *b, struct bfq_dev *bd, const struct iosig_req *rq,
+static void update_rate_reset(struct bfq *b, struct bfq_dev *bd, const struct policy_req *rq,
 			      uint64_t now)
 {
 	uint64_t rate, weight, divisor, us;
@@ -517,7 +517,7 @@ reset:
 }
 
 /* bfq_update_peak_rate, on every dispatch. */
-static void update_peak_rate(struct bfq *b, struct bfq_dev *bd, const struct iosig_req *rq,
+static void update_peak_rate(struct bfq *b, struct bfq_dev *bd, const struct policy_req *rq,
 			     uint64_t now)
 {
 	uint64_t sect = chain_sectors(rq);
@@ -783,7 +783,7 @@ static void recalc_budget(struct bfq *b, struct bfq_queue *q, enum bfq_expiratio
 static uint64_t softrt_next_start(struct bfq *b, const struct bfq_queue *q, uint64_t now)
 {
 	uint64_t by_rate = q->last_idle_bklogged +
-			   q->service_from_backlogged * IOSIG_NS_PER_S / WR_MAX_SOFTRT_RATE;
+			   q->service_from_backlogged * POLICY_NS_PER_S / WR_MAX_SOFTRT_RATE;
 
 	/* "+ 4" jiffies in the kernel: 4 ms at HZ=1000 */
 	return max_u64(q->soft_rt_next_start, max_u64(by_rate, now + b->o.slice_idle + 4 * MS));
@@ -915,8 +915,8 @@ new_queue:
 
 /* bfq_choose_req: of two requests, the one to serve after position last
  * (forward first, short backward seeks at a penalty). */
-static struct iosig_req *choose_req(struct bfq *b, struct iosig_req *r1, struct iosig_req *r2,
-				    uint64_t last)
+static struct policy_req *choose_req(struct bfq *b, struct policy_req *r1, struct policy_req *r2,
+				     uint64_t last)
 {
 	uint64_t s1, s2, d1 = 0, d2 = 0, back_max = b->o.back_seek_max;
 	bool w1 = false, w2 = false;
@@ -952,14 +952,14 @@ static struct iosig_req *choose_req(struct bfq *b, struct iosig_req *r1, struct 
 /* bfq_find_next_rq: after serving `last` (still in the tree), the next
  * request: an expired FIFO head once per budget, else the neighbour
  * chosen by choose_req. */
-static struct iosig_req *find_next_rq(struct bfq *b, struct bfq_queue *q, struct iosig_req *last,
-				      uint64_t now)
+static struct policy_req *find_next_rq(struct bfq *b, struct bfq_queue *q, struct policy_req *last,
+				       uint64_t now)
 {
-	struct iosig_req *next, *prev, *head;
+	struct policy_req *next, *prev, *head;
 
 	if (!q->fifo_checked) {
 		q->fifo_checked = true;
-		head = pol_container_of(q->fifo.next, struct iosig_req, link);
+		head = pol_container_of(q->fifo.next, struct policy_req, link);
 		if (head != last && head->pdata[0] <= now)
 			return head;
 	}
@@ -973,7 +973,7 @@ static struct iosig_req *find_next_rq(struct bfq *b, struct bfq_queue *q, struct
 	return choose_req(b, next, prev, last->offset);
 }
 
-static void take(struct bfq_queue *q, struct iosig_req *r)
+static void take(struct bfq_queue *q, struct policy_req *r)
 {
 	pol_tree_remove(&q->sorted, &r->tnode);
 	pol_list_del(&r->link);
@@ -1003,10 +1003,10 @@ static void update_wr_data(struct bfq *b, struct bfq_queue *q, uint64_t now)
 		end_wr(q, now);
 }
 
-static void bfq_dispatch(struct iosig_policy *pol)
+static void bfq_dispatch(struct policy *pol)
 {
 	struct bfq *b = pol->priv;
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
 
 	for (unsigned d = 0; d < b->ndev; d++) {
@@ -1014,7 +1014,7 @@ static void bfq_dispatch(struct iosig_policy *pol)
 
 		while (pol_dev_room(env, d)) {
 			struct bfq_queue *q;
-			struct iosig_req *rq, *next, *after;
+			struct policy_req *rq, *next, *after;
 			uint64_t total = 0, limit;
 
 			if (b->o.strict_guarantees && env->inflight(env, d) > 0)
@@ -1032,7 +1032,7 @@ static void bfq_dispatch(struct iosig_policy *pol)
 			if (limit < rq->len)
 				limit = rq->len;
 			rq = pol_tree_chain(q->sorted, rq, limit, &next);
-			for (struct iosig_req *m = rq; m; m = m->merge_next) {
+			for (struct policy_req *m = rq; m; m = m->merge_next) {
 				if (after == m)
 					after = NULL;
 				take(q, m);
@@ -1153,19 +1153,19 @@ static bool idle_busy_switch(struct bfq *b, struct bfq_queue *q, uint64_t now)
 	return interactive;
 }
 
-static int bfq_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int bfq_submit(struct policy *pol, struct policy_req *req)
 {
 	struct bfq *b = pol->priv;
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
-	bool sync = req->op == IOSIG_OP_READ || (req->flags & IOSIG_REQ_SYNC);
+	bool sync = req->op == POLICY_OP_READ || (req->flags & POLICY_REQ_SYNC);
 	struct bfq_dev *bd;
 	struct bfq_queue *q;
-	struct iosig_req *prev_next;
+	struct policy_req *prev_next;
 	unsigned old_coeff;
 	bool interactive = false;
 
-	if (req->dev >= b->ndev || req->op == IOSIG_OP_FLUSH)
+	if (req->dev >= b->ndev || req->op == POLICY_OP_FLUSH)
 		return -EINVAL;
 	bd = &b->dev[req->dev];
 	q = sync ? pol_map_get(&bd->sync, req->stream) : bd->async_q;
@@ -1241,10 +1241,10 @@ static int bfq_submit(struct iosig_policy *pol, struct iosig_req *req)
 
 /* ---- completions and the idle timer ---- */
 
-static void bfq_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void bfq_complete(struct policy *pol, struct policy_req *req)
 {
 	struct bfq *b = pol->priv;
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	struct bfq_queue *q = req->pptr;
 	struct bfq_dev *bd = q->bd;
 	uint64_t now = env->now(env), delta_us;
@@ -1276,10 +1276,10 @@ static void bfq_complete(struct iosig_policy *pol, struct iosig_req *req)
 	}
 }
 
-static void bfq_tick(struct iosig_policy *pol)
+static void bfq_tick(struct policy *pol)
 {
 	struct bfq *b = pol->priv;
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
 
 	for (unsigned d = 0; d < b->ndev; d++) {
@@ -1304,7 +1304,7 @@ static void bfq_tick(struct iosig_policy *pol)
 	}
 }
 
-static void bfq_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void bfq_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct bfq *b = pol->priv;
 
@@ -1326,7 +1326,7 @@ static void bfq_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx
 	}
 }
 
-static void bfq_fini(struct iosig_policy *pol)
+static void bfq_fini(struct policy *pol)
 {
 	struct bfq *b = pol->priv;
 
@@ -1351,8 +1351,8 @@ static void bfq_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_bfq_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_bfq_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "bfq",
 	.summary = "budget fair queueing: B-WF2Q+ budgets per process, idling, weight raising (Linux BFQ)",
 	.opts = bfq_opts,

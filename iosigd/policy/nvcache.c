@@ -47,10 +47,10 @@ enum ex_state { EX_LOADING, EX_CLEAN, EX_DIRTY };
 
 /* One cached extent [start, start + len) of the home device. */
 struct nv_ext {
-	struct iosig_tnode node;   /* by home offset: key = start, key2 = 0 */
-	struct iosig_list alink;   /* the same order as a list: neighbours in O(1) */
-	struct iosig_list lru;     /* EX_CLEAN: place in the LRU list (by last use) */
-	struct iosig_list dlink;   /* EX_DIRTY, no write-back in flight: place in the dirty
+	struct policy_tnode node;  /* by home offset: key = start, key2 = 0 */
+	struct policy_list alink;  /* the same order as a list: neighbours in O(1) */
+	struct policy_list lru;    /* EX_CLEAN: place in the LRU list (by last use) */
+	struct policy_list dlink;  /* EX_DIRTY, no write-back in flight: place in the dirty
 	                              FIFO, or in the held list */
 	uint64_t len;
 	uint64_t used;             /* EX_CLEAN: last use (c->tick), the LRU list's order */
@@ -86,15 +86,15 @@ struct nvs {                   /* per stream */
 
 struct nv {
 	struct nv_opts o;
-	struct iosig_env *env;
+	struct policy_env *env;
 	unsigned mem;              /* memory tier device */
 	unsigned home;             /* the block device */
 	uint64_t cap;              /* bytes of cache */
-	struct iosig_tnode *tree;  /* every extent, by offset */
-	struct iosig_list exts;    /* every extent, by offset */
-	struct iosig_list lru;     /* clean extents, least recently used first */
-	struct iosig_list dirty;   /* dirty extents to write back, oldest first */
-	struct iosig_list held;    /* dirty extents waiting for a write-back of their bytes */
+	struct policy_tnode *tree; /* every extent, by offset */
+	struct policy_list exts;   /* every extent, by offset */
+	struct policy_list lru;    /* clean extents, least recently used first */
+	struct policy_list dirty;  /* dirty extents to write back, oldest first */
+	struct policy_list held;   /* dirty extents waiting for a write-back of their bytes */
 	uint64_t used, clean, dirty_bytes;  /* bytes in extents, clean and dirty */
 	uint64_t tick, dseq;
 	struct nv_ext *spare;      /* free extent records (linked by node.left) */
@@ -102,11 +102,11 @@ struct nv {
 	struct nv_ext **slabs;
 	size_t nslabs;
 	uint64_t nexts, peak_exts;
-	struct iosig_list blk_q;   /* foreground block commands: misses, write-through, read-ahead */
-	struct iosig_list mem_q;   /* memory commands: hits and cached writes */
-	struct iosig_tnode *parked; /* reads waiting for a read-ahead, by offset */
+	struct policy_list blk_q;  /* foreground block commands: misses, write-through, read-ahead */
+	struct policy_list mem_q;  /* memory commands: hits and cached writes */
+	struct policy_tnode *parked; /* reads waiting for a read-ahead, by offset */
 	uint64_t parked_maxlen;    /* longest read ever parked (range search) */
-	struct iosig_req *wb[1024]; /* write-backs in flight (wb_inflight <= 1024) */
+	struct policy_req *wb[1024]; /* write-backs in flight (wb_inflight <= 1024) */
 	unsigned wb_now;
 	struct pol_pool internal;  /* read-ahead and write-back commands */
 	struct pol_map streams;
@@ -116,33 +116,33 @@ struct nv {
 	uint64_t write_through_bytes, wb_bytes, wb_cmds, evicted_bytes;
 };
 
-static const struct iosig_opt nv_opts[] = {
-	{ .name = "line", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, line),
+static const struct policy_opt nv_opts[] = {
+	{ .name = "line", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, line),
 	  .def = "4KiB", .min = 512, .max = 32 * 1024,
 	  .help = "read-ahead unit: windows start and end on multiples of it (a multiple of 512 bytes)" },
-	{ .name = "cache_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, cache_size),
+	{ .name = "cache_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, cache_size),
 	  .def = "0", .min = 0, .max = 1ull << 44,
 	  .help = "bytes of the memory tier used as cache (0 = all of it; the paper used 1 GiB)" },
-	{ .name = "ra_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, ra_size),
+	{ .name = "ra_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, ra_size),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "read-ahead window of a sequential reader (0 = no read-ahead)" },
-	{ .name = "wb_inflight", .type = IOSIG_OPT_UINT, .off = offsetof(struct nv_opts, wb_inflight),
+	{ .name = "wb_inflight", .type = POLICY_OPT_UINT, .off = offsetof(struct nv_opts, wb_inflight),
 	  .def = "4", .min = 1, .max = 1024,
 	  .help = "write-back commands in flight at once (the paper's write-back threads)" },
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
 	  .def = "512KiB", .min = 4096, .max = 1ull << 30,
 	  .help = "largest write-back command" },
 	{ .name = NULL },
 };
 
-static int nv_init(struct iosig_policy *pol)
+static int nv_init(struct policy *pol)
 {
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	struct nv *c;
 	unsigned d, mem = env->ndev, home = env->ndev;
 
 	for (d = 0; d < env->ndev; d++) {
-		bool memory = env->dev[d].cls == IOSIG_DEV_RAM || env->dev[d].cls == IOSIG_DEV_NVM;
+		bool memory = env->dev[d].cls == IOSIG_CLASS_RAM || env->dev[d].cls == IOSIG_CLASS_NVM;
 
 		if (memory && mem == env->ndev)
 			mem = d;
@@ -192,7 +192,7 @@ static int nv_init(struct iosig_policy *pol)
 
 /* ---- extent records ---- */
 
-static struct nv_ext *ext_of(struct iosig_tnode *n)
+static struct nv_ext *ext_of(struct policy_tnode *n)
 {
 	return n ? pol_container_of(n, struct nv_ext, node) : NULL;
 }
@@ -569,7 +569,7 @@ static uint64_t mem_off(struct nv *c, uint64_t off, uint64_t len)
 static bool wb_overlaps(const struct nv *c, uint64_t off, uint64_t len)
 {
 	for (unsigned i = 0; i < c->wb_now; i++) {
-		const struct iosig_req *w = c->wb[i];
+		const struct policy_req *w = c->wb[i];
 
 		if (w->offset < off + len && off < w->offset + w->len)
 			return true;
@@ -580,7 +580,7 @@ static bool wb_overlaps(const struct nv *c, uint64_t off, uint64_t len)
 /* Caches write w: 1 = cached, 0 = no room (w's range is dropped from the
  * cache then: the caller writes it through), -ENOMEM.  *near is the
  * writer's remembered extent, updated. */
-static int cache_write(struct nv *c, struct iosig_req *w, struct nv_ref *near)
+static int cache_write(struct nv *c, struct policy_req *w, struct nv_ref *near)
 {
 	uint64_t cached = 0, clean_in = 0, end = w->offset + w->len;
 	struct nv_ext *first = first_from(c, w->offset, ref_get(*near)), *e;
@@ -639,7 +639,7 @@ static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 	uint64_t dcap = c->env->dev[c->home].capacity, line = c->o.line, end, len;
 	struct nv_ext *e;
 	struct nv_ref after;
-	struct iosig_req *r;
+	struct policy_req *r;
 
 	end = from + c->o.ra_size;
 	if (end > dcap)
@@ -660,7 +660,7 @@ static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 		len = room(c) / line * line;
 	if (!len || reserve(c, 1) < 0)
 		return;
-	r = pol_pool_get(&c->internal, IOSIG_OP_READ, (uint16_t)c->home, from, len, 0,
+	r = pol_pool_get(&c->internal, POLICY_OP_READ, (uint16_t)c->home, from, len, 0,
 			 c->env->now(c->env));
 	if (!r)
 		return;
@@ -684,7 +684,7 @@ static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 
 /* Sends read r where its data is; guess as for first_from().  Returns the
  * extent holding (or following) its start. */
-static struct nv_ext *route_read(struct nv *c, struct iosig_req *r, struct nv_ext *guess)
+static struct nv_ext *route_read(struct nv *c, struct policy_req *r, struct nv_ext *guess)
 {
 	struct nv_ext *first;
 
@@ -713,18 +713,18 @@ static struct nv_ext *route_read(struct nv *c, struct iosig_req *r, struct nv_ex
 	return first;
 }
 
-static int nv_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int nv_submit(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
 	struct nvs *s;
 	int r;
 
-	if (req->dev != c->home || req->op == IOSIG_OP_FLUSH)
+	if (req->dev != c->home || req->op == POLICY_OP_FLUSH)
 		return -EINVAL;
 	s = stream_of(c, req->stream);
 	if (!s)
 		return -ENOMEM;
-	if (req->op == IOSIG_OP_READ) {
+	if (req->op == POLICY_OP_READ) {
 		bool seq = s->next_off == req->offset;
 
 		if (!seq)
@@ -756,14 +756,14 @@ static int nv_submit(struct iosig_policy *pol, struct iosig_req *req)
 static bool write_back(struct nv *c)
 {
 	struct nv_ext *e;
-	struct iosig_req *r;
+	struct policy_req *r;
 	uint64_t len;
 
 	if (pol_list_empty(&c->dirty) || reserve(c, 1) < 0)
 		return false;
 	e = pol_container_of(c->dirty.next, struct nv_ext, dlink);
 	len = e->len < c->o.max_merge ? e->len : c->o.max_merge;
-	r = pol_pool_get(&c->internal, IOSIG_OP_WRITE, (uint16_t)c->home, ext_start(e), len, 0,
+	r = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home, ext_start(e), len, 0,
 			 c->env->now(c->env));
 	if (!r)
 		return false;
@@ -781,13 +781,13 @@ static bool write_back(struct nv *c)
 	return true;
 }
 
-static void nv_dispatch(struct iosig_policy *pol)
+static void nv_dispatch(struct policy *pol)
 {
 	struct nv *c = pol->priv;
-	struct iosig_env *env = c->env;
+	struct policy_env *env = c->env;
 
 	while (!pol_list_empty(&c->mem_q) && pol_dev_room(env, c->mem)) {
-		struct iosig_req *r = pol_container_of(c->mem_q.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(c->mem_q.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		r->merge_next = NULL;
@@ -796,7 +796,7 @@ static void nv_dispatch(struct iosig_policy *pol)
 	/* Foreground first (misses, write-through, read-ahead), then write-back
 	 * in the background. */
 	while (!pol_list_empty(&c->blk_q) && pol_dev_room(env, c->home)) {
-		struct iosig_req *r = pol_container_of(c->blk_q.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(c->blk_q.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		r->merge_next = NULL;
@@ -808,14 +808,14 @@ static void nv_dispatch(struct iosig_policy *pol)
 }
 
 /* The extent an internal command was made for, if its record still is. */
-static struct nv_ext *cmd_guess(const struct iosig_req *req)
+static struct nv_ext *cmd_guess(const struct policy_req *req)
 {
 	return ref_get((struct nv_ref){ .e = req->pptr, .gen = (uint32_t)req->pdata[0] });
 }
 
 /* A read-ahead landed: its bytes are clean cache now; reads that waited
  * for them go on. */
-static void readahead_done(struct nv *c, struct iosig_req *req)
+static void readahead_done(struct nv *c, struct policy_req *req)
 {
 	uint64_t end = req->offset + req->len;
 	struct nv_ext *first;
@@ -828,7 +828,7 @@ static void readahead_done(struct nv *c, struct iosig_req *req)
 			e = merge(c, e);
 		}
 	}
-	for (struct iosig_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
+	for (struct policy_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
 			req->offset > c->parked_maxlen ? req->offset - c->parked_maxlen : 0, 0)),
 	     *next; r && r->offset < end; r = next) {
 		next = pol_req_of_tnode(pol_tree_next(c->parked, &r->tnode));
@@ -841,7 +841,7 @@ static void readahead_done(struct nv *c, struct iosig_req *req)
 
 /* A write-back finished: what it wrote is clean unless rewritten meanwhile;
  * rewritten bytes it held back may be written back now. */
-static void writeback_done(struct nv *c, struct iosig_req *req)
+static void writeback_done(struct nv *c, struct policy_req *req)
 {
 	uint64_t end = req->offset + req->len;
 
@@ -857,7 +857,7 @@ static void writeback_done(struct nv *c, struct iosig_req *req)
 			e = merge(c, e);
 		}
 	}
-	for (struct iosig_list *p = c->held.next, *next; p != &c->held; p = next) {
+	for (struct policy_list *p = c->held.next, *next; p != &c->held; p = next) {
 		struct nv_ext *e = pol_container_of(p, struct nv_ext, dlink);
 
 		next = p->next;
@@ -869,24 +869,24 @@ static void writeback_done(struct nv *c, struct iosig_req *req)
 	}
 }
 
-static void nv_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void nv_complete(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
 
 	if (!pol_pool_owns(&c->internal, req))
 		return;
-	if (req->op == IOSIG_OP_READ)
+	if (req->op == POLICY_OP_READ)
 		readahead_done(c, req);
 	else
 		writeback_done(c, req);
 	pol_pool_put(&c->internal, req);
 }
 
-static void nv_tick(struct iosig_policy *pol)
+static void nv_tick(struct policy *pol)
 {
 }
 
-static void nv_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct nv *c = pol->priv;
 
@@ -910,7 +910,7 @@ static void nv_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
 	emit(ctx, "peak_extents", (double)c->peak_exts);
 }
 
-static void nv_fini(struct iosig_policy *pol)
+static void nv_fini(struct policy *pol)
 {
 	struct nv *c = pol->priv;
 
@@ -927,8 +927,8 @@ static void nv_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_nvcache_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_nvcache_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "nvcache",
 	.summary = "memory tier as cache of block storage: direct hits, read-ahead, read-miss bypass, write-back",
 	.opts = nv_opts,

@@ -137,6 +137,8 @@ enum iosig_dim {
 	IOSIG_DIM_SIZE,     /* bytes */
 	IOSIG_DIM_TIME,     /* seconds */
 	IOSIG_DIM_FRACTION, /* probability (ppm) */
+	IOSIG_DIM_RATE,     /* bytes per second: a size divided by a time ("430MiB/s");
+	                       only iosig_parse_value() asks for it, no parameter has it */
 };
 
 /* One node of a value expression; owned by the struct iosig_pragma. */
@@ -243,9 +245,13 @@ int iosig_sig_format(const struct iosig_sig *sig, char *buf, size_t size);
 /*
  * Parse a constant value with optional units as users write it on command
  * lines, in configs and in string forms: "64*MiB", "64MiB", "1.5 GiB",
- * "20*y", "100ppm", "4096".  A unit's dimension must match `dim` (a plain
- * number is taken in base units: bytes, seconds, fraction).  -EINVAL with a
- * message in *err otherwise; -ERANGE for overflow or non-finite values.
+ * "20*y", "250us", "100ppm", "430MiB/s", "4096".  A unit's dimension must
+ * match `dim` (a plain number is taken in base units: bytes, seconds,
+ * fraction, bytes per second).  Besides the units of signatures, values
+ * know "ns" and "us".  The one parser of values with units in IOSIG: the
+ * configuration, the probe cache and the policies' and simulator's options
+ * use it.  -EINVAL with a message in *err otherwise; -ERANGE for overflow or
+ * non-finite values.
  */
 int iosig_parse_value(const char *text, enum iosig_dim dim, double *ret_value,
 		      struct iosig_error *err);
@@ -547,6 +553,15 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
  * a negative errno that the caller may ignore.
  */
 int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...);
+
+/*
+ * iosig_prepare() for a runtime that forwards an annotated call it replaces
+ * itself (libiosig-mpi's iosig_MPI_File_open, iosig_mpi.h): the site's
+ * `nvalues` run-time values in an array, `call` naming the replaced call
+ * in the decision log.  Returns what iosig_prepare() returns.
+ */
+int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
+			 const char *path, int flags, const double *values, unsigned nvalues);
 
 /* Records job-level facts (jobwide lifetime, name) for later decisions. */
 void iosig_jobwide(const struct iosig_site *site, ...);

@@ -38,8 +38,9 @@ struct rt_env {
 const struct rt_env *rt_env(void);
 
 /*
- * Re-reads the environment and forgets the cached log descriptor.  For tests
- * that change IOSIG_* between cases; must not race with entry points.
+ * Re-reads the environment.  For tests that change IOSIG_* between cases;
+ * must not race with entry points.  The decision log keeps its descriptor
+ * until declog_reset() (declog.h): call both when IOSIG_LOG changed.
  */
 void rt_env_reload(void);
 

@@ -62,8 +62,8 @@ static void test_bfq_budgets_wf2q(void **state)
 	struct hx *h = mk("bfq:max_budget=4MiB,max_merge=0,low_latency=0,slice_idle=0", &flat5);
 
 	for (unsigned i = 0; i < 20; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 100 * GiB + i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 1 * MiB, POLICY_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 100 * GiB + i * MiB, 1 * MiB, POLICY_REQ_SYNC);
 	}
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 40);
@@ -91,8 +91,8 @@ static void test_bfq_weights(void **state)
 			  "ioprio_stream=2,stream_ioprio=0", &flat5);
 
 	for (unsigned i = 0; i < 40; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 100 * GiB + i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 1 * MiB, POLICY_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 100 * GiB + i * MiB, 1 * MiB, POLICY_REQ_SYNC);
 	}
 	hx_run(h, UINT64_MAX);
 	expect_streams(h, "BBAABBBBAAAABBBBBBBBAAAABBBBBBBB");
@@ -112,9 +112,9 @@ static void test_bfq_idling(void **state)
 
 	h = mk("bfq:low_latency=0", &flat05);
 	for (unsigned i = 0; i <= 20; i++)
-		hx_add(h, i * 2 * MS, 1, 0, IOSIG_OP_READ, i * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 2 * MS, 1, 0, POLICY_OP_READ, i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	for (unsigned i = 0; i < 50; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	for (first_b = 0; hx_cmd(h, first_b)->stream == 1; first_b++)
 		;
@@ -126,9 +126,9 @@ static void test_bfq_idling(void **state)
 
 	h = mk("bfq:low_latency=0,slice_idle=0", &flat05);
 	for (unsigned i = 0; i <= 20; i++)
-		hx_add(h, i * 2 * MS, 1, 0, IOSIG_OP_READ, i * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 2 * MS, 1, 0, POLICY_OP_READ, i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	for (unsigned i = 0; i < 50; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->stream, 1);
 	assert_int_equal(hx_cmd(h, 1)->stream, 2);
@@ -147,9 +147,9 @@ static void test_bfq_timeout_time_charge(void **state)
 	struct hx *h = mk("bfq:max_budget=4MiB,max_merge=0,low_latency=0,slice_idle=0", &flat10);
 
 	for (unsigned i = 0; i < 40; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, (i * 37 % 40) * 10 * GiB + 8 * KiB, 4 * KiB,
-		       IOSIG_REQ_SYNC);
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 900 * GiB + i * 512 * KiB, 512 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, (i * 37 % 40) * 10 * GiB + 8 * KiB, 4 * KiB,
+		       POLICY_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 900 * GiB + i * 512 * KiB, 512 * KiB, POLICY_REQ_SYNC);
 	}
 	hx_run(h, UINT64_MAX);
 	expect_streams(h, "AAAAAAAAAAAAABBBBBBBBBBBBBA");
@@ -173,8 +173,8 @@ static void test_bfq_weight_raising(void **state)
 
 	h = mk("bfq:max_merge=0", &flat5);
 	for (unsigned i = 0; i < 1000; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
-	rd = hx_add(h, 3000 * MS + 1 * MS, 2, 0, IOSIG_OP_READ, 700 * GiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 1 * MiB, POLICY_REQ_SYNC);
+	rd = hx_add(h, 3000 * MS + 1 * MS, 2, 0, POLICY_OP_READ, 700 * GiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	lat_wr = hx_r(h, rd)->done_t - hx_r(h, rd)->submit_t;
 	assert_true(lat_wr <= 10 * MS);   /* the command in flight, then its own */
@@ -184,8 +184,8 @@ static void test_bfq_weight_raising(void **state)
 
 	h = mk("bfq:max_merge=0,low_latency=0", &flat5);
 	for (unsigned i = 0; i < 1000; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
-	rd = hx_add(h, 3000 * MS + 1 * MS, 2, 0, IOSIG_OP_READ, 700 * GiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 1 * MiB, POLICY_REQ_SYNC);
+	rd = hx_add(h, 3000 * MS + 1 * MS, 2, 0, POLICY_OP_READ, 700 * GiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	lat_plain = hx_r(h, rd)->done_t - hx_r(h, rd)->submit_t;
 	assert_true(lat_plain > lat_wr);
@@ -197,8 +197,8 @@ static void test_bfq_weight_raising(void **state)
 	 * greedy reader (weight 40) started raised. */
 	h = mk("bfq:max_merge=0,ioprio_stream=2,stream_ioprio=3", &flat5);
 	for (unsigned i = 0; i < 1000; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 1 * MiB, IOSIG_REQ_SYNC);
-	rd = hx_add(h, 3000 * MS + 1 * MS, 2, 0, IOSIG_OP_READ, 700 * GiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 1 * MiB, POLICY_REQ_SYNC);
+	rd = hx_add(h, 3000 * MS + 1 * MS, 2, 0, POLICY_OP_READ, 700 * GiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "weight_raised_interactive"), 1);
 	assert_true(hx_r(h, rd)->done_t - hx_r(h, rd)->submit_t > lat_wr);
@@ -214,10 +214,10 @@ static void test_bfq_request_order(void **state)
 	static const unsigned want[] = { 100, 95, 115, 70 };
 	struct hx *h = mk("bfq:low_latency=0", &flat5);
 
-	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_READ, 95 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_READ, 115 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_READ, 70 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_READ, 95 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_READ, 115 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_READ, 70 * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 4);
 	for (unsigned i = 0; i < 4; i++)
@@ -231,10 +231,10 @@ static void test_bfq_request_order(void **state)
 	 * at the FIFO when choosing the request after one); then the expired
 	 * FIFO head 300 jumps the sector order, once per budget; then 295. */
 	h = mk("bfq:low_latency=0,fifo_expire_sync=1ms,slice_idle=0", &flat5);
-	hx_add(h, 0, 2, 0, IOSIG_OP_READ, 900 * GiB, 4 * KiB, IOSIG_REQ_SYNC);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_READ, 300 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	hx_add(h, 2 * MS, 1, 0, IOSIG_OP_READ, 290 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	hx_add(h, 2 * MS, 1, 0, IOSIG_OP_READ, 295 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_add(h, 0, 2, 0, POLICY_OP_READ, 900 * GiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_READ, 300 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 2 * MS, 1, 0, POLICY_OP_READ, 290 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 2 * MS, 1, 0, POLICY_OP_READ, 295 * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 4);
 	assert_int_equal(hx_cmd(h, 1)->off, 290 * MiB);
@@ -248,7 +248,7 @@ static void test_bfq_request_order(void **state)
  * writes of all streams share one queue. */
 static void test_bfq_mixed_completes(void **state)
 {
-	struct iosig_dev_info d = hx_hdd;
+	struct policy_dev_info d = hx_hdd;
 	struct hx_model m = { .overhead_ns = 20 * US };
 	struct hx *h;
 	char err[256];
@@ -257,8 +257,8 @@ static void test_bfq_mixed_completes(void **state)
 	h = hx_new(1, &d, &m);
 	assert_int_equal(hx_policy(h, "bfq", err, sizeof(err)), 0);
 	for (unsigned i = 0; i < 400; i++)
-		hx_add(h, i * 10 * US, i % 11, 0, i % 7 ? IOSIG_OP_WRITE : IOSIG_OP_READ,
-		       (uint64_t)(i * 7919 % 400) * 64 * KiB, 4 * KiB, i % 7 ? 0 : IOSIG_REQ_SYNC);
+		hx_add(h, i * 10 * US, i % 11, 0, i % 7 ? POLICY_OP_WRITE : POLICY_OP_READ,
+		       (uint64_t)(i * 7919 % 400) * 64 * KiB, 4 * KiB, i % 7 ? 0 : POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	hx_free(h);
@@ -266,7 +266,7 @@ static void test_bfq_mixed_completes(void **state)
 	/* A flush is not a scheduling request. */
 	h = hx_new(1, &hx_hdd, &flat5);
 	assert_int_equal(hx_policy(h, "bfq", err, sizeof(err)), 0);
-	hx_add(h, 0, 1, 0, IOSIG_OP_FLUSH, 0, 0, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_FLUSH, 0, 0, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_r(h, 0)->status, -EINVAL);
 	hx_free(h);

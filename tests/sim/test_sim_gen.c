@@ -119,7 +119,7 @@ static void test_mapreduce(void **state)
 			assert_true(io.stream >= 200 && io.stream < 205);
 			light++;
 			light_bytes += io.len;
-			light_reads += io.op == SIM_OP_READ;
+			light_reads += io.op == POLICY_OP_READ;
 			assert_int_equal(io.len, 4096);
 			assert_int_equal(io.offset % 4096, 0);
 			if (last_t[s]) {
@@ -157,7 +157,7 @@ static void test_pangu(void **state)
 			in_burst++;
 		if (io.len <= 10240)
 			small++;
-		if (io.op == SIM_OP_WRITE) {
+		if (io.op == POLICY_OP_WRITE) {
 			writes++;
 			assert_true(io.stream >= 1 && io.stream <= 4);
 			if (log_end[io.stream] && io.offset == log_end[io.stream])
@@ -193,7 +193,7 @@ static void test_vms(void **state)
 		bytes[io.stream] += io.len;
 		if (io.len == 4096) {
 			small++;
-			assert_int_equal(io.op, SIM_OP_READ);
+			assert_int_equal(io.op, POLICY_OP_READ);
 			continue;
 		}
 		burst_reqs++;
@@ -237,8 +237,8 @@ static void test_dfsio(void **state)
 		assert_int_equal(io.arrival_ns, per[t]);   /* nominal: order only */
 		assert_int_equal(io.len, 256 << 10);
 		assert_int_equal(io.think_ns, 1000000);
-		assert_int_equal(io.op, per[t] < 4 ? SIM_OP_WRITE : SIM_OP_READ);
-		assert_int_equal(io.flags & SIM_IO_SYNC, per[t] < 4 ? 0 : SIM_IO_SYNC);
+		assert_int_equal(io.op, per[t] < 4 ? POLICY_OP_WRITE : POLICY_OP_READ);
+		assert_int_equal(io.flags & POLICY_REQ_SYNC, per[t] < 4 ? 0 : POLICY_REQ_SYNC);
 		if (per[t] == 4)
 			next_off[t] = (uint64_t)(t - 1) << 20;   /* the read starts over */
 		assert_int_equal(io.offset, next_off[t]);
@@ -254,14 +254,14 @@ static void test_dfsio(void **state)
 	assert_int_equal(sim_source_next(src, &io), 1);
 	assert_int_equal(sim_source_next(src, &io), 1);
 	assert_int_equal(sim_source_next(src, &io), 1);
-	assert_int_equal(io.op, SIM_OP_READ);
+	assert_int_equal(io.op, POLICY_OP_READ);
 	assert_int_equal(io.offset, 512 << 10);
 	assert_int_equal(io.len, 128 << 10);
 	assert_int_equal(sim_source_next(src, &io), 0);
 	sim_source_destroy(src);
 	src = mk("dfsio:files=2,mode=write,requests=5", 1);
 	for (n = 0; sim_source_next(src, &io) > 0; n++)
-		assert_int_equal(io.op, SIM_OP_WRITE);
+		assert_int_equal(io.op, POLICY_OP_WRITE);
 	assert_int_equal(n, 5);
 	sim_source_destroy(src);
 }

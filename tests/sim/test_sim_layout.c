@@ -220,7 +220,7 @@ static void test_slip_timing(void **state)
 	struct sim_hdd *h = sim_hdd_create(p);
 
 	assert_non_null(h);
-	assert_int_equal(sim_hdd_serve(h, SIM_OP_READ, 9, 9, 0), 20000000);
+	assert_int_equal(sim_hdd_serve(h, POLICY_OP_READ, 9, 9, 0), 20000000);
 	sim_hdd_destroy(h);
 	free(p);
 }

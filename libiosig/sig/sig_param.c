@@ -112,6 +112,8 @@ const char *sigp_dim_name(enum iosig_dim dim)
 		return "time";
 	case IOSIG_DIM_FRACTION:
 		return "fraction";
+	case IOSIG_DIM_RATE:
+		return "rate";
 	case IOSIG_DIM_NONE:
 		break;
 	}
