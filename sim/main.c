@@ -186,13 +186,26 @@ static bool spec_opt(struct spec *s, const char *arg, const char *flag)
 	return true;
 }
 
+/*
+ * One value with units of a command-line option (--drain, --think, --hint's
+ * size) as a policy option of that type named name, at most max: through
+ * policy_opts_set() and so the project's one unit parser, with its messages.
+ * 0, or -EINVAL with the reason in err and *ret untouched.
+ */
+static int parse_units(enum policy_opt_type type, const char *name, const char *value,
+		       uint64_t max, uint64_t *ret, char *err, size_t errlen)
+{
+	const struct policy_opt tab[] = {
+		{ .name = name, .type = type, .off = 0, .def = "0", .max = max },
+		{ .name = NULL },
+	};
+
+	return policy_opts_set(tab, ret, name, value, err, errlen);
+}
+
 /* --hint STREAM=SIZE[,sequential|random]: the stream's signature. */
 static bool parse_hint(const char *arg, struct sim_hint *ret)
 {
-	static const struct policy_opt tab[] = {
-		{ .name = "size", .type = POLICY_OPT_SIZE, .off = 0, .def = "0", .max = 1ull << 40 },
-		{ .name = NULL },
-	};
 	const char *eq = strchr(arg, '='), *comma;
 	char num[32], size[64], err[256];
 	uint64_t stream, bytes = 0;
@@ -210,7 +223,7 @@ static bool parse_hint(const char *arg, struct sim_hint *ret)
 	comma = strchr(eq + 1, ',');
 	snprintf(size, sizeof(size), "%.*s", (int)(comma ? comma - eq - 1 : (long)strlen(eq + 1)),
 		 eq + 1);
-	if (policy_opts_set(tab, &bytes, "size", size, err, sizeof(err)) < 0) {
+	if (parse_units(POLICY_OPT_SIZE, "size", size, 1ull << 40, &bytes, err, sizeof(err)) < 0) {
 		usage_err("--hint '%s': %s", arg, err);
 		return false;
 	}
@@ -424,15 +437,11 @@ static int cmd_run(int argc, char **argv)
 			if (!sim_parse_u64(optarg, &max_requests) || !max_requests)
 				return usage_err("--max-requests '%s': expected a positive integer", optarg);
 			break;
-		case 'R': {
-			const struct policy_opt t = { .name = "drain", .type = POLICY_OPT_TIME, .off = 0,
-						     .def = "0", .max = UINT64_MAX - 1 };
-			const struct policy_opt tab[2] = { t, { .name = NULL } };
-
-			if (policy_opts_set(tab, &drain, "drain", optarg, err, sizeof(err)) < 0)
+		case 'R':
+			if (parse_units(POLICY_OPT_TIME, "drain", optarg, UINT64_MAX - 1, &drain, err,
+					sizeof(err)) < 0)
 				return usage_err("--drain: %s", err);
 			break;
-		}
 		case 'C':
 			closed_loop = true;
 			break;
@@ -440,16 +449,12 @@ static int cmd_run(int argc, char **argv)
 			if (!sim_parse_u64(optarg, &iodepth) || !iodepth || iodepth > 65536)
 				return usage_err("--iodepth '%s': expected an integer from 1 to 65536", optarg);
 			break;
-		case 'T': {
-			const struct policy_opt t = { .name = "think", .type = POLICY_OPT_TIME, .off = 0,
-						     .def = "0", .max = 3600 * POLICY_NS_PER_S };
-			const struct policy_opt tab[2] = { t, { .name = NULL } };
-
-			if (policy_opts_set(tab, &think, "think", optarg, err, sizeof(err)) < 0)
+		case 'T':
+			if (parse_units(POLICY_OPT_TIME, "think", optarg, 3600 * POLICY_NS_PER_S, &think,
+					err, sizeof(err)) < 0)
 				return usage_err("--think: %s", err);
 			think_set = true;
 			break;
-		}
 		case 'j':
 			json_path = optarg;
 			break;
