@@ -239,7 +239,11 @@ static int bfq_init(struct policy *pol)
 	pol_list_init(&b->free_queues);
 	for (unsigned d = 0; d < b->ndev; d++) {
 		struct bfq_dev *bd = &b->dev[d];
-		bool nonrot = env->dev[d].cls != IOSIG_CLASS_HDD;
+		/* Non-rotational only when known to be (blk_queue_nonrot): a
+		 * device of no particular kind (RAID, network) is rotational, as
+		 * a Linux queue is unless its driver says otherwise. */
+		enum iosig_class cls = env->dev[d].cls;
+		bool nonrot = cls == IOSIG_CLASS_SSD || cls == IOSIG_CLASS_NVM || cls == IOSIG_CLASS_RAM;
 
 		bd->idx = d;
 		bd->rot = !nonrot;

@@ -136,6 +136,44 @@ static void test_bfq_idling(void **state)
 	hx_free(h);
 }
 
+/* The idling case above on a drive that queues 32 commands: BFQ still
+ * idles for sequential, I/O-bound A on a rotational drive (A's 21 reads
+ * first), but not on a non-rotational one (B's first read follows A's
+ * first).  Rotational is every class but SSD, NVM and RAM: a RAID or
+ * network device, of no particular kind, is rotational as in Linux. */
+static unsigned idling_first_b(enum iosig_class cls)
+{
+	struct policy_dev_info d = hx_hdd;
+	struct hx *h;
+	char err[256];
+	unsigned first_b;
+
+	d.cls = cls;
+	d.queue_depth = 32;
+	h = hx_new(1, &d, &flat05);
+	assert_int_equal(hx_policy(h, "bfq:low_latency=0", err, sizeof(err)), 0);
+	for (unsigned i = 0; i <= 20; i++)
+		hx_add(h, i * 2 * MS, 1, 0, POLICY_OP_READ, i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	for (unsigned i = 0; i < 50; i++)
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	for (first_b = 0; hx_cmd(h, first_b)->stream == 1; first_b++)
+		;
+	hx_free(h);
+	return first_b;
+}
+
+static void test_bfq_idling_rotational(void **state)
+{
+	assert_int_equal(idling_first_b(IOSIG_CLASS_HDD), 21);
+	assert_int_equal(idling_first_b(IOSIG_CLASS_RAID), 21);
+	assert_int_equal(idling_first_b(IOSIG_CLASS_NETWORK), 21);
+	assert_int_equal(idling_first_b(IOSIG_CLASS_SSD), 1);
+	assert_int_equal(idling_first_b(IOSIG_CLASS_NVM), 1);
+	assert_int_equal(idling_first_b(IOSIG_CLASS_RAM), 1);
+}
+
 /* A does slow random 4 KiB reads (10 ms each), B 512 KiB sequential ones.
  * A cannot use its budget within timeout_sync (125 ms): expired at 130 ms
  * after 13 reads, and, being slow, charged the time: its service becomes
@@ -290,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_bfq_budgets_wf2q),
 		cmocka_unit_test(test_bfq_weights),
 		cmocka_unit_test(test_bfq_idling),
+		cmocka_unit_test(test_bfq_idling_rotational),
 		cmocka_unit_test(test_bfq_timeout_time_charge),
 		cmocka_unit_test(test_bfq_weight_raising),
 		cmocka_unit_test(test_bfq_request_order),
