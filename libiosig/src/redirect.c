@@ -49,6 +49,7 @@
 #include "declog.h"
 #include "hash.h"
 #include "rd_link.h"
+#include "realfn.h"
 #include "runtime.h"
 #include "tag.h"
 
@@ -932,7 +933,16 @@ static int rd_decide(struct rd_ctx *c)
 		return fallback(c, ignored[0] ? "ignored" : "plain", 0, "%s",
 				ignored[0] ? ignored : "O_DIRECTORY/O_PATH open no regular file to create");
 	if ((req->flags & O_NOFOLLOW) && (!creating || !req->nofollow_ok)) {
-		/* The plain call follows no link. */
+		/* The plain call follows no link; but the user's own link is the
+		 * file it stands for (links.h), whose data is opened.  Any other
+		 * link, a stale one included, is refused by the plain call. */
+		r = look_at_path(c, false);
+		if (r == RD_OPENED)
+			return r;
+		if (r == RD_FAIL) {
+			c->err = 0;
+			return RD_PLAIN;
+		}
 		if (ignored[0])
 			return fallback(c, "ignored", 0, "%s", ignored);
 		if (!creating) {
@@ -1065,25 +1075,6 @@ static int rd_decide(struct rd_ctx *c)
  * Finishing a call: descriptor number, tag, log
  * ---------------------------------------------------------------------- */
 
-/*
- * Gives the program the descriptor the plain call would have: the lowest
- * free number, FD_CLOEXEC only if asked.  Consumes fd.
- */
-static int fd_for_caller(int fd, bool cloexec)
-{
-	int low = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
-
-	if (low >= 0 && low < fd) {
-		close(fd);
-		return low;
-	}
-	if (low >= 0)
-		close(low);
-	if (!cloexec)
-		fcntl(fd, F_SETFD, 0);
-	return fd;
-}
-
 /* Tags fd (>= 0) after an annotated call, or clears a stale tag. */
 static void tag_result(const struct rd_ctx *c, int fd)
 {
@@ -1173,7 +1164,7 @@ static int plain_openat(const struct rd_req *req)
 	return openat(req->dirfd, req->path, req->flags, req->mode);
 }
 
-int rd_openat(const struct rd_req *req)
+static int openat_req(const struct rd_req *req)
 {
 	int saved = errno;
 	struct rd_ctx c;
@@ -1190,7 +1181,7 @@ int rd_openat(const struct rd_req *req)
 	case RD_DONE:
 	case RD_OPENED:
 		ctx_close_dir(&c);
-		fd = fd_for_caller(c.fd, req->flags & O_CLOEXEC);
+		fd = rt_fd_low(c.fd, req->flags & O_CLOEXEC);
 		c.fd = -1;
 		return finish_fd(&c, fd, 0, saved);
 	case RD_REFUSE:
@@ -1207,7 +1198,18 @@ int rd_openat(const struct rd_req *req)
 	return finish_fd(&c, fd, errno, saved);
 }
 
-int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
+int rd_openat(const struct rd_req *req)
+{
+	int r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = openat_req(req);
+	real_leave();
+	return r;
+}
+
+static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 {
 	int saved = errno;
 	struct rd_ctx c;
@@ -1255,6 +1257,17 @@ out_log:
 	}
 	ctx_done(&c);
 	errno = saved;
+	return r;
+}
+
+int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
+{
+	int r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = prepare_req(req, ret_result);
+	real_leave();
 	return r;
 }
 
@@ -1368,7 +1381,7 @@ static FILE *plain_freopen(const char *path, const char *mode, FILE *stream, boo
 	return large ? freopen64(path, mode, stream) : freopen(path, mode, stream);
 }
 
-FILE *rd_fopen(const struct rd_req *in, bool large)
+static FILE *fopen_req(const struct rd_req *in, bool large)
 {
 	struct rd_req req = *in;
 	const char *path = in->path, *mode = in->fmode;
@@ -1395,7 +1408,7 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 		case RD_DONE:
 		case RD_OPENED:
 			ctx_close_dir(&c);
-			fd = fd_for_caller(c.fd, req.flags & O_CLOEXEC);
+			fd = rt_fd_low(c.fd, req.flags & O_CLOEXEC);
 			c.fd = -1;
 			fmode_no_excl(mode, buf, sizeof(buf));
 			fp = fdopen(fd, buf);
@@ -1420,6 +1433,17 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 	ctx_close_dir(&c);
 	fp = plain_fopen(path, mode, large);
 	return finish_stream(&c, fp, errno, saved);
+}
+
+FILE *rd_fopen(const struct rd_req *in, bool large)
+{
+	FILE *r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = fopen_req(in, large);
+	real_leave();
+	return r;
 }
 
 static FILE *fopen_common(const struct iosig_site *site, const char *call, const char *path,
@@ -1454,7 +1478,7 @@ static bool owner_can_reopen(int fd, int flags)
 	return true;
 }
 
-FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
+static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 {
 	struct rd_req req = *in;
 	const char *path = in->path, *mode = in->fmode;
@@ -1515,6 +1539,17 @@ FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
 	ctx_close_dir(&c);
 	fp = plain_freopen(path, mode, stream, large);
 	return finish_stream(&c, fp, errno, saved);
+}
+
+FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
+{
+	FILE *r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = freopen_req(in, stream, large);
+	real_leave();
+	return r;
 }
 
 FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char *mode,

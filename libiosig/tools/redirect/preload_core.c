@@ -83,4 +83,5 @@ __attribute__((visibility("default"))) const struct pl_core_ops pl_core = {
 	.find_linked = find_linked,
 	.after_unlink = after_unlink,
 	.warn = warn,
+	.links = &links_ops,
 };

@@ -21,12 +21,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "links.h"
 #include "rd_link.h"
 #include "redirect.h"
 #include "rules.h"
 
 /* Bumped whenever struct pl_core_ops or struct pl_linked changes. */
-#define PL_CORE_VERSION 3
+#define PL_CORE_VERSION 4
 
 /* A link about to be removed that claims to be one the runtime made. */
 struct pl_linked {
@@ -55,6 +56,8 @@ struct pl_core_ops {
 			     const char *path, struct pl_linked *ld, bool unlinked);
 	/* Logs a warning (IOSIG_LOG). */
 	void (*warn)(const char *msg);
+	/* What links.c in the front asks about links (links.h). */
+	const struct links_ops *links;
 };
 
 /* The one symbol libiosig-preload-core.so exports. */
