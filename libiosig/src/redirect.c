@@ -348,9 +348,14 @@ static int anchors_get(const struct iosig_mount *m, bool *ret_owned)
 	int ddfd, fd;
 
 	*ret_owned = false;
+	/* A descriptor of ours is enough: the link was just made on this
+	 * filesystem, and an anchors directory of an unmounted instance of it
+	 * would only make linkat fail with EXDEV. */
 	rt_lock();
-	d = ddir_cached(m);
-	fd = d && dirfd_ours(&d->anchors) ? d->anchors.fd : -1;
+	fd = -1;
+	for (unsigned i = 0; i < nddirs && fd < 0; i++)
+		if (ddirs[i].mount == m && dirfd_ours(&ddirs[i].anchors))
+			fd = ddirs[i].anchors.fd;
 	rt_unlock();
 	if (fd >= 0)
 		return fd;
