@@ -38,6 +38,7 @@
 #include "bench.h"
 #include "iosig.h"
 #include "mounts.h"
+#include "onlyconf.h"
 
 #define BATCHES 63
 #define CALLS 500
@@ -192,22 +193,15 @@ static void figure(const char *name, const char *path, double (*plain)(unsigned)
 
 static int write_config(void)
 {
-	FILE *fp = fopen(at("iosig.yaml"), "w");
-	char pat[64] = "";
+	char origin[600], target[600];
+	const char *entries[] = { origin, target, NULL };
 
-	if (!fp)
-		return -1;
-	fprintf(fp, "version: 1\nmounts:\n");
-	for (int i = 0; i < 12; i++) {
-		strcat(pat, "/*");
-		fprintf(fp, "  \"%s\": { ignore: true }\n", pat);
-	}
-	fprintf(fp, "  \"/\": { ignore: true }\n");
-	fprintf(fp, "  \"%s\": { ignore: false, data_dir: \"%s\", seq_write_bw: 1MiB/s }\n",
-		at("origin"), at("origin/dd"));
-	fprintf(fp, "  \"%s\": { ignore: false, data_dir: \"%s\" }\n", at("target"),
-		at("target/dd"));
-	return fclose(fp);
+	snprintf(origin, sizeof(origin),
+		 "\"%s\": { ignore: false, data_dir: \"%s\", seq_write_bw: 1MiB/s }", at("origin"),
+		 at("origin/dd"));
+	snprintf(target, sizeof(target), "\"%s\": { ignore: false, data_dir: \"%s\" }",
+		 at("target"), at("target/dd"));
+	return tconf_only(at("iosig.yaml"), entries);
 }
 
 static const struct iosig_site site = { IOSIG_SITE_ABI, 0, "tmp sequential_access",

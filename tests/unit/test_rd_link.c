@@ -30,6 +30,7 @@
 #include "catalog_internal.h"
 #include "finalize.h"
 #include "mounts.h"
+#include "onlyconf.h"
 #include "rd_link.h"
 #include "redirect.h"
 #include "runtime.h"
@@ -54,21 +55,14 @@ static __attribute__((noreturn)) void skip_all(const char *why)
 
 static int write_config(void)
 {
-	FILE *fp = fopen(at("iosig.yaml"), "w");
-	char pat[64] = "";
+	char links[600], data[600];
+	const char *entries[] = { links, data, NULL };
 
-	if (!fp)
-		return -1;
-	fprintf(fp, "version: 1\nmounts:\n");
-	for (int i = 0; i < 12; i++) {
-		strcat(pat, "/*");
-		fprintf(fp, "  \"%s\": { ignore: true }\n", pat);
-	}
-	fprintf(fp, "  \"/\": { ignore: true }\n");
-	fprintf(fp, "  \"%s\": { ignore: false, data_dir: \"%s\" }\n", at("links"), at("links/dd"));
-	fprintf(fp, "  \"%s\": { ignore: false, data_dir: \"%s\", volatile: false }\n", at("data"),
-		at("data/dd"));
-	return fclose(fp);
+	snprintf(links, sizeof(links), "\"%s\": { ignore: false, data_dir: \"%s\" }", at("links"),
+		 at("links/dd"));
+	snprintf(data, sizeof(data), "\"%s\": { ignore: false, data_dir: \"%s\", volatile: false }",
+		 at("data"), at("data/dd"));
+	return tconf_only(at("iosig.yaml"), entries);
 }
 
 static int setup(void **state)
