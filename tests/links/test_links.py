@@ -20,6 +20,9 @@ GROUP is one of:
             owned by another user, one to a file that is not a data file, a
             stale one, a copy (the file, but its removal keeps the data);
             IOSIG_DISABLE turns everything off
+  gc        `iosig gc` after programs without libiosig (rm, mv, cp -P) removed,
+            moved and copied links: the orphans are freed, nothing else;
+            --dry-run, --json, MOUNT arguments, bad command lines
 
 Every group runs in a private mount namespace with two tmpfs mounts: "work"
 (where the program puts its files; slow by configuration, so it is never
@@ -37,6 +40,7 @@ import tempfile
 
 SKIP = 77
 REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
+TOOL = os.environ.get("IOSIG_TOOL", "iosig")
 PLAIN = os.environ.get("LINKS_PROG", "")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIG = "tmp sequential_access size_per_io(4KiB)"
@@ -445,8 +449,77 @@ def group_foreign(world):
     check(res["ret"] == 0 and os.path.exists(data), "unlink of a stale link leaves what is at its target")
 
 
+def gc(world, *args):
+    """Runs `iosig gc ARGS` with the world's configuration; (status, out, err)."""
+    p = subprocess.run([TOOL, "gc", "--config", world.config] + list(args), capture_output=True,
+                       text=True, env=world.env())
+    return p.returncode, p.stdout, p.stderr
+
+
+def group_gc(world):
+    world.build_compiled()
+    run = Runner(world, world.compiled)
+    w = world.w
+    os.makedirs(w("sub"))
+    removed = [redirected(world, run, "rm%d" % i, "removed %d" % i) for i in range(3)]
+    moved = redirected(world, run, "mv", "moved")
+    copied = redirected(world, run, "cp", "copied")
+    kept = redirected(world, run, "keep", "kept")
+    # Programs without libiosig: rm, mv to another directory, cp -P.
+    for i in range(3):
+        subprocess.run(["rm", w("rm%d" % i)], check=True)
+    subprocess.run(["mv", w("mv"), w("sub/moved")], check=True)
+    subprocess.run(["cp", "-P", w("cp"), w("sub/copy")], check=True)
+    subprocess.run(["rm", w("cp")], check=True)
+    check(all(os.path.exists(d) for d in removed), "rm without libiosig leaves the data behind")
+
+    status, out, err = gc(world, "--dry-run", "--json")
+    rep = json.loads(out) if status == 0 else {}
+    files = {f["path"]: f for f in rep.get("files", [])}
+    check(status == 0 and rep.get("dry_run") is True, "gc --dry-run --json runs (%d: %s)" % (status, err))
+    check(all(files.get(d, {}).get("action") == "freed" for d in removed) and rep.get("freed") == 4,
+          "the dry run would free the three removed files and the copied one (%s)" %
+          {k: v["action"] for k, v in files.items()})
+    check(files.get(moved, {}).get("action") == "live" and files.get(kept, {}).get("action") == "live",
+          "a moved link and an untouched one are live")
+    check(all(os.path.exists(d) for d in removed), "the dry run changed nothing")
+    check(all(files[d]["anchor"] == anchor_of(world, d) and files[d]["size"] == len("removed 0")
+              and files[d]["mount"] == world.data for d in removed),
+          "the records name the anchor, the size and the mount")
+
+    # With MOUNT: only data on that mount (none on the work mount).
+    status, out, err = gc(world, world.work)
+    check(status == 0 and "freed 0 orphaned data files" in out and
+          all(os.path.exists(d) for d in removed), "gc WORK frees nothing on DATA (%r)" % out)
+    status, out, err = gc(world, world.data_dd)
+    check(status == 0 and "freed 4 orphaned data files" in out, "gc DATA frees the four (%r %r)" % (out, err))
+    check(not any(os.path.exists(d) for d in removed) and not os.path.exists(copied),
+          "the removed files' data is gone")
+    check(not any(os.path.lexists(anchor_of(world, d)) for d in removed + [copied]),
+          "and their anchors")
+    check(os.path.exists(moved) and os.path.exists(kept), "the data of the moved and the kept link stays")
+    check(os.path.islink(w("sub/copy")), "the copy of a removed link now dangles (documented)")
+    with open(w("sub/moved")) as f:
+        check(f.read() == "moved", "the moved link still reads its data")
+    status, out, err = gc(world)
+    check(status == 0 and "freed 0 orphaned data files" in out and "kept 2 with a live link" in out,
+          "a second gc frees nothing (%r)" % out)
+
+    # Bad command lines: a precise message, exit 2.
+    for args, msg in ((["--frobnicate"], "unknown option"), (["relative/path"], "absolute path"),
+                      (["/proc"], "on no mount of the catalog"),
+                      (["/"], "has no data directory (ignored by the configuration")):
+        status, out, err = gc(world, *args)
+        check(status == 2 and msg in err, "gc %s: exit 2, '%s' (%d: %s)" % (" ".join(args), msg, status,
+                                                                           err.strip()))
+    p = subprocess.run([TOOL, "gc", "--config", world.path("missing.yaml")], capture_output=True,
+                       text=True, env=world.env())
+    check(p.returncode == 1 and "missing.yaml" in p.stderr, "a missing configuration: exit 1 (%s)" %
+          p.stderr.strip())
+
+
 GROUPS = {"compiled": group_compiled, "preload": group_preload, "both": group_both,
-          "foreign": group_foreign}
+          "foreign": group_foreign, "gc": group_gc}
 
 
 def main():
