@@ -396,18 +396,6 @@ int links_open_result(int fd, int saved, int dirfd, const char *path, int flags)
 }
 
 #ifndef IOSIG_PRELOAD_FRONT
-/* The mode argument of an open-like call, read only when the flags say
- * there is one (as libc does). */
-#define OPEN_MODE(flags, last, mode)                     \
-	do {                                             \
-		if (__OPEN_NEEDS_MODE(flags)) {          \
-			va_list ap_;                     \
-			va_start(ap_, last);             \
-			mode = (mode_t)va_arg(ap_, int); \
-			va_end(ap_);                     \
-		}                                        \
-	} while (0)
-
 EXPORT int open(const char *path, int flags, ...)
 {
 	int saved = errno, fd;

@@ -47,6 +47,22 @@ void *real_get(struct real_fn *f);
 extern __thread unsigned iosig_real_busy
 	__attribute__((visibility("default"), tls_model("initial-exec")));
 
+/*
+ * In an interposer of an open-like call (open(const char *, int flags,
+ * ...)): reads the mode argument into `mode` only when the flags say there
+ * is one, as libc does; `last` is the last named parameter.  Needs
+ * <stdarg.h> and <fcntl.h>.
+ */
+#define OPEN_MODE(flags, last, mode)                     \
+	do {                                             \
+		if (__OPEN_NEEDS_MODE(flags)) {          \
+			va_list ap_;                     \
+			va_start(ap_, last);             \
+			mode = (mode_t)va_arg(ap_, int); \
+			va_end(ap_);                     \
+		}                                        \
+	} while (0)
+
 /* Entering and leaving the runtime's own work on this thread. */
 static inline void real_enter(void)
 {

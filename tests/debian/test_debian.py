@@ -40,22 +40,11 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from iosig_testlib import check, finish, skip, unshared, write_config  # noqa: E402
+
 SIG = "tmp sequential_access size_per_io(32*KiB)"
 GZIP, BZIP2 = ("gzip", "1.12"), ("bzip2", "1.0.8")
-failures = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(SKIP)
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-    return cond
 
 
 def sh(args, **kw):
@@ -218,17 +207,10 @@ class World:
         self.data_dd = os.path.join(self.data, "dd")
         self.config = self.path("iosig.yaml")
         self.log = self.path("decisions.jsonl")
-        lines = ["version: 1", "mounts:"]
-        pat = ""
-        for _ in range(12):
-            pat += "/*"
-            lines.append('  "%s": { ignore: true }' % pat)
-        lines.append('  "/": { ignore: true }')
-        lines.append('  "%s": { ignore: false, data_dir: "%s/dd", seq_write_bw: 1MiB/s, '
-                     'seq_read_bw: 1MiB/s }' % (self.work, self.work))
-        lines.append('  "%s": { ignore: false, data_dir: "%s" }' % (self.data, self.data_dd))
-        with open(self.config, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_config(self.config, [
+            (self.work, os.path.join(self.work, "dd"), ["seq_write_bw: 1MiB/s",
+                                                         "seq_read_bw: 1MiB/s"]),
+            (self.data, self.data_dd, [])])
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
@@ -483,12 +465,10 @@ def main():
     if not cache:
         skip("IOSIG_DEBIAN_CACHE must name a cache directory (run through ctest)")
     if os.environ.get("IOSIG_DEBIAN_UNSHARED") != "1":
-        gzip_src, bzip2_src = fetch_sources(cache)
-        if not shutil.which("unshare"):
-            skip("no unshare(1) for a private mount namespace")
-        env = dict(os.environ, IOSIG_DEBIAN_UNSHARED="1")
-        return subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable] +
-                              sys.argv, env=env).returncode
+        fetch_sources(cache)
+    status = unshared("IOSIG_DEBIAN_UNSHARED")
+    if status is not None:
+        return status
     gzip_src, bzip2_src = [os.path.join(cache, "%s-%s" % p) for p in (GZIP, BZIP2)]
     t0 = time.time()
     world = World()
@@ -505,10 +485,7 @@ def main():
     finally:
         world.close()
     print("     total: %.1f s" % (time.time() - t0))
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -38,25 +38,14 @@ import subprocess
 import sys
 import tempfile
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from iosig_testlib import check, finish, skip, unshared, write_config  # noqa: E402
+
 REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
 TOOL = os.environ.get("IOSIG_TOOL", "iosig")
 PLAIN = os.environ.get("LINKS_PROG", "")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIG = "tmp sequential_access size_per_io(4KiB)"
-failures = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(SKIP)
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-    return cond
 
 
 class World:
@@ -76,17 +65,9 @@ class World:
         self.work_dd = os.path.join(self.work, "dd")
         self.data_dd = os.path.join(self.data, "dd")
         self.config = self.path("iosig.yaml")
-        lines = ["version: 1", "mounts:"]
-        pat = ""
-        for _ in range(12):
-            pat += "/*"
-            lines.append('  "%s": { ignore: true }' % pat)
-        lines.append('  "/": { ignore: true }')
-        lines.append('  "%s": { ignore: false, data_dir: "%s", seq_write_bw: 1MiB/s, '
-                     'seq_read_bw: 1MiB/s }' % (self.work, self.work_dd))
-        lines.append('  "%s": { ignore: false, data_dir: "%s" }' % (self.data, self.data_dd))
-        with open(self.config, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_config(self.config, [
+            (self.work, self.work_dd, ["seq_write_bw: 1MiB/s", "seq_read_bw: 1MiB/s"]),
+            (self.data, self.data_dd, [])])
         self.compiled = None
 
     def path(self, *parts):
@@ -526,23 +507,15 @@ def main():
     if len(sys.argv) != 2 or sys.argv[1] not in GROUPS:
         print("usage: test_links.py {%s}" % ",".join(GROUPS))
         return 2
-    if os.geteuid() != 0:
-        skip("needs root: mounts two tmpfs in a private mount namespace")
-    if os.environ.get("IOSIG_LINKS_UNSHARED") != "1":
-        if not shutil.which("unshare"):
-            skip("no unshare(1) for a private mount namespace")
-        env = dict(os.environ, IOSIG_LINKS_UNSHARED="1")
-        return subprocess.run(["unshare", "--mount", "--propagation", "private",
-                               sys.executable] + sys.argv, env=env).returncode
+    status = unshared("IOSIG_LINKS_UNSHARED")
+    if status is not None:
+        return status
     world = World()
     try:
         GROUPS[sys.argv[1]](world)
     finally:
         world.close()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@
 #include "mounts.h"
 #include "onlyconf.h"
 #include "rd_link.h"
-#include "redirect.h"
+#include "redirected.h"
 #include "runtime.h"
 
 #define NOBODY 65534
@@ -99,32 +99,15 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Creates links/<rel> through the runtime with `sig`; returns the data
- * file's path (malloc'ed). */
-static char *create(const char *rel, const char *sigtext)
+/* Creates links/<rel> through the runtime with signature `sig`; returns the
+ * data file's path (malloc'ed). */
+static char *create(const char *rel, const char *sig)
 {
 	char target[PATH_MAX], path[PATH_MAX];
-	struct iosig_error err = { 0 };
-	struct iosig_sig sig;
-	struct rd_req req = { 0 };
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/links/%s", base, rel);
-	assert_int_equal(iosig_sig_parse(sigtext, NULL, NULL, 0, &sig, &err), 0);
-	req.sig = &sig;
-	req.call = "open";
-	req.dirfd = AT_FDCWD;
-	req.path = path;
-	req.flags = O_CREAT | O_WRONLY | O_TRUNC;
-	req.mode = 0600;
-	fd = rd_openat(&req);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "some data", 9), 9);
-	close(fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	assert_true(n > 0);
-	target[n] = '\0';
+	assert_int_equal(tredir_create(path, sig, "some data", target, sizeof(target)), 0);
+	assert_true(target[0] == '/');
 	return strdup(target);
 }
 

@@ -33,6 +33,7 @@
 #include "onlyconf.h"
 #include "rd_link.h"
 #include "redirect.h"
+#include "redirected.h"
 #include "runtime.h"
 
 static char base[] = "/tmp/iosig-rdl-XXXXXX";
@@ -113,26 +114,8 @@ static const char *in_links(const char *rel)
 static const char *create(const char *rel)
 {
 	static char target[PATH_MAX];
-	struct iosig_error err = { 0 };
-	struct iosig_sig sig;
-	struct rd_req req = { 0 };
-	ssize_t n;
-	int fd;
 
-	assert_int_equal(iosig_sig_parse("persist", NULL, NULL, 0, &sig, &err), 0);
-	req.sig = &sig;
-	req.call = "open";
-	req.dirfd = AT_FDCWD;
-	req.path = in_links(rel);
-	req.flags = O_CREAT | O_WRONLY | O_TRUNC;
-	req.mode = 0600;
-	fd = rd_openat(&req);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "data", 4), 4);
-	close(fd);
-	n = readlink(in_links(rel), target, sizeof(target) - 1);
-	assert_true(n > 0);
-	target[n] = '\0';
+	assert_int_equal(tredir_create(in_links(rel), "persist", "data", target, sizeof(target)), 0);
 	assert_memory_equal(target, at("data/dd/L-"), strlen(at("data/dd/L-")));
 	return target;
 }

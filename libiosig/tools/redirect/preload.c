@@ -402,18 +402,6 @@ static FILE *redirect_fopen(const struct rules_rule *rule, const char *call, con
 	return fp;
 }
 
-/* The mode argument of an open-like call, read only when the flags say
- * there is one (as libc does). */
-#define OPEN_MODE(flags, last, mode)                  \
-	do {                                          \
-		if (__OPEN_NEEDS_MODE(flags)) {       \
-			va_list ap_;                  \
-			va_start(ap_, last);          \
-			mode = (mode_t)va_arg(ap_, int); \
-			va_end(ap_);                  \
-		}                                     \
-	} while (0)
-
 /* ------------------------------------------------------------------------
  * open(2) family
  * ---------------------------------------------------------------------- */
