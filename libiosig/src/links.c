@@ -206,9 +206,9 @@ static int stat_data(int ddfd, const char *name, void *arg)
 }
 
 /*
- * After a status call that did not follow the last component: when it
- * succeeded on a link (mode, owner) that is the user's own, the status of
- * the data file instead.  r is the plain call's result.
+ * After a status call that did not follow the last component and
+ * succeeded (r, 0): when it found a link (mode, owner) that is the user's
+ * own, the status of the data file instead.
  */
 static int stat_result(int r, int dirfd, const char *path, mode_t mode, uid_t owner,
 		       struct stat_req *q)
@@ -226,7 +226,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	struct stat_req q = { ST_FSTATAT, 0, flags, 0, st };
 	int r = NEXT(fstatat, dirfd, path, st, flags);
 
-	if (!(flags & AT_SYMLINK_NOFOLLOW))
+	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
 }
@@ -236,7 +236,7 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 	struct stat_req q = { ST_FSTATAT64, 0, flags, 0, st };
 	int r = NEXT(fstatat64, dirfd, path, st, flags);
 
-	if (!(flags & AT_SYMLINK_NOFOLLOW))
+	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
 }
@@ -246,6 +246,8 @@ EXPORT int lstat(const char *path, struct stat *st)
 	struct stat_req q = { ST_FSTATAT, 0, 0, 0, st };
 	int r = NEXT(lstat, path, st);
 
+	if (r)
+		return r;
 	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
 }
 
@@ -254,6 +256,8 @@ EXPORT int lstat64(const char *path, struct stat64 *st)
 	struct stat_req q = { ST_FSTATAT64, 0, 0, 0, st };
 	int r = NEXT(lstat64, path, st);
 
+	if (r)
+		return r;
 	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
 }
 
@@ -265,6 +269,8 @@ EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 	struct stat_req q = { ST_FXSTATAT, ver, 0, 0, st };
 	int r = NEXT(__lxstat, ver, path, st);
 
+	if (r)
+		return r;
 	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
 }
 
@@ -273,6 +279,8 @@ EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 	struct stat_req q = { ST_FXSTATAT64, ver, 0, 0, st };
 	int r = NEXT(__lxstat64, ver, path, st);
 
+	if (r)
+		return r;
 	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
 }
 
@@ -281,7 +289,7 @@ EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int
 	struct stat_req q = { ST_FXSTATAT, ver, flags, 0, st };
 	int r = NEXT(__fxstatat, ver, dirfd, path, st, flags);
 
-	if (!(flags & AT_SYMLINK_NOFOLLOW))
+	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
 }
@@ -291,7 +299,7 @@ EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 	struct stat_req q = { ST_FXSTATAT64, ver, flags, 0, st };
 	int r = NEXT(__fxstatat64, ver, dirfd, path, st, flags);
 
-	if (!(flags & AT_SYMLINK_NOFOLLOW))
+	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
 }
