@@ -207,15 +207,17 @@ static int stat_data(int ddfd, const char *name, void *arg)
 
 /*
  * After a status call that did not follow the last component and
- * succeeded (r, 0): when it found a link (mode, owner) that is the user's
- * own, the status of the data file instead.
+ * succeeded (r, 0): when it found a link (mode; owner, NULL when the call
+ * did not tell) that is the user's own, the status of the data file
+ * instead.
  */
-static int stat_result(int r, int dirfd, const char *path, mode_t mode, uid_t owner,
+static int stat_result(int r, int dirfd, const char *path, mode_t mode, const uid_t *owner,
 		       struct stat_req *q)
 {
 	int ret;
 
-	if (r || !S_ISLNK(mode) || real_inside() || !path || !*path || !plausible(dirfd, path, owner))
+	if (r || !S_ISLNK(mode) || real_inside() || !path || !*path ||
+	    !(owner ? plausible(dirfd, path, *owner) : plausible_entry(dirfd, path)))
 		return r;
 	q->flags &= AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE;
 	return on_data(dirfd, path, stat_data, q, &ret) ? ret : r;
@@ -228,7 +230,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
-	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
@@ -238,7 +240,7 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
-	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int lstat(const char *path, struct stat *st)
@@ -248,7 +250,7 @@ EXPORT int lstat(const char *path, struct stat *st)
 
 	if (r)
 		return r;
-	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, AT_FDCWD, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int lstat64(const char *path, struct stat64 *st)
@@ -258,7 +260,7 @@ EXPORT int lstat64(const char *path, struct stat64 *st)
 
 	if (r)
 		return r;
-	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, AT_FDCWD, path, st->st_mode, &st->st_uid, &q);
 }
 
 /* The versioned calls of programs built against glibc before 2.33.  The
@@ -271,7 +273,7 @@ EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 
 	if (r)
 		return r;
-	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, AT_FDCWD, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
@@ -281,7 +283,7 @@ EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 
 	if (r)
 		return r;
-	return stat_result(r, AT_FDCWD, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, AT_FDCWD, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
@@ -291,7 +293,7 @@ EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int
 
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
-	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
@@ -301,7 +303,7 @@ EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
-	return stat_result(r, dirfd, path, st->st_mode, st->st_uid, &q);
+	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
 }
 
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
@@ -311,10 +313,9 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 
 	if (!(flags & AT_SYMLINK_NOFOLLOW) || r || !(stx->stx_mask & STATX_TYPE))
 		return r;
-	/* Without STATX_UID the owner is not known: let plausible() fail
-	 * rather than guess. */
+	/* Without STATX_UID asked for, the owner is looked up. */
 	return stat_result(r, dirfd, path, stx->stx_mode,
-			   (stx->stx_mask & STATX_UID) ? stx->stx_uid : (uid_t)-1, &q);
+			   (stx->stx_mask & STATX_UID) ? &stx->stx_uid : NULL, &q);
 }
 
 /* ------------------------------------------------------------------------
