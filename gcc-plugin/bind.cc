@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bind.cc - binding pragmas to calls (DESIGN section 3: "the pragma binds
+ * bind.cc - binding pragmas to calls (docs/design.md §3: "the pragma binds
  * to the first supported call that follows it in the same block, whatever
  * the blank lines, comments or line breaks").
  *

@@ -122,7 +122,7 @@ static void help(FILE *fp)
 "  -h, --help               this text\n"
 "  -V, --version\n"
 "\n"
-"Units: sizes 4KiB, 64k, 2MB (powers of 1024); times 500ms, 5s, 100us; rates 2MB/s.\n",
+"Units: sizes 4KiB, 64K, 2MB (powers of 1024); times 500ms, 5s, 100us; rates 2MB/s.\n",
 		prog, prog, prog);
 	fprintf(fp, "\nPolicies (--policy NAME, --policy-opt OPT=VAL):\n");
 	list_policies(fp, false);

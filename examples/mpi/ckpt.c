@@ -27,7 +27,7 @@
  * other shared volume), linked at the paths the program names; built
  * without it the pragmas are ignored and the program is the same.  Every
  * rank of a job computes the same destination for the shared files (job
- * identity + path, DESIGN 9) without talking.
+ * identity + path, docs/design.md §9) without talking.
  *
  * Usage: mpirun -np N ckpt [--dir DIR] [--bytes B] [--chunk C] [--steps S]
  *            [--restart] [--mpiio] [--die-rank R --die-after B] [--json]
@@ -140,12 +140,17 @@ static int open_manifest(const char *path, int flags, long long bytes)
 	return open(path, flags, 0644);
 }
 
-/* The MPI-IO checkpoint: one file, all ranks, collectively. */
+/*
+ * The MPI-IO checkpoint: one file, all ranks, collectively.  The pragma
+ * binds to MPI_File_open like to open(): rank 0 decides for all (once),
+ * every rank opens the same file.
+ */
 static int open_shared_data(const char *path, int amode, long long bytes, long long chunk,
 			    MPI_File *fh)
 {
 	(void)bytes;
 	(void)chunk;
+#pragma io sig global persist min_mttdl(1000 * y) sequential_access size_per_io(chunk) totalsize(bytes)
 	return MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, fh);
 }
 

@@ -37,12 +37,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "catalog_internal.h"
+#include "hash.h"
 #include "rd_link.h"
 #include "redirect.h"
 
@@ -198,8 +198,7 @@ static int copy_back(int pfd, const char *base, int ddfd, const char *name, cons
 		return report(rep, FIN_FAILED, -EAGAIN,
 			      "the data file %s changed while finalizing; nothing was changed", target);
 	}
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
-		rnd = (unsigned long long)getpid() ^ ((unsigned long long)st.st_ino << 20);
+	rnd = hash_random64();
 	snprintf(tmp, sizeof(tmp), ".%.200s.iosig-fin-%016llx", base, rnd);
 	tfd = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (tfd < 0) {

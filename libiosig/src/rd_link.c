@@ -72,7 +72,7 @@ int rd_link_check(const struct iosig_catalog *cat, int dirfd, const char *path, 
 
 	/* From here on it claims to be the user's redirected file: its data is
 	 * trusted only as far as a new data directory would be. */
-	ret->mount = cat ? iosig_catalog_find(cat, dir) : NULL;
+	ret->mount = cat ? cat_catalog_find_lexical(cat, dir) : NULL;
 	if (!ret->mount)
 		return classify(ret, RD_LINK_STALE, -EXDEV,
 				"the data directory %s is on no mount of the catalog", dir);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * redirect.c - run-time redirection (DESIGN 5.4): the compiler-generated
+ * redirect.c - run-time redirection (docs/design.md §5.4): the compiler-generated
  * entry points and the create-elsewhere-and-link mechanism.
  *
  * An annotated call that creates a file whose path does not exist yet:
@@ -35,12 +35,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -470,24 +468,10 @@ static int dir_abs_path(int pfd, const char *dir, int dirfd, char *buf, size_t s
 	return rd_path_normalise(tmp, buf, size);
 }
 
-/* 64 unpredictable bits (getrandom; a time/pid/counter mix if it fails). */
-static uint64_t random64(void)
-{
-	static _Atomic uint64_t counter;
-	struct timespec ts;
-	uint64_t v;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-		return v;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return hash_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
-			  ((uint64_t)getpid() << 16) ^ atomic_fetch_add(&counter, 1) ^ (uintptr_t)&v);
-}
-
 /* "L-<16 hex random>-<base>": unpredictable, and readable for humans. */
 static void name_local(char *buf, size_t size, const char *base)
 {
-	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)random64(), RD_NAME_BASE_MAX, base);
+	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)hash_random64(), RD_NAME_BASE_MAX, base);
 }
 
 /* "G-<32 hex of hash(job, path)>-<base>": the same on every rank of a job. */
@@ -881,6 +865,11 @@ static int look_at_path(struct rd_ctx *c, bool creating)
 	int r;
 
 	c->action = creating ? "existing" : "open";
+	/* An open that does not create needs the directory only for a link:
+	 * one system call for everything else. */
+	if (!creating && (!req->path || fstatat(req->dirfd, req->path, &st, AT_SYMLINK_NOFOLLOW) ||
+			  !S_ISLNK(st.st_mode)))
+		return RD_PLAIN;
 	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
 		return creating ? fallback(c, "plain", 0,
 					   "the path cannot name a new file (empty, trailing slash, '.', '..' or too long)") :
@@ -1663,26 +1652,34 @@ int iosig_creat(const struct iosig_site *site, const char *path, mode_t mode, ..
 	return fd;
 }
 
-int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
+			 const char *path, int flags, const double *values, unsigned nvalues)
 {
-	double values[RD_MAX_VALUES];
 	struct rd_req req;
-	va_list ap;
 
-	va_start(ap, flags);
-	req.nvalues = collect_values(site, ap, values);
-	va_end(ap);
+	memset(&req, 0, sizeof(req));
 	req.site = site;
-	req.sig = NULL;
-	req.call = "prepare";
-	req.nofollow_ok = false;
+	req.call = call ? call : "prepare";
 	req.dirfd = dirfd;
 	req.path = path;
 	req.flags = flags;
-	req.mode = 0666;       /* what C++ streams pass to open(2) */
-	req.fmode = NULL;
+	req.mode = 0666;       /* what C++ streams and MPI-IO pass to open(2) */
 	req.values = values;
+	/* A site with another ABI is refused before its values are read. */
+	req.nvalues = site_ok(site) ? nvalues : 0;
 	return rd_prepare(&req, NULL);
+}
+
+int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+{
+	double values[RD_MAX_VALUES];
+	unsigned n;
+	va_list ap;
+
+	va_start(ap, flags);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	return iosig_prepare_values(site, "prepare", dirfd, path, flags, values, n);
 }
 
 void iosig_jobwide(const struct iosig_site *site, ...)

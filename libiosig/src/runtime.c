@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "declog.h"
 #include "env.h"
 
 static pthread_mutex_t rt_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -76,7 +75,6 @@ void rt_env_reload(void)
 	rt_lock();
 	env_read();
 	rt_unlock();
-	declog_reset();
 }
 
 void rt_lock(void)

@@ -169,7 +169,7 @@ static void test_opts_parse_units(void **state)
 
 	policy_opts_defaults(all_tab, &o, err, sizeof(err));
 	assert_int_equal(policy_opts_parse(all_tab, &o,
-					   "b=yes,u=64,size=4k,time=5s,rate=512KiB/s,d=0.25,e=BLUE",
+					   "b=yes,u=64,size=4K,time=5s,rate=512KiB/s,d=0.25,e=BLUE",
 					   err, sizeof(err)), 0);
 	assert_true(o.b);
 	assert_int_equal(o.u, 64);
@@ -189,8 +189,16 @@ static void test_opts_parse_units(void **state)
 	assert_int_equal(o.time, 0);
 	assert_int_equal(policy_opts_set(all_tab, &o, "time", "2min", err, sizeof(err)), 0);
 	assert_int_equal(o.time, 120 * POLICY_NS_PER_S);
-	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "2MB", err, sizeof(err)), 0);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "250ns", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 250);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "1.5ms", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 1500 * POLICY_NS_PER_US);
+	assert_int_equal(policy_opts_set(all_tab, &o, "size", "64*KiB", err, sizeof(err)), 0);
+	assert_int_equal(o.size, 64 * KiB);
+	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "2MB/s", err, sizeof(err)), 0);
 	assert_int_equal(o.rate, 2 * MiB);
+	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "1048576", err, sizeof(err)), 0);
+	assert_int_equal(o.rate, MiB);
 	assert_int_equal(policy_opts_parse(all_tab, &o, NULL, err, sizeof(err)), 0);
 	assert_int_equal(policy_opts_parse(all_tab, &o, "", err, sizeof(err)), 0);
 }
@@ -210,6 +218,12 @@ static void test_opts_errors(void **state)
 		{ "u=99999999999999999999999", -EINVAL, "option 'u': '99999999999999999999999' is too large" },
 		{ "size=1.5B", -EINVAL, "option 'size': '1.5B' is not a valid size" },
 		{ "size=4parsecs", -EINVAL, "option 'size': '4parsecs' is not a valid size" },
+		/* the project's one unit parser: its names, its messages */
+		{ "size=4k", -EINVAL, "option 'size': '4k' is not a valid size: unknown unit 'k'; did you mean 'K'?" },
+		{ "size=5s", -EINVAL, "option 'size': '5s' is not a valid size: expected a size, but '5s' is a time" },
+		{ "size=-4KiB", -EINVAL, "option 'size': '-4KiB' is not a valid size: it is negative" },
+		{ "rate=2MB", -EINVAL, "option 'rate': '2MB' is not a valid rate: expected a rate, but '2MB' is a size" },
+		{ "time=0.1ns", -EINVAL, "option 'time': '0.1ns' is not a valid time: it is not a whole number of nanoseconds" },
 		{ "size=256", -EINVAL, "option 'size': 256 is out of range [512B, 1GiB]" },
 		{ "time=5", -EINVAL, "option 'time': '5' needs a time unit (ns, us, ms, s, min, h), e.g. 5ms" },
 		{ "time=2h", -EINVAL, "option 'time': 2h is out of range [0ns, 1h]" },

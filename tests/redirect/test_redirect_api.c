@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "declog.h"
 #include "dirs.h"
 #include "files.h"
 #include "iosig.h"
@@ -1130,6 +1131,7 @@ int main(void)
 	unsetenv("IOSIG_DRYRUN");
 	unsetenv("IOSIG_STRICT");
 	rt_env_reload();
+	declog_reset();
 	if (tfile_write(T.log, "") || chdir(T.work)) {
 		perror(T.log);
 		return 1;

@@ -61,11 +61,12 @@ int cli_init(struct cli *c, const char *mode)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
-	if (!getcwd(c->cwd, sizeof(c->cwd))) {
-		cli_err(c, "cannot tell the working directory (relative patterns are taken from it): %s",
-			strerror(errno));
-		return RX_OWN;
-	}
+	/* Relative patterns and paths are taken from the working directory.  One
+	 * without a name (deeper than PATH_MAX, removed) only makes them
+	 * errors: absolute rules still apply, and the program's relative opens
+	 * are simply unmatched (the preload library cannot name them either). */
+	if (!getcwd(c->cwd, sizeof(c->cwd)))
+		c->cwd[0] = '\0';
 	c->rs = rules_new();
 	if (!c->rs) {
 		cli_err(c, "out of memory");
@@ -189,9 +190,13 @@ static int export_path(struct cli *c, const char *name, const char *value)
 {
 	char buf[PATH_MAX * 2];
 
-	if (value[0] == '/' || !strcmp(value, "stderr") || !strcmp(value, "-") || !value[0])
+	if (value[0] == '/' || !strcmp(value, "stderr") || !strcmp(value, "-") || !value[0]) {
 		snprintf(buf, sizeof(buf), "%s", value);
-	else if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", c->cwd, value) >= sizeof(buf)) {
+	} else if (!c->cwd[0]) {
+		cli_err(c, "%s: a relative path needs the working directory, which has no name here (longer than PATH_MAX, or removed): give an absolute path",
+			value);
+		return RX_OWN;
+	} else if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", c->cwd, value) >= sizeof(buf)) {
 		cli_err(c, "%s: the path is too long", value);
 		return RX_OWN;
 	}

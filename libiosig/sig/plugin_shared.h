@@ -77,7 +77,8 @@ static inline const char *plugin_kind_name(enum iosig_pragma_kind kind)
 	"                           what a pragma that no supported call follows gets\n"      \
 	"                           (default: warning)\n"                                      \
 	"  help                     print this text\n"                                         \
-	"Supported calls: open, open64, openat, creat, fopen, fopen64, freopen, and the\n"     \
-	"std::fstream, std::ifstream and std::ofstream constructors and open().\n"
+	"Supported calls: open, open64, openat, creat, fopen, fopen64, freopen, the\n"         \
+	"std::fstream, std::ifstream and std::ofstream constructors and open(), and\n"       \
+	"MPI_File_open (link with -liosig-mpi).\n"
 
 #endif /* IOSIG_PLUGIN_SHARED_H */
