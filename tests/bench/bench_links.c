@@ -204,8 +204,11 @@ static int write_config(void)
 	return tconf_only(at("iosig.yaml"), entries);
 }
 
-static const struct iosig_site site = { IOSIG_SITE_ABI, 0, "tmp sequential_access",
-					 __FILE__, __LINE__, 1, "open" };
+/* A small file on small mounts: totalsize says so (without it a mount needs
+ * room for 1 GiB, docs/selection.md). */
+static const struct iosig_site site = { IOSIG_SITE_ABI, 0,
+					 "tmp sequential_access totalsize(1*MiB)", __FILE__,
+					 __LINE__, 1, "open" };
 
 int main(void)
 {

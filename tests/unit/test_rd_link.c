@@ -110,12 +110,14 @@ static const char *in_links(const char *rel)
 }
 
 /* Creates links/<rel> through the runtime, as an iosig-redirect rule with
- * signature `persist` would; returns the data file's path (static). */
+ * signature `persist` would; returns the data file's path (static).  The
+ * file is small and so are the mounts: the signature says how small
+ * (without totalsize a mount needs room for 1 GiB, docs/selection.md). */
 static const char *create(const char *rel)
 {
 	static char target[PATH_MAX];
 
-	assert_int_equal(tredir_create(in_links(rel), "persist", "data", target, sizeof(target)), 0);
+	assert_int_equal(tredir_create(in_links(rel), "persist totalsize(1*MiB)", "data", target, sizeof(target)), 0);
 	assert_memory_equal(target, at("data/dd/L-"), strlen(at("data/dd/L-")));
 	return target;
 }
