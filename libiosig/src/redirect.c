@@ -47,6 +47,7 @@
 #include "declog.h"
 #include "hash.h"
 #include "rd_link.h"
+#include "realfn.h"
 #include "runtime.h"
 #include "tag.h"
 
@@ -193,49 +194,92 @@ static int sig_eval(const struct rd_req *req, struct iosig_sig *ret_sig, char *w
 }
 
 /* ------------------------------------------------------------------------
- * Data directories: one validated O_DIRECTORY descriptor per mount
+ * Data directories: one validated O_DIRECTORY descriptor per mount, and
+ * the anchors directory inside it (rd_link.h)
  * ---------------------------------------------------------------------- */
 
 #define DDIR_MAX 128
 
-struct ddir {
-	const struct iosig_mount *mount;
-	int fd;         /* ours, >= RT_FD_BASE when possible, O_CLOEXEC */
+/* A descriptor of ours, and what it must still be. */
+struct rt_dirfd {
+	int fd;         /* ours, >= RT_FD_BASE when possible, O_CLOEXEC; -1: none */
 	dev_t dev;      /* identity: a descriptor the program closed is never used */
 	ino_t ino;
+};
+
+struct ddir {
+	const struct iosig_mount *mount;
+	struct rt_dirfd data;      /* the data directory */
+	struct rt_dirfd anchors;   /* its anchors directory, once asked for */
 };
 
 /* Guarded by the runtime lock. */
 static struct ddir ddirs[DDIR_MAX];
 static unsigned nddirs;
 
-/*
- * Called with the runtime lock held: the cached descriptor of m or -1.  The
- * descriptor must still be ours, and m's mount point must still show the
- * catalogued filesystem: a descriptor keeps a lazily unmounted filesystem
- * alive, and a link to a file on it would dangle.  A network filesystem
- * whose client died answers ENOTCONN to both checks.
- */
-static int ddir_cached(const struct iosig_mount *m)
+/* True if d->fd is still the descriptor we opened (the program may have
+ * closed it and reused the number). */
+static bool dirfd_ours(const struct rt_dirfd *d)
 {
-	struct stat st, mst;
-	bool ours;
+	struct stat st;
+
+	return d->fd >= 0 && !fstat(d->fd, &st) && st.st_dev == d->dev && st.st_ino == d->ino;
+}
+
+/* Records fd (moved high) as ours in *d; false if it cannot be stat'ed
+ * (then fd is closed). */
+static bool dirfd_keep(struct rt_dirfd *d, int fd)
+{
+	struct stat st;
+
+	fd = rt_fd_high(fd);
+	if (fstat(fd, &st)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return false;
+	}
+	d->fd = fd;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	return true;
+}
+
+/* Closes d's descriptor if it is still ours. */
+static void dirfd_drop(struct rt_dirfd *d)
+{
+	if (dirfd_ours(d))
+		close(d->fd);
+	d->fd = -1;
+}
+
+/*
+ * Called with the runtime lock held: the cache entry of m, or NULL.  The
+ * data directory's descriptor must still be ours, and m's mount point must
+ * still show the catalogued filesystem: a descriptor keeps a lazily
+ * unmounted filesystem alive, and a link to a file on it would dangle.  A
+ * network filesystem whose client died answers ENOTCONN to both checks.
+ */
+static struct ddir *ddir_cached(const struct iosig_mount *m)
+{
+	struct stat mst;
 
 	for (unsigned i = 0; i < nddirs; i++) {
-		if (ddirs[i].mount != m)
+		struct ddir *d = &ddirs[i];
+
+		if (d->mount != m)
 			continue;
-		ours = !fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev &&
-		       st.st_ino == ddirs[i].ino;
-		if (ours && !stat(m->path, &mst) && (uint64_t)mst.st_dev == m->dev)
-			return ddirs[i].fd;
+		if (dirfd_ours(&d->data) && !stat(m->path, &mst) && (uint64_t)mst.st_dev == m->dev)
+			return d;
 		/* Closed (and maybe reused) by the program: not ours any more;
 		 * or ours, but its filesystem is no longer at m->path. */
-		if (ours)
-			close(ddirs[i].fd);
-		ddirs[i] = ddirs[--nddirs];
-		return -1;
+		dirfd_drop(&d->data);
+		dirfd_drop(&d->anchors);
+		*d = ddirs[--nddirs];
+		return NULL;
 	}
-	return -1;
+	return NULL;
 }
 
 /*
@@ -245,12 +289,14 @@ static int ddir_cached(const struct iosig_mount *m)
 static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, size_t wsize)
 {
 	struct iosig_error err;
-	struct stat st;
-	int fd, cached, r;
+	struct rt_dirfd fresh;
+	struct ddir *d;
+	int fd, r;
 
 	*ret_owned = false;
 	rt_lock();
-	fd = ddir_cached(m);
+	d = ddir_cached(m);
+	fd = d ? d->data.fd : -1;
 	rt_unlock();
 	if (fd >= 0)
 		return fd;
@@ -262,25 +308,76 @@ static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, siz
 			 err.msg[0] ? err.msg : strerror(-r));
 		return r;
 	}
-	fd = rt_fd_high(fd);
-	if (fstat(fd, &st)) {
-		fd = -errno;
-		snprintf(why, wsize, "data directory of %s: %s", m->path, strerror(-fd));
-		return fd;
+	if (!dirfd_keep(&fresh, fd)) {
+		r = -errno;
+		snprintf(why, wsize, "data directory of %s: %s", m->path, strerror(-r));
+		return r;
 	}
 	rt_lock();
-	cached = ddir_cached(m);
-	if (cached >= 0) {
+	d = ddir_cached(m);
+	if (d) {
 		/* Another thread cached it meanwhile. */
-		close(fd);
-		fd = cached;
+		close(fresh.fd);
+		fd = d->data.fd;
 	} else if (nddirs < DDIR_MAX) {
 		ddirs[nddirs].mount = m;
-		ddirs[nddirs].fd = fd;
-		ddirs[nddirs].dev = st.st_dev;
-		ddirs[nddirs].ino = st.st_ino;
+		ddirs[nddirs].data = fresh;
+		ddirs[nddirs].anchors.fd = -1;
 		nddirs++;
+		fd = fresh.fd;
 	} else {
+		fd = fresh.fd;
+		*ret_owned = true;
+	}
+	rt_unlock();
+	return fd;
+}
+
+/*
+ * Descriptor of the anchors directory in the data directory of m, created
+ * when missing (rd_anchor_dir_at()), or -1.  *ret_owned as for ddir_get().
+ */
+static int anchors_get(const struct iosig_mount *m, bool *ret_owned)
+{
+	struct rt_dirfd fresh;
+	char why[400];
+	bool dd_owned;
+	struct ddir *d;
+	int ddfd, fd;
+
+	*ret_owned = false;
+	/* A descriptor of ours is enough: the link was just made on this
+	 * filesystem, and an anchors directory of an unmounted instance of it
+	 * would only make linkat fail with EXDEV. */
+	rt_lock();
+	fd = -1;
+	for (unsigned i = 0; i < nddirs && fd < 0; i++)
+		if (ddirs[i].mount == m && dirfd_ours(&ddirs[i].anchors))
+			fd = ddirs[i].anchors.fd;
+	rt_unlock();
+	if (fd >= 0)
+		return fd;
+
+	ddfd = ddir_get(m, &dd_owned, why, sizeof(why));
+	if (ddfd < 0)
+		return -1;
+	if (rd_anchor_dir_at(ddfd, true, &fd) < 0 || !dirfd_keep(&fresh, fd)) {
+		if (dd_owned)
+			close(ddfd);
+		return -1;
+	}
+	if (dd_owned)
+		close(ddfd);
+	rt_lock();
+	d = ddir_cached(m);
+	if (d && dirfd_ours(&d->anchors)) {
+		close(fresh.fd);
+		fd = d->anchors.fd;
+	} else if (d) {
+		d->anchors = fresh;
+		fd = fresh.fd;
+	} else {
+		fd = fresh.fd;
 		*ret_owned = true;
 	}
 	rt_unlock();
@@ -289,12 +386,10 @@ static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, siz
 
 void rd_reset(void)
 {
-	struct stat st;
-
 	rt_lock();
 	for (unsigned i = 0; i < nddirs; i++) {
-		if (!fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev && st.st_ino == ddirs[i].ino)
-			close(ddirs[i].fd);
+		dirfd_drop(&ddirs[i].data);
+		dirfd_drop(&ddirs[i].anchors);
 	}
 	nddirs = 0;
 	for (size_t h = 0; h < SITE_BUCKETS; h++) {
@@ -430,6 +525,10 @@ struct rd_ctx {
 	char data_path[PATH_MAX];            /* absolute path of the data file, "" if none */
 	bool created;                        /* we created the data file (undo removes it) */
 	bool linked;                         /* we created the link (undo removes it) */
+	int afd;                             /* anchors directory of the path's filesystem, or -1 */
+	bool afd_owned;                      /* close afd when done */
+	bool anchored;                       /* we made the link's anchor (undo removes it) */
+	int lockfd;                          /* shared lock on afd (global names), or -1 */
 	int fd;                              /* data file descriptor (RD_DONE) */
 	const char *action;                  /* for the log: see docs/runtime.md */
 	char reason[480];                    /* fallback reason, "" if none */
@@ -462,6 +561,10 @@ static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
 	c->data_path[0] = '\0';
 	c->created = false;
 	c->linked = false;
+	c->afd = -1;
+	c->afd_owned = false;
+	c->anchored = false;
+	c->lockfd = -1;
 	c->fd = -1;
 	c->action = "plain";
 	c->reason[0] = '\0';
@@ -470,13 +573,17 @@ static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
 	c->stale[0] = '\0';
 }
 
-/* Closes the directory descriptor, so that the descriptor the program gets
- * is the lowest free number (rd_undo reopens it if needed). */
+/* Closes the directory descriptor and the lock, so that the descriptor the
+ * program gets is the lowest free number (rd_undo reopens the directory if
+ * needed; the lock is only needed until the anchor is made). */
 static void ctx_close_dir(struct rd_ctx *c)
 {
 	if (c->pfd >= 0)
 		close(c->pfd);
 	c->pfd = -1;
+	if (c->lockfd >= 0)
+		close(c->lockfd);
+	c->lockfd = -1;
 }
 
 /* Releases everything the decision holds except a data descriptor handed
@@ -488,6 +595,13 @@ static void ctx_done(struct rd_ctx *c)
 		close(c->ddfd);
 	c->ddfd = -1;
 	c->ddfd_owned = false;
+	if (c->lockfd >= 0)
+		close(c->lockfd);
+	c->lockfd = -1;
+	if (c->afd_owned && c->afd >= 0)
+		close(c->afd);
+	c->afd = -1;
+	c->afd_owned = false;
 	free(c->cands);
 	c->cands = NULL;
 }
@@ -529,6 +643,9 @@ static void rd_undo(struct rd_ctx *c)
 		}
 	}
 	c->linked = false;
+	if (c->anchored)
+		unlinkat(c->afd, c->name, 0);
+	c->anchored = false;
 	if (c->created && c->ddfd >= 0)
 		unlinkat(c->ddfd, c->name, 0);
 	c->created = false;
@@ -787,6 +904,7 @@ static int rd_decide(struct rd_ctx *c)
 {
 	const struct rd_req *req = c->req;
 	const struct rt_env *env = rt_env();
+	const struct iosig_mount *am;
 	bool creating = req->flags & O_CREAT;
 	char why[400], ignored[sizeof(why) + 32] = "";
 	struct stat st;
@@ -809,7 +927,16 @@ static int rd_decide(struct rd_ctx *c)
 		return fallback(c, ignored[0] ? "ignored" : "plain", 0, "%s",
 				ignored[0] ? ignored : "O_DIRECTORY/O_PATH open no regular file to create");
 	if ((req->flags & O_NOFOLLOW) && (!creating || !req->nofollow_ok)) {
-		/* The plain call follows no link. */
+		/* The plain call follows no link; but the user's own link is the
+		 * file it stands for (links.h), whose data is opened.  Any other
+		 * link, a stale one included, is refused by the plain call. */
+		r = look_at_path(c, false);
+		if (r == RD_OPENED)
+			return r;
+		if (r == RD_FAIL) {
+			c->err = 0;
+			return RD_PLAIN;
+		}
 		if (ignored[0])
 			return fallback(c, "ignored", 0, "%s", ignored);
 		if (!creating) {
@@ -900,6 +1027,20 @@ static int rd_decide(struct rd_ctx *c)
 				c->chosen->data_dir);
 	}
 
+	/* The link's anchor goes into the anchors directory of the path's own
+	 * filesystem (rd_link.h); none when that filesystem has no data
+	 * directory. */
+	am = rd_anchor_mount(c->catalog, st.st_dev);
+	if (am)
+		c->afd = anchors_get(am, &c->afd_owned);
+	if (c->global_name && c->afd >= 0) {
+		/* The job's data file may exist, its earlier link removed by a
+		 * program without libiosig: gc must not free it while it is
+		 * linked anew. */
+		c->lockfd = rd_anchor_lock(c->afd, false);
+		if (c->lockfd < 0)
+			c->lockfd = -1;
+	}
 	r = create_data(c);
 	if (r < 0) {
 		c->data_path[0] = '\0';
@@ -915,6 +1056,10 @@ static int rd_decide(struct rd_ctx *c)
 		c->data_path[0] = '\0';
 		return RD_PLAIN;
 	}
+	/* Best effort: a link without an anchor works, it is only never
+	 * collected by gc and follows the name rule when removed. */
+	if (c->linked && c->afd >= 0 && rd_anchor_make(c->pfd, c->base, c->afd, c->name) == 0)
+		c->anchored = true;
 	c->placed = c->chosen;
 	c->action = "redirected";
 	return RD_DONE;
@@ -923,25 +1068,6 @@ static int rd_decide(struct rd_ctx *c)
 /* ------------------------------------------------------------------------
  * Finishing a call: descriptor number, tag, log
  * ---------------------------------------------------------------------- */
-
-/*
- * Gives the program the descriptor the plain call would have: the lowest
- * free number, FD_CLOEXEC only if asked.  Consumes fd.
- */
-static int fd_for_caller(int fd, bool cloexec)
-{
-	int low = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
-
-	if (low >= 0 && low < fd) {
-		close(fd);
-		return low;
-	}
-	if (low >= 0)
-		close(low);
-	if (!cloexec)
-		fcntl(fd, F_SETFD, 0);
-	return fd;
-}
 
 /* Tags fd (>= 0) after an annotated call, or clears a stale tag. */
 static void tag_result(const struct rd_ctx *c, int fd)
@@ -1032,7 +1158,7 @@ static int plain_openat(const struct rd_req *req)
 	return openat(req->dirfd, req->path, req->flags, req->mode);
 }
 
-int rd_openat(const struct rd_req *req)
+static int openat_req(const struct rd_req *req)
 {
 	int saved = errno;
 	struct rd_ctx c;
@@ -1049,7 +1175,7 @@ int rd_openat(const struct rd_req *req)
 	case RD_DONE:
 	case RD_OPENED:
 		ctx_close_dir(&c);
-		fd = fd_for_caller(c.fd, req->flags & O_CLOEXEC);
+		fd = rt_fd_low(c.fd, req->flags & O_CLOEXEC);
 		c.fd = -1;
 		return finish_fd(&c, fd, 0, saved);
 	case RD_REFUSE:
@@ -1066,7 +1192,18 @@ int rd_openat(const struct rd_req *req)
 	return finish_fd(&c, fd, errno, saved);
 }
 
-int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
+int rd_openat(const struct rd_req *req)
+{
+	int r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = openat_req(req);
+	real_leave();
+	return r;
+}
+
+static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 {
 	int saved = errno;
 	struct rd_ctx c;
@@ -1114,6 +1251,17 @@ out_log:
 	}
 	ctx_done(&c);
 	errno = saved;
+	return r;
+}
+
+int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
+{
+	int r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = prepare_req(req, ret_result);
+	real_leave();
 	return r;
 }
 
@@ -1227,7 +1375,7 @@ static FILE *plain_freopen(const char *path, const char *mode, FILE *stream, boo
 	return large ? freopen64(path, mode, stream) : freopen(path, mode, stream);
 }
 
-FILE *rd_fopen(const struct rd_req *in, bool large)
+static FILE *fopen_req(const struct rd_req *in, bool large)
 {
 	struct rd_req req = *in;
 	const char *path = in->path, *mode = in->fmode;
@@ -1254,7 +1402,7 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 		case RD_DONE:
 		case RD_OPENED:
 			ctx_close_dir(&c);
-			fd = fd_for_caller(c.fd, req.flags & O_CLOEXEC);
+			fd = rt_fd_low(c.fd, req.flags & O_CLOEXEC);
 			c.fd = -1;
 			fmode_no_excl(mode, buf, sizeof(buf));
 			fp = fdopen(fd, buf);
@@ -1279,6 +1427,17 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 	ctx_close_dir(&c);
 	fp = plain_fopen(path, mode, large);
 	return finish_stream(&c, fp, errno, saved);
+}
+
+FILE *rd_fopen(const struct rd_req *in, bool large)
+{
+	FILE *r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = fopen_req(in, large);
+	real_leave();
+	return r;
 }
 
 static FILE *fopen_common(const struct iosig_site *site, const char *call, const char *path,
@@ -1313,7 +1472,7 @@ static bool owner_can_reopen(int fd, int flags)
 	return true;
 }
 
-FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
+static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 {
 	struct rd_req req = *in;
 	const char *path = in->path, *mode = in->fmode;
@@ -1374,6 +1533,17 @@ FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
 	ctx_close_dir(&c);
 	fp = plain_freopen(path, mode, stream, large);
 	return finish_stream(&c, fp, errno, saved);
+}
+
+FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
+{
+	FILE *r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = freopen_req(in, stream, large);
+	real_leave();
+	return r;
 }
 
 FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char *mode,

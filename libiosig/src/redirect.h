@@ -99,6 +99,21 @@ bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_ba
 int rd_path_normalise(const char *in, char *out, size_t size);
 
 /*
+ * Length of the prefix of a data file's name before the original name
+ * ("L-<16 hex>-", "G-<32 hex>-"; redirect.c makes the names), or 0 when
+ * `name` is not a data file's name.
+ */
+size_t rd_data_name_prefix(const char *name);
+
+/*
+ * True if `target` (a link's target) could be a data file of the runtime:
+ * an absolute path whose last component is a data file's name.  A cheap
+ * test on the string alone, to let other links pass without building a
+ * catalog; rd_link_check() decides.
+ */
+bool rd_data_target(const char *target);
+
+/*
  * Fault injection for tests: when set, called between the creation of the
  * data file and the symlinkat at the original name (dirfd, name, the link's
  * target), to make what another process could do in that window happen

@@ -1,15 +1,16 @@
 #!/bin/sh
-# check-install.sh BUILD CONSUMER_SRC LIBDIR VERSION CC IOSIG_TOOL
+# check-install.sh BUILD CONSUMER_SRC LIBDIR VERSION CC IOSIG_TOOL MAP
 #
 # Installs BUILD into a scratch prefix and checks it as a user of the
-# library would: files in place, libiosig.so's SONAME and exports (only
-# iosig_*, all in the version node), a consumer built with
+# library would: files in place, libiosig.so's SONAME and exports (iosig_*,
+# all in the version node, and exactly the interposers MAP - libiosig.map -
+# lists under glibc's version names), a consumer built with
 # find_package(iosig) against both the shared and the static library, one
 # built with pkg-config (shared and --static), and every man page rendering
 # without a warning.  Exit 0 = all good, 1 = a check failed (it says which),
 # 77 = a tool it needs is missing.
 set -eu
-build=$1 consumer=$2 libdir=$3 version=$4 cc=$5 tool=$6
+build=$1 consumer=$2 libdir=$3 version=$4 cc=$5 tool=$6 map=$7
 major=${version%%.*}
 
 for t in cmake nm readelf pkg-config man; do
@@ -45,12 +46,28 @@ so=$lib/libiosig.so.$version
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libiosig.so.$major" ] && ok "SONAME $soname" || fail "SONAME is '$soname', expected libiosig.so.$major"
 nm -D --defined-only "$so" | awk '{ print $NF }' >"$work/exports"
-bad=$(grep -v -e '^iosig_[a-z0-9_]*@@IOSIG_' -e '^IOSIG_[0-9.]*$' "$work/exports" || true)
+bad=$(grep -v -e '^iosig_[a-z0-9_]*@@IOSIG_' -e '^IOSIG_[0-9.]*$' -e '^IOSIG_PRIVATE$' -e '^GLIBC_[0-9.]*$' \
+	-e '^[a-z_0-9]*@@GLIBC_[0-9.]*$' "$work/exports" || true)
 [ -z "$bad" ] && ok "$(grep -c '^iosig_' "$work/exports") exports, all iosig_* in a version node" ||
-	fail "exported symbols outside iosig_*@@IOSIG_*: $(echo $bad)"
+	fail "exported symbols outside iosig_*@@IOSIG_* and the interposers: $(echo $bad)"
+# The interposers: name@@GLIBC_x for every name the map's GLIBC_x node
+# lists, and nothing else.
+sed 's,/\*.*,,; s,^ \*.*,,' "$map" | tr ';{}' '\n\n\n' | awk '
+	/^[ \t]*GLIBC_[0-9.]+[ \t]*$/ { gsub(/[ \t]/, ""); node = $0; next }
+	/^[ \t]*IOSIG_/ { node = ""; next }
+	node != "" { gsub(/global:|[ \t]/, ""); if ($0 != "") print $0 "@@" node }' |
+	sort >"$work/interposers.want"
+grep '@@GLIBC_' "$work/exports" | sort >"$work/interposers.got"
+if [ -s "$work/interposers.want" ] && cmp -s "$work/interposers.want" "$work/interposers.got"; then
+	ok "$(wc -l <"$work/interposers.got") interposers, each under glibc's version of its name"
+else
+	fail "interposers differ from $map: $(diff "$work/interposers.want" "$work/interposers.got" | grep '^[<>]' | tr '\n' ' ')"
+fi
 grep -q '^iosig_select@@IOSIG_' "$work/exports" || fail "iosig_select is not exported"
-# Every exported function has its man page (man3/NAME.3, perhaps a .so link).
-for f in $(sed -n 's/^\(iosig_[a-z0-9_]*\)@@.*/\1/p' "$work/exports"); do
+# Every exported function has its man page (man3/NAME.3, perhaps a .so link);
+# the private node (IOSIG_PRIVATE: what the layers of interposers in one
+# process share) is not API.
+for f in $(sed -n 's/^\(iosig_[a-z0-9_]*\)@@IOSIG_[0-9].*/\1/p' "$work/exports"); do
 	[ -e "$prefix/share/man/man3/$f.3" ] || fail "no man page for $f (share/man/man3/$f.3)"
 done
 
