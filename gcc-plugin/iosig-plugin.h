@@ -119,6 +119,9 @@ void gp_pragmas_finish(void *gcc_data, void *user_data);
 /* ---- bind.cc ---- */
 
 void gp_pre_genericize(void *gcc_data, void *user_data);
+/* Reports the unbound pragma at loc as unbound= says (nothing after errors
+ * of the front end). */
+void gp_report_unbound(location_t loc, const struct plugin_unbound_info *u);
 
 /* ---- lower.cc ---- */
 

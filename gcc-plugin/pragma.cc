@@ -512,17 +512,6 @@ static bool gp_add_marker(struct gp_pragma *p)
 
 /* ---- the handler ---------------------------------------------------------- */
 
-static void gp_unbound_at_file_scope(struct gp_pragma *p)
-{
-#define GP_FILE_SCOPE_SIG "%<#pragma io sig%> at file scope describes no call; put it " \
-			  "inside a function, right before the call that opens the file"
-	if (gp_opts.unbound == GP_UNBOUND_ERROR)
-		error_at(p->loc, GP_FILE_SCOPE_SIG);
-	else if (gp_opts.unbound == GP_UNBOUND_WARNING)
-		warning_at(p->loc, 0, GP_FILE_SCOPE_SIG);
-#undef GP_FILE_SCOPE_SIG
-}
-
 /* A file-scope jobwide: a constructor function calls iosig_jobwide. */
 static void gp_file_jobwide(struct gp_pragma *p)
 {
@@ -568,6 +557,7 @@ static void gp_handle_sigdef(struct gp_pragma *p, struct gp_regscope *scope)
 
 static void gp_handle_sig(struct gp_pragma *p, struct gp_regscope *scope)
 {
+	static const struct plugin_unbound_info file_scope = { PLUGIN_UNBOUND_FILE_SCOPE };
 	struct iosig_error err = {};
 	int r;
 
@@ -582,7 +572,7 @@ static void gp_handle_sig(struct gp_pragma *p, struct gp_regscope *scope)
 		return;
 	p->ok = true;
 	if (!p->in_function)
-		gp_unbound_at_file_scope(p);
+		gp_report_unbound(p->loc, &file_scope);
 	else
 		p->ok = gp_add_marker(p);
 }

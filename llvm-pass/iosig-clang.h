@@ -72,8 +72,9 @@ enum class Level { Error, Warning, Note, Info };
 /* Reports msg at loc through clang's diagnostics engine. */
 void report(Level level, clang::SourceLocation loc, const std::string &msg,
 	    clang::SourceRange range = clang::SourceRange());
-/* Error or warning for an unbound pragma according to opts.unbound. */
-void report_unbound(clang::SourceLocation loc, const std::string &msg);
+/* Error or warning for an unbound pragma according to opts.unbound (and
+ * -w, -Werror). */
+void report_unbound(clang::SourceLocation loc, const plugin_unbound_info &u);
 /* "'T'" for a type, as in the GCC plugin's messages. */
 std::string type_name(clang::QualType type);
 /* False, after saying so once, when the pass half of the plugin will not

@@ -68,11 +68,23 @@ bool foreign_errors()
 	return tu().ci->getDiagnostics().getNumErrors() > tu().own_errors;
 }
 
-void report_unbound(clang::SourceLocation loc, const std::string &msg)
+void report_unbound(clang::SourceLocation loc, const plugin_unbound_info &u)
 {
-	if (opts.unbound == Unbound::Ignore)
+	clang::DiagnosticsEngine &d = tu().ci->getDiagnostics();
+	char msg[1024];
+
+	/* Like a warning of the compiler (and of the GCC plugin): -w silences
+	 * it, -Werror makes it an error.  clang applies neither to a
+	 * plugin's own diagnostics. */
+	if (opts.unbound == Unbound::Ignore ||
+	    (opts.unbound == Unbound::Warning && d.getIgnoreAllWarnings()))
 		return;
-	report(opts.unbound == Unbound::Error ? Level::Error : Level::Warning, loc, msg);
+	plugin_unbound_message(msg, sizeof(msg), &u, "'", "'");
+	if (opts.unbound == Unbound::Warning && d.getWarningsAsErrors())
+		/* As GCC says it. */
+		report(Level::Error, loc, std::string(msg) + " [-Werror]");
+	else
+		report(opts.unbound == Unbound::Error ? Level::Error : Level::Warning, loc, msg);
 }
 
 std::string type_name(clang::QualType type)

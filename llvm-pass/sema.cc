@@ -308,9 +308,10 @@ void process_pragma(Pragma &p, clang::DeclContext *ctx, clang::Scope *sc)
 		p.in_function = true;
 		tu().any_function_pragma = true;
 	} else if (p.kind == IOSIG_PRAGMA_SIG) {
-		report_unbound(diag_loc(p.loc), "'#pragma io sig' at file scope describes no call; "
-						"put it inside a function, right before the call "
-						"that opens the file");
+		plugin_unbound_info u = {};
+
+		u.why = PLUGIN_UNBOUND_FILE_SCOPE;
+		report_unbound(diag_loc(p.loc), u);
 	} else {
 		file_jobwide(p);
 	}

@@ -2,8 +2,9 @@
  * C++-specific diagnostics: a name the lambda does not capture, member
  * functions and overloaded functions in values, a pragma in a template that
  * describes nothing (reported once, not once per instantiation), a pragma
- * followed by another after a declaration with a destructor (the statements
- * after it are nested in the C++ tree, but in the same block).
+ * before a declaration with a destructor that opens nothing (the statements
+ * after it are nested in the C++ tree, but are not the statement after the
+ * pragma).
  */
 #include <fcntl.h>
 #include <string>
@@ -21,13 +22,13 @@ int unbound(T n)
 {
 	int fd = -1;
 
-#pragma io sig size_per_io(n) /* expect-warning#9: '#pragma io sig' is not followed by a supported call in its block; it has no effect (supported: 'open', 'open64', 'openat', 'creat', 'fopen', 'fopen64', 'freopen', and the constructors and 'open' of 'std::fstream', 'std::ifstream' and 'std::ofstream') */
+#pragma io sig size_per_io(n) /* expect-warning#9: '#pragma io sig' describes no call: the statement after it calls no function that could open a file; put it right before the statement that opens the file [-fplugin-arg-iosig-unbound] */
 	return fd;
 }
 
 int g(const char *p)
 {
-#pragma io sig tmp /* expect-warning#9: '#pragma io sig' is followed by another '#pragma io' (line 32) before any supported call; it has no effect */
+#pragma io sig tmp /* expect-warning#9: '#pragma io sig' describes no call: the statement after it calls no function that could open a file; put it right before the statement that opens the file [-fplugin-arg-iosig-unbound] */
 	std::string s(p);
 #pragma io sig persist
 	return open(s.c_str(), O_RDONLY);
