@@ -206,12 +206,113 @@ static void gp_text_string(struct gp_text *t, tree str, location_t loc)
 	XDELETEVEC(lit.buf);
 }
 
-/* A number token as decimal text the parser reads back exactly. */
+/* ---- numbers the front end's lexer rejects ------------------------------
+ * A unit glued to a number (64KiB) is a number with a suffix that C does
+ * not know: GCC's C lexer says "invalid suffix" and hands on an error,
+ * C++11 and later a user-defined literal.  In a pragma the signature parser
+ * says what it is and what to write instead, so for a number on a "#pragma
+ * io" line the plugin keeps the lexer's error to itself and gives the
+ * parser the number as written: one message, the one clang users get. */
+
+static bool (*gp_cpp_diagnostic_next)(cpp_reader *, enum cpp_diagnostic_level,
+				      enum cpp_warning_reason, rich_location *, const char *,
+				      va_list *);
+
+/* Skips blanks of text[i..len). */
+static size_t gp_skip_blanks(const char *text, size_t len, size_t i)
+{
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* True if text[i..len) starts with the word w. */
+static bool gp_word_at(const char *text, size_t len, size_t i, const char *w)
+{
+	size_t n = strlen(w);
+
+	return i + n <= len && memcmp(text + i, w, n) == 0 &&
+	       (i + n == len || !ISIDNUM(text[i + n]));
+}
+
+/* True if the source at loc is a number on a line of "#pragma io". */
+static bool gp_number_in_io_pragma(location_t loc)
+{
+	expanded_location x;
+	int line;
+
+	if (linemap_location_from_macro_expansion_p(line_table, loc))
+		return false;
+	x = expand_location(loc);
+	if (!x.file || x.line <= 0 || x.column <= 0)
+		return false;
+	char_span here = location_get_source_line(x.file, x.line);
+	if (!here || (size_t)x.column > here.length() ||
+	    !(ISDIGIT(here[x.column - 1]) || here[x.column - 1] == '.'))
+		return false;
+	/* The start of the logical line: earlier lines ending in '\\'. */
+	for (line = x.line; line > 1; line--) {
+		char_span prev = location_get_source_line(x.file, line - 1);
+
+		if (!prev || prev.length() == 0 || prev[prev.length() - 1] != '\\')
+			break;
+	}
+	char_span first = location_get_source_line(x.file, line);
+	const char *text = first.get_buffer();
+	size_t len = first ? first.length() : 0, i = gp_skip_blanks(text, len, 0);
+
+	if (i >= len || text[i] != '#')
+		return false;
+	i = gp_skip_blanks(text, len, i + 1);
+	if (!gp_word_at(text, len, i, "pragma"))
+		return false;
+	return gp_word_at(text, len, gp_skip_blanks(text, len, i + 6), "io");
+}
+
+static bool gp_cpp_diagnostic(cpp_reader *pfile, enum cpp_diagnostic_level level,
+			      enum cpp_warning_reason reason, rich_location *rl, const char *msg,
+			      va_list *ap)
+{
+	if (level == CPP_DL_ERROR && gp_number_in_io_pragma(rl->get_loc()))
+		return false; /* the signature parser says it (gp_text_number) */
+	return gp_cpp_diagnostic_next(pfile, level, reason, rl, msg, ap);
+}
+
+/* The number at loc as written in the source. */
+static bool gp_number_spelling(location_t loc, char *buf, size_t size)
+{
+	expanded_location a = expand_location(get_start(loc));
+	expanded_location b = expand_location(get_finish(loc));
+	size_t n;
+
+	if (!a.file || !b.file || strcmp(a.file, b.file) != 0 || a.line != b.line ||
+	    a.column <= 0 || b.column < a.column)
+		return false;
+	char_span text = location_get_source_line(a.file, a.line);
+	n = (size_t)(b.column - a.column + 1);
+	if (!text || (size_t)b.column > text.length() || n >= size)
+		return false;
+	memcpy(buf, text.get_buffer() + a.column - 1, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* A number token as decimal text the parser reads back exactly (or as
+ * written, when C cannot read it). */
 static bool gp_text_number(struct gp_text *t, tree v, location_t loc)
 {
 	char buf[128];
 
-	if (TREE_CODE(v) == INTEGER_CST) {
+	if (v == error_mark_node) {
+		if (!gp_number_spelling(loc, buf, sizeof(buf))) {
+			error_at(loc, "this number cannot appear in a signature value");
+			return false;
+		}
+	} else if (TREE_CODE(v) == USERDEF_LITERAL) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 TREE_STRING_POINTER(USERDEF_LITERAL_NUM_STRING(v)),
+			 IDENTIFIER_POINTER(USERDEF_LITERAL_SUFFIX_ID(v)));
+	} else if (TREE_CODE(v) == INTEGER_CST) {
 		print_dec(wi::to_wide(v), buf, TYPE_SIGN(TREE_TYPE(v)));
 	} else if (TREE_CODE(v) == REAL_CST) {
 		const REAL_VALUE_TYPE *r = TREE_REAL_CST_PTR(v);
@@ -644,6 +745,12 @@ static void gp_handle_one(void)
 
 void gp_register_pragmas(void *, void *)
 {
+	cpp_callbacks *cb = cpp_get_callbacks(parse_in);
+
+	if (cb->diagnostic != gp_cpp_diagnostic) {
+		gp_cpp_diagnostic_next = cb->diagnostic;
+		cb->diagnostic = gp_cpp_diagnostic;
+	}
 	c_register_pragma_with_expansion(NULL, "io", gp_handle_pragma);
 }
 

@@ -4,7 +4,7 @@
  * describes nothing (reported once, not once per instantiation), a pragma
  * before a declaration with a destructor that opens nothing (the statements
  * after it are nested in the C++ tree, but are not the statement after the
- * pragma).
+ * pragma), a unit glued to a number (cxx98_glued.cc: in C++98).
  */
 #include <fcntl.h>
 #include <string>
@@ -44,6 +44,9 @@ int f(const char *p, Conf &c)
 #pragma io sig size_per_io(c.size()) /* expect-error#28: 'c.size' is not a data member; member functions and types cannot be used in a signature value */
 	int fd = open(p, O_RDONLY);
 #pragma io sig size_per_io(scaled(3)) /* expect-error#28: 'scaled' is overloaded; a signature value can only call a function declared once */
+	fd = open(p, O_RDONLY);
+	/* A unit glued to a number is a user-defined literal in C++11. */
+#pragma io sig size_per_io(64KiB) /* expect-error#28: a unit cannot be glued to a number in C: write 64*KiB instead of '64KiB' */
 	fd = open(p, O_RDONLY);
 	return l() + fd + unbound(1) + unbound(2L);
 }
