@@ -622,9 +622,14 @@ static void gp_note_bound(const struct gp_marker *m)
 {
 	unsigned line = gp_line_of(m->call.loc);
 
-	if (strcmp(gp_call_replacement(&m->call), "iosig_prepare") == 0)
+	if (m->call.opener)
+		inform(m->p->loc, "%<#pragma io sig%> describes the call of %qs on line %u "
+		       "(an opener); %<iosig_opener_begin%> and %<iosig_opener_end%> are "
+		       "called around it", m->call.name, line);
+	else if (gp_call_stays(&m->call))
 		inform(m->p->loc, "%<#pragma io sig%> describes the call of %qs on line %u; "
-		       "%<iosig_prepare%> is called before it", m->call.name, line);
+		       "%<%s%> is called before it", m->call.name, line,
+		       gp_call_replacement(&m->call));
 	else
 		inform(m->p->loc, "%<#pragma io sig%> describes the call of %qs on line %u, "
 		       "which becomes a call of %qs", m->call.name, line,

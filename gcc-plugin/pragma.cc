@@ -32,6 +32,7 @@ struct gp_regscope {
 };
 
 static vec<struct gp_pragma *> gp_table;
+static vec<struct gp_opener *> gp_openers;
 /* Names used by values that named nothing where the pragma is: the program
  * may declare them between the pragma and the call (values are evaluated
  * at the call).  Such a declaration in the same function is marked used
@@ -696,6 +697,148 @@ static void gp_handle_jobwide(struct gp_pragma *p)
 		gp_file_jobwide(p);
 }
 
+/* ---- openers ---------------------------------------------------------- */
+
+const struct gp_opener *gp_opener_of(tree fndecl, location_t at)
+{
+	struct gp_opener *o;
+	unsigned i;
+
+	FOR_EACH_VEC_ELT(gp_openers, i, o)
+		if (o->decl == fndecl &&
+		    (at == UNKNOWN_LOCATION ||
+		     linemap_compare_locations(
+			     line_table,
+			     linemap_resolve_location(line_table, o->loc,
+						      LRK_MACRO_EXPANSION_POINT, NULL),
+			     linemap_resolve_location(line_table, at, LRK_MACRO_EXPANSION_POINT,
+						      NULL)) >= 0))
+			return o;
+	return NULL;
+}
+
+/* True if parameter type t is char * or const char *. */
+static bool gp_char_pointer_p(tree t)
+{
+	return POINTER_TYPE_P(t) && TYPE_MAIN_VARIANT(TREE_TYPE(t)) == char_type_node;
+}
+
+/* Checks the declaration of the opener o against what the pragma p says;
+ * false after reporting an error. */
+static bool gp_check_opener(const struct gp_pragma *p, const struct plugin_opener *o, tree d)
+{
+	location_t at = gp_span_location(p, o->name_off, o->name_len);
+	tree type = TREE_TYPE(d), parm, rt = TREE_TYPE(TREE_TYPE(d));
+	tree parms[65];
+	unsigned n = 0;
+
+	if (TREE_CODE(type) == METHOD_TYPE) {
+		error_at(at, "%qs is a member function; an opener must be a function that is "
+			 "not a member", o->name);
+		return false;
+	}
+	if (gp_supported_function(d)) {
+		error_at(at, "%qs is a supported call already: %<#pragma io sig%> describes it "
+			 "without a declaration", o->name);
+		return false;
+	}
+	if (!prototype_p(type)) {
+		error_at(at, "%qs has no prototype; declare its parameters before "
+			 "%<#pragma io opener%>", o->name);
+		return false;
+	}
+	for (parm = TYPE_ARG_TYPES(type); parm && parm != void_list_node && n < 64;
+	     parm = TREE_CHAIN(parm))
+		parms[++n] = TREE_VALUE(parm);
+	for (int k = 0; k < PLUGIN_OPENER_NARGS; k++) {
+		unsigned a = o->arg[k];
+		location_t l = gp_span_location(p, o->arg_off[k], o->arg_len[k]);
+
+		if (!a)
+			continue;
+		if (a > n) {
+			error_at(l, "%qs has %u parameter%s; %s(%u) names none", o->name, n,
+				 n == 1 ? "" : "s", plugin_opener_arg_names[k], a);
+			return false;
+		}
+		if (k == PLUGIN_OPENER_PATH || k == PLUGIN_OPENER_MODE) {
+			if (!gp_char_pointer_p(parms[a])) {
+				error_at(l, "%s(%u) must name a parameter of type %<char *%> or "
+					 "%<const char *%>; parameter %u of %qs has type %qT",
+					 plugin_opener_arg_names[k], a, a, o->name, parms[a]);
+				return false;
+			}
+		} else if (!INTEGRAL_TYPE_P(parms[a])) {
+			error_at(l, "%s(%u) must name an integer parameter; parameter %u of %qs has "
+				 "type %qT", plugin_opener_arg_names[k], a, a, o->name, parms[a]);
+			return false;
+		}
+	}
+	if (!VOID_TYPE_P(rt) && !POINTER_TYPE_P(rt) && !INTEGRAL_TYPE_P(rt)) {
+		error_at(at, "an opener returns a pointer, an integer or nothing; %qs returns %qT",
+			 o->name, rt);
+		return false;
+	}
+	return true;
+}
+
+/* '#pragma io opener(NAME, path(N), ...)': from here on, calls of NAME are
+ * supported calls. */
+static void gp_handle_opener(struct gp_pragma *p)
+{
+	struct plugin_opener o;
+	struct iosig_error err;
+	struct gp_opener *prev, *rec;
+	unsigned i;
+	tree d;
+
+	if (plugin_opener_parse(p->text, strlen(p->text), &o, &err) < 0) {
+		gp_report(p, &err);
+		return;
+	}
+	if (p->in_function) {
+		error_at(p->loc, "%<#pragma io opener%> declares a function of the program: write "
+			 "it at file (or namespace) scope, after the declaration of the function");
+		return;
+	}
+	d = lookup_name(get_identifier(o.name));
+	if (!d) {
+		error_at(gp_span_location(p, o.name_off, o.name_len),
+			 "%qs is not declared here; declare the function before "
+			 "%<#pragma io opener%>", o.name);
+		return;
+	}
+	if (TREE_CODE(d) != FUNCTION_DECL) {
+		error_at(gp_span_location(p, o.name_off, o.name_len),
+			 TREE_CODE(d) == OVERLOAD || TREE_CODE(d) == TEMPLATE_DECL
+				 ? G_("%qs is overloaded or a template; an opener must be a "
+				      "function declared once")
+				 : G_("%qs is not a function"),
+			 o.name);
+		return;
+	}
+	if (!gp_check_opener(p, &o, d))
+		return;
+	FOR_EACH_VEC_ELT(gp_openers, i, prev)
+		if (prev->decl == d) {
+			if (memcmp(prev->o.arg, o.arg, sizeof(o.arg)) ||
+			    strcmp(prev->o.fmode, o.fmode)) {
+				error_at(p->loc, "%qs is an opener already, with other arguments",
+					 o.name);
+				inform(prev->loc, "declared here");
+			}
+			return;
+		}
+	rec = XCNEW(struct gp_opener);
+	rec->decl = d;
+	rec->o = o;
+	rec->loc = p->loc;
+	gp_keep_tree(d);
+	gp_openers.safe_push(rec);
+	if (gp_opts.verbose)
+		inform(p->loc, "calls of %qs after this are supported calls", o.name);
+}
+
 static void gp_handle_one(void);
 
 static void gp_handle_pragma(cpp_reader *)
@@ -719,6 +862,10 @@ static void gp_handle_one(void)
 	gp_table.safe_push(p);
 	if (!gp_lex(p))
 		return;
+	if (plugin_is_opener(p->text, strlen(p->text))) {
+		gp_handle_opener(p);
+		return;
+	}
 	r = iosig_pragma_parse(p->text, strlen(p->text), &p->parsed, &err);
 	if (r < 0) {
 		gp_report(p, &err);
@@ -767,6 +914,7 @@ static void gp_scope_free(struct gp_regscope *s)
 
 void gp_pragmas_finish(void *, void *)
 {
+	struct gp_opener *o;
 	struct gp_pragma *p;
 	unsigned i;
 
@@ -789,6 +937,9 @@ void gp_pragmas_finish(void *, void *)
 		XDELETE(p);
 	}
 	gp_table.release();
+	FOR_EACH_VEC_ELT(gp_openers, i, o)
+		XDELETE(o);
+	gp_openers.release();
 	gp_pending_names.release();
 	gp_pending_fn = NULL_TREE;
 	/* Children before parents: a registry's parent must outlive it. */

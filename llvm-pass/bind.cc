@@ -351,7 +351,12 @@ static void note_bound(const Marker &m)
 	std::string line = std::to_string(presumed_line(m.call.loc));
 	clang::SourceLocation at = diag_loc(m.p->loc);
 
-	if (m.call.stream)
+	if (m.call.opener)
+		report(Level::Info, at, "'#pragma io sig' describes the call of '" + m.call.name +
+						"' on line " + line + " (an opener); "
+						"'iosig_opener_begin' and 'iosig_opener_end' are "
+						"called around it");
+	else if (m.call.stream)
 		report(Level::Info, at, "'#pragma io sig' describes the call of '" + m.call.name +
 						"' on line " + line + "; 'iosig_prepare' is called "
 						"before it");

@@ -467,11 +467,19 @@ public:
 		p.loc = first.getLocation();
 		if (!lex_pragma(pp, p))
 			return;
-		if (iosig_pragma_parse(p.text.data(), p.text.size(), &p.parsed, &err) < 0) {
+		if (plugin_is_opener(p.text.data(), p.text.size())) {
+			/* Resolved in its scope, like the others (sema.cc). */
+			if (plugin_opener_parse(p.text.data(), p.text.size(), &p.opener, &err) < 0) {
+				report_parser_error(p, err);
+				return;
+			}
+			p.is_opener = true;
+		} else if (iosig_pragma_parse(p.text.data(), p.text.size(), &p.parsed, &err) < 0) {
 			report_parser_error(p, err);
 			return;
+		} else {
+			p.kind = p.parsed->kind;
 		}
-		p.kind = p.parsed->kind;
 		p.parsed_ok = true;
 		if (!t.source_added && t.sema) {
 			add_external_source(*t.sema, make_marker_source());

@@ -105,7 +105,7 @@ typedef void (*sqlite3_syscall_ptr)(void);
 static struct unix_syscall {
 	const char *zName;
 	sqlite3_syscall_ptr pCurrent;
-} aSyscall[] = {
+} aSyscall[] __attribute__((unused)) = {
 	{ "open", (sqlite3_syscall_ptr)posixOpen },
 };
 
