@@ -710,7 +710,9 @@ void gp_pre_genericize(void *gcc_data, void *)
 {
 	int before = errorcount;
 
+	gp_busy++;
 	gp_process_function((tree)gcc_data);
+	gp_busy--;
 	gp_own_errors += errorcount - before;
 }
 

@@ -40,6 +40,9 @@ extern struct gp_options gp_opts;
 /* Errors the plugin itself reported (in its pragma handler and per
  * function), so that it can tell whether the front end found others. */
 extern int gp_own_errors;
+/* Non-zero while the plugin's own callbacks run (the diagnostics then are
+ * its own). */
+extern int gp_busy;
 
 /* True if the compilation has errors that are not the plugin's: the code
  * may be erroneous, no code will be generated. */

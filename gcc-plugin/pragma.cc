@@ -270,6 +270,65 @@ static bool gp_number_in_io_pragma(location_t loc)
 	return gp_word_at(text, len, gp_skip_blanks(text, len, i + 6), "io");
 }
 
+/* ---- a pragma inside an expression --------------------------------------
+ * GCC's parsers take a pragma only between statements and declarations;
+ * inside an expression ("int fd = OPEN_TMP(p)" with a _Pragma in the macro)
+ * they report an error at it and never call the handler.  The plugin adds
+ * a note to that error saying what to write (the clang plugin gives the same
+ * note): it recognises the io pragma by the source at the error. */
+
+static diagnostic_finalizer_fn gp_finalizer_next;
+
+/* True if the source at loc is the "io" of "#pragma io" or a "_Pragma" whose
+ * string starts with "io". */
+static bool gp_io_pragma_at(location_t loc)
+{
+	expanded_location x = expand_location(
+		linemap_resolve_location(line_table, loc, LRK_SPELLING_LOCATION, NULL));
+
+	if (!x.file || x.line <= 0 || x.column <= 0)
+		return false;
+	char_span line = location_get_source_line(x.file, x.line);
+	const char *text = line.get_buffer();
+	size_t len = line ? line.length() : 0, i = (size_t)x.column - 1, j;
+
+	if (i >= len)
+		return false;
+	if (gp_word_at(text, len, i, "_Pragma")) {
+		j = gp_skip_blanks(text, len, i + 7);
+		if (j >= len || text[j] != '(')
+			return false;
+		j = gp_skip_blanks(text, len, j + 1);
+		if (j >= len || text[j] != '"')
+			return false;
+		return gp_word_at(text, len, gp_skip_blanks(text, len, j + 1), "io");
+	}
+	if (!gp_word_at(text, len, i, "io"))
+		return false;
+	/* "#pragma" before it, and nothing else. */
+	j = gp_skip_blanks(text, len, 0);
+	if (j >= len || text[j] != '#')
+		return false;
+	j = gp_skip_blanks(text, len, j + 1);
+	return gp_word_at(text, len, j, "pragma") && gp_skip_blanks(text, len, j + 6) == i;
+}
+
+static void gp_finalizer(diagnostic_context *context, diagnostic_info *diagnostic,
+			 diagnostic_t orig_kind)
+{
+	location_t loc = diagnostic_location(diagnostic);
+
+	gp_finalizer_next(context, diagnostic, orig_kind);
+	/* The front end's error, not the plugin's about its own pragma. */
+	if (orig_kind == DK_ERROR && !gp_busy && gp_io_pragma_at(loc)) {
+		/* The note has a prefix of its own, and its lines of source none
+		 * (the C++ finalizer leaves the error's prefix in place). */
+		pp_destroy_prefix(context->printer);
+		diagnostic_append_note(context, loc, "%s", PLUGIN_PRAGMA_IN_EXPRESSION);
+		pp_flush(context->printer);
+	}
+}
+
 static bool gp_cpp_diagnostic(cpp_reader *pfile, enum cpp_diagnostic_level level,
 			      enum cpp_warning_reason reason, rich_location *rl, const char *msg,
 			      va_list *ap)
@@ -845,7 +904,9 @@ static void gp_handle_pragma(cpp_reader *)
 {
 	int before = errorcount;
 
+	gp_busy++;
 	gp_handle_one();
+	gp_busy--;
 	gp_own_errors += errorcount - before;
 }
 
@@ -898,6 +959,13 @@ void gp_register_pragmas(void *, void *)
 		gp_cpp_diagnostic_next = cb->diagnostic;
 		cb->diagnostic = gp_cpp_diagnostic;
 	}
+	if (diagnostic_finalizer(global_dc) != gp_finalizer) {
+		gp_finalizer_next = diagnostic_finalizer(global_dc);
+		diagnostic_finalizer(global_dc) = gp_finalizer;
+	}
+	/* Before the first line is read, also with -E: a -U on the command
+	 * line comes after it and wins. */
+	cpp_define(parse_in, PLUGIN_IOSIG_DEFINE);
 	c_register_pragma_with_expansion(NULL, "io", gp_handle_pragma);
 }
 
@@ -912,7 +980,16 @@ static void gp_scope_free(struct gp_regscope *s)
 	XDELETE(s);
 }
 
+static void gp_pragmas_finish_1(void);
+
 void gp_pragmas_finish(void *, void *)
+{
+	gp_busy++;
+	gp_pragmas_finish_1();
+	gp_busy--;
+}
+
+static void gp_pragmas_finish_1(void)
 {
 	struct gp_opener *o;
 	struct gp_pragma *p;

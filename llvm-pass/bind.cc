@@ -458,6 +458,12 @@ static void bind_body(const clang::FunctionDecl *fn, clang::Stmt *body)
 	if (!body || !done().insert(body).second)
 		return;
 	Collector col(fn);
+	/* A constructor's member initialisers come first (a statement
+	 * expression there may hold a pragma, as GCC sees it too). */
+	if (const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+		for (const clang::CXXCtorInitializer *init : ctor->inits())
+			if (init->isWritten())
+				col.walk(init->getInit());
 	col.walk(body);
 	std::vector<Marker> &ms = col.markers;
 

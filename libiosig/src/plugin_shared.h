@@ -72,6 +72,25 @@ static inline const char *plugin_kind_name(enum iosig_pragma_kind kind)
 	return "#pragma io";
 }
 
+/* ---- what a program sees of the plugins --------------------------------- */
+
+/*
+ * Both plugins predefine __IOSIG__ (iosig_annotate.h tests it), the version
+ * of the pragma language they understand: 1 sig, sigdef, jobwide; 2 binds a
+ * sig to the statement right after it and adds '#pragma io opener'.
+ */
+#define PLUGIN_IOSIG_MACRO "__IOSIG__"
+#define PLUGIN_IOSIG_VERSION "2"
+/* "#define __IOSIG__ 2" for a predefines buffer, "__IOSIG__=2" for -D. */
+#define PLUGIN_IOSIG_DEFINE PLUGIN_IOSIG_MACRO "=" PLUGIN_IOSIG_VERSION
+
+/* What both plugins say about a '#pragma io' inside an expression, which
+ * neither compiler can take (GCC's parser rejects it): how to write it. */
+#define PLUGIN_PRAGMA_IN_EXPRESSION                                                         \
+	"'#pragma io' cannot stand inside an expression: put it right before the statement " \
+	"that contains the call, or, in a macro that must be an expression, write "          \
+	"IOSIG_CALL((SIGNATURE), CALL) from <iosig_annotate.h>"
+
 /* ---- a '#pragma io sig' that describes no call ------------------------- */
 
 /* Why (docs/gcc-plugin.md, "Binding a pragma to a call"). */
