@@ -1061,15 +1061,21 @@ static void stream_prep(struct rd_req *req, bool *ret_ok, const char **ret_why)
 	req->mode = 0666;      /* what fopen passes to open(2) */
 }
 
-/* A stream request of a compiled call site. */
-static void stream_site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
-			    const char *path, const char *mode, const double *values, unsigned n)
+/* The request of a compiled call site: the call's arguments (fmode NULL
+ * for open-like calls; a stream's flags and mode are filled in from its
+ * fmode by stream_prep) and the site's values. */
+static void site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
+		     int dirfd, const char *path, int flags, mode_t mode, const char *fmode,
+		     const double *values, unsigned n)
 {
 	memset(req, 0, sizeof(*req));
 	req->site = site;
 	req->call = call;
+	req->dirfd = dirfd;
 	req->path = path;
-	req->fmode = mode;
+	req->flags = flags;
+	req->mode = mode;
+	req->fmode = fmode;
 	req->values = values;
 	req->nvalues = n;
 }
@@ -1148,7 +1154,7 @@ static FILE *fopen_common(const struct iosig_site *site, const char *call, const
 	unsigned n = collect_values(site, ap, values);
 	struct rd_req req;
 
-	stream_site_req(&req, site, call, path, mode, values, n);
+	site_req(&req, site, call, AT_FDCWD, path, 0, 0, mode, values, n);
 	return rd_fopen(&req, large);
 }
 
@@ -1239,7 +1245,7 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
 	va_start(ap, stream);
 	n = collect_values(site, ap, values);
 	va_end(ap);
-	stream_site_req(&req, site, "freopen", path, mode, values, n);
+	site_req(&req, site, "freopen", AT_FDCWD, path, 0, 0, mode, values, n);
 	return rd_freopen(&req, stream, false);
 }
 
@@ -1273,20 +1279,10 @@ static int open_common(const struct iosig_site *site, const char *call, int dirf
 		       const char *path, int flags, mode_t mode, va_list ap)
 {
 	double values[RD_MAX_VALUES];
+	unsigned n = collect_values(site, ap, values);
 	struct rd_req req;
 
-	req.site = site;
-	req.sig = NULL;
-	req.call = call;
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.mode = mode;
-	req.fmode = NULL;
-	req.nofollow_ok = false;
-	req.link_only = false;
-	req.nvalues = collect_values(site, ap, values);
-	req.values = values;
+	site_req(&req, site, call, dirfd, path, flags, mode, NULL, values, n);
 	return rd_openat(&req);
 }
 
@@ -1340,21 +1336,13 @@ int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, in
 	double values[RD_MAX_VALUES];
 	struct rd_req req;
 	va_list ap;
+	unsigned n;
 
 	va_start(ap, flags);
-	req.nvalues = collect_values(site, ap, values);
+	n = collect_values(site, ap, values);
 	va_end(ap);
-	req.site = site;
-	req.sig = NULL;
-	req.call = "prepare";
-	req.nofollow_ok = false;
-	req.link_only = false;
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.mode = 0666;       /* what C++ streams pass to open(2) */
-	req.fmode = NULL;
-	req.values = values;
+	/* 0666: what C++ streams pass to open(2). */
+	site_req(&req, site, "prepare", dirfd, path, flags, 0666, NULL, values, n);
 	return rd_prepare(&req, NULL);
 }
 
@@ -1436,10 +1424,10 @@ const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const c
 	struct rd_ctx c;
 	bool ok = true, ccs = false;
 	va_list ap;
+	unsigned n;
 
-	memset(&req, 0, sizeof(req));
 	va_start(ap, fmode);
-	req.nvalues = collect_values(site, ap, values);
+	n = collect_values(site, ap, values);
 	va_end(ap);
 	if (rt_env()->disable || !path)
 		return path;
@@ -1449,13 +1437,7 @@ const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const c
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return path;
-	req.site = site;
-	req.call = "opener";
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.fmode = fmode;
-	req.values = values;
+	site_req(&req, site, "opener", dirfd, path, flags, 0, fmode, values, n);
 	req.link_only = true;
 	if (fmode)
 		ok = fmode_flags(fmode, &req.flags, &ccs) && !ccs;
