@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bind.cc - binding pragmas to calls (DESIGN section 3: "the pragma binds
- * to the first supported call that follows it in the same block, whatever
- * the blank lines, comments or line breaks").
+ * bind.cc - binding pragmas to calls (DESIGN section 3, as issue 14 made
+ * it: a pragma describes the first supported call in the statement right
+ * after it, and no call of a later statement).
  *
  * Runs once per function body, when the front end has finished it and
  * before it is turned into GIMPLE (PLUGIN_PRE_GENERICIZE; for a C++
  * template once per instantiation).  It finds the marker statements that
- * pragma.cc left, and for each one searches the statements that follow it
- * in its statement list, in source order and into nested expressions,
- * blocks, loops and conditionals, for the first supported call.  The
- * search stops at the end of the block or at the next pragma it meets.
- * Should two pragmas still reach the same call, the nearer one (the later)
- * wins and the other is unbound.  Then every bound call is rewritten
+ * pragma.cc left, and for each one searches the statement after it (the
+ * tree statements that make it up, see gp_stmt), in source order and into
+ * nested expressions, blocks, loops and conditionals, for the first
+ * supported call, noting the other calls it meets for the message of an
+ * unbound pragma.  The search stops at the next pragma it meets.  Then
+ * every bound call is rewritten
  * (calls.cc) with its values lowered at the call (lower.cc), and the
  * markers are replaced by empty statements (or, for jobwide, by the call of
  * iosig_jobwide).
@@ -735,7 +735,9 @@ static void gp_process_function(tree fn)
 	FOR_EACH_VEC_ELT(w.markers, i, m)
 		if (m->p->kind == IOSIG_PRAGMA_SIG)
 			gp_search(&w, m);
-	/* Two pragmas reaching one call: the later (nearer) one wins. */
+	/* Two pragmas reaching one call cannot happen (the search of the
+	 * earlier stops at the later); should it, the call is still rewritten
+	 * once: the later (nearer) one wins. */
 	FOR_EACH_VEC_ELT(w.markers, i, m) {
 		if (!m->bound || m->p->kind != IOSIG_PRAGMA_SIG)
 			continue;

@@ -7,8 +7,8 @@
  *   pragma.cc   #pragma io: tokens -> text, libiosig parser, registries,
  *               the statement marker, file-scope jobwide
  *   bind.cc     per function (PLUGIN_PRE_GENERICIZE): find the markers,
- *               bind each pragma to the first supported call after it,
- *               rewrite the calls
+ *               bind each pragma to the first supported call of the
+ *               statement after it, rewrite the calls
  *   calls.cc    which calls are supported, the site descriptors, the
  *               libiosig entry points, the rewrites
  *   lower.cc    signature value expressions -> GENERIC evaluated at the

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bind.cc - binding pragmas to calls (DESIGN section 3: "the pragma binds
- * to the first supported call that follows it in the same block, whatever
- * the blank lines, comments or line breaks").
+ * bind.cc - binding pragmas to calls (DESIGN section 3, as issue 14 made
+ * it: a pragma describes the first supported call in the statement right
+ * after it, and no call of a later statement).
  *
  * Runs for every function body when the parser has finished it, before
  * CodeGen sees it (the plugin's consumer comes first); for a C++ template
  * once per instantiation.  It finds the marker statements pragma.cc left,
- * and for each one searches the statements that follow it in its block, in
- * source order and into nested expressions, blocks, loops and
- * conditionals, for the first supported call.  The search stops at the end
- * of the block or at the next pragma it meets; it does not enter lambdas,
- * blocks or local classes, which are functions of their own.  When two
- * pragmas reach the same call the nearer one (the later) wins.  Then
+ * and for each one searches the statement after it in its block, in source
+ * order and into nested expressions, blocks, loops and conditionals, for
+ * the first supported call, noting the other calls it meets for the
+ * message of an unbound pragma.  The search stops at the next pragma it
+ * meets; it does not enter lambdas, blocks or local classes, which are
+ * functions of their own.  Then
  * every bound call is rewritten (calls.cc) with its values lowered at the
  * call (lower.cc), and the markers are replaced by empty statements (or,
  * for jobwide, by the call of iosig_jobwide).  This is the same algorithm,
@@ -470,7 +470,9 @@ static void bind_body(const clang::FunctionDecl *fn, clang::Stmt *body)
 	for (Marker &m : ms)
 		if (m.p->kind == IOSIG_PRAGMA_SIG)
 			search_call(m);
-	/* Two pragmas reaching one call: the later (nearer) one wins. */
+	/* Two pragmas reaching one call cannot happen (the search of the
+	 * earlier stops at the later); should it, the call is still rewritten
+	 * once: the later (nearer) one wins. */
 	for (size_t i = 0; i < ms.size(); i++) {
 		if (!ms[i].bound)
 			continue;

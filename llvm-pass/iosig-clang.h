@@ -21,7 +21,7 @@
  *               canonical text, marking the named variables used, file-scope
  *               jobwide
  *   bind.cc     per function body: find the markers, bind each pragma to
- *               the first supported call after it, rewrite
+ *               the first supported call of the statement after it, rewrite
  *   lower.cc    signature values -> expressions evaluated at the call
  *   calls.cc    supported calls, marker functions, the rewrites
  *   pass.cc     the LLVM pass: markers -> libiosig calls and site descriptors
