@@ -365,8 +365,10 @@ static void handle_opener(Pragma &p, clang::DeclContext *ctx, clang::Scope *sc)
 	const plugin_opener &o = p.opener;
 	clang::SourceRange at = span_range(p, o.name_off, o.name_len);
 	std::string name = "'" + std::string(o.name) + "'";
-	clang::Sema &s = *tu().sema;
 
+	if (!tu().sema)
+		return; /* nothing is compiled */
+	clang::Sema &s = *tu().sema;
 	if (function_of(ctx)) {
 		report(Level::Error, diag_loc(p.loc), "'#pragma io opener' declares a function of the "
 		       "program: write it at file (or namespace) scope, after the declaration of "
