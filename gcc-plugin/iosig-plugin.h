@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iosig-plugin.h - what the files of the GCC plugin share (DESIGN sections
- * 3 and 4).  Private to gcc-plugin/; every non-static name starts with gp_.
+ * iosig-plugin.h - what the files of the GCC plugin share (docs/design.md
+ * §3 and §4).  Private to gcc-plugin/; every non-static name starts with gp_.
  *
  *   plugin.cc   plugin_init, options, help, version check, callbacks
  *   pragma.cc   #pragma io: tokens -> text, libiosig parser, registries,

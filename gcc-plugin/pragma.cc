@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pragma.cc - "#pragma io ..." in the C and C++ front ends (DESIGN
- * section 3).
+ * pragma.cc - "#pragma io ..." in the C and C++ front ends (docs/design.md
+ * §3).
  *
  * The whole "io" pragma namespace has one handler, registered with macro
  * expansion so that macros in values work.  The handler turns the tokens

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bind.cc - binding pragmas to calls (DESIGN section 3, as issue 14 made
- * it: a pragma describes the first supported call in the statement right
- * after it, and no call of a later statement).
+ * bind.cc - binding pragmas to calls (docs/design.md §3: a pragma
+ * describes the first supported call in the statement right after it, and
+ * no call of a later statement).
  *
  * Runs for every function body when the parser has finished it, before
  * CodeGen sees it (the plugin's consumer comes first); for a C++ template

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calls.cc - the calls a signature can describe and what they become
- * (DESIGN sections 3 and 4, iosig.h "Compiler-generated calls").
+ * (docs/design.md §3 and §4, iosig.h "Compiler-generated calls").
  *
  * The front end marks a bound call; the pass (pass.cc) writes the libiosig
  * call and the static site descriptor from the mark.  The marks are calls
@@ -16,6 +16,10 @@
  *                    bits>, v0..) runs before the constructor or open()
  *                    the pass: iosig_prepare(&site, AT_FDCWD, path, flags, v0..)
  *   jobwide       -> __iosig_jobwide_mk(..., v0..)   the pass: iosig_jobwide(&site, v0..)
+ *   MPI_File_open(c, p, a, i, fh)
+ *                 -> __iosig_bind_int(..., MPI_File_open(c, p, a, i, fh))
+ *                    the pass: iosig_MPI_File_open(&site, c, p, a, i, fh, v0..)
+ *                    (libiosig-mpi, iosig_mpi.h)
  *
  * The values are evaluated before the call's own arguments (clang
  * evaluates arguments left to right), so they dominate the call the pass
@@ -52,6 +56,7 @@ static const Callee callees[] = {
 	{ "fopen64", "iosig_fopen64", Shape::Fopen, 2, 2, false },
 	{ "freopen", "iosig_freopen", Shape::Freopen, 3, 3, false },
 	{ "freopen64", "iosig_freopen", Shape::Freopen, 3, 3, true },
+	{ "MPI_File_open", "iosig_MPI_File_open", Shape::Mpi, 5, 5, false },
 };
 
 /* The C++ streams; `implied` is the openmode bit the class adds. */
@@ -173,7 +178,7 @@ bool classify_call(clang::Stmt *s, Call *ret)
 		return false;
 	if (const Callee *c = library_callee(fd)) {
 		unsigned n = call->getNumArgs();
-		unsigned path = c->shape == Shape::OpenAt ? 1 : 0;
+		unsigned path = c->shape == Shape::OpenAt || c->shape == Shape::Mpi;
 		if (n < c->min_args || n > c->max_args || !call->getArg(path)->getType()->isPointerType())
 			return false;
 		ret->expr = call;

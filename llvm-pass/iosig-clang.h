@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iosig-clang.h - what the files of the clang plugin share (DESIGN sections
- * 3 and 4).  Private to llvm-pass/; everything lives in namespace cp.
+ * iosig-clang.h - what the files of the clang plugin share (docs/design.md
+ * §3 and §4).  Private to llvm-pass/; everything lives in namespace cp.
  *
  * The plugin is one shared object loaded twice by clang: with -fplugin it
  * adds the "#pragma io" handler and an AST consumer to the front end, with
@@ -224,6 +224,7 @@ enum class Shape {
 	Creat,   /* path, mode */
 	Fopen,   /* path, mode string */
 	Freopen, /* path, mode string, stream */
+	Mpi,     /* MPI_File_open: comm, path, amode, info, fh */
 };
 
 /* A supported C library function and its libiosig replacement. */

@@ -267,6 +267,10 @@ void Lowering::lower_bind(llvm::CallBase *mark)
 		args.append({ ptr(0), ptr(1), arg(2) });
 		params.append({ i8p_, i8p_, arg(2)->getType() });
 		break;
+	case Shape::Mpi:    /* comm, path, amode, info, fh: MPI handles as they are */
+		args.append({ arg(0), ptr(1), i32(arg(2)), arg(3), arg(4) });
+		params.append({ arg(0)->getType(), i8p_, i32_, arg(3)->getType(), arg(4)->getType() });
+		break;
 	}
 	for (unsigned i = 0; i < n; i++)
 		args.push_back(mark->getArgOperand(kSiteArgs + i));

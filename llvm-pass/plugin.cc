@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plugin.cc - entry points of iosig-clang.so in the clang front end
- * (DESIGN section 4): the version check, the "io" pragma handler and the
+ * (docs/design.md §4): the version check, the "io" pragma handler and the
  * plugin action in clang's registries, -fplugin-arg-iosig-* options, help,
  * diagnostics, and the AST consumer that binds pragmas to calls before
  * CodeGen sees a function.  The LLVM pass half is in pass.cc.

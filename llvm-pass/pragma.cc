@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pragma.cc - "#pragma io ..." in the preprocessor (DESIGN section 3).
+ * pragma.cc - "#pragma io ..." in the preprocessor (docs/design.md §3).
  *
  * The handler of the "io" namespace reads the pragma's tokens with macro
  * expansion, turns them back into text (keeping each token's location) and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sema.cc - a pragma in its scope (DESIGN section 3).
+ * sema.cc - a pragma in its scope (docs/design.md §3).
  *
  * The marker the pragma handler leaves (pragma.cc) names an identifier no
  * declaration has; Sema asks its external sources about such names, and

@@ -16,17 +16,17 @@ struct noop_opts {
 
 struct noop {
 	struct noop_opts o;
-	struct iosig_list *fifo;   /* one per device */
+	struct policy_list *fifo;  /* one per device */
 };
 
-static const struct iosig_opt noop_opts[] = {
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct noop_opts, max_merge),
+static const struct policy_opt noop_opts[] = {
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct noop_opts, max_merge),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "largest command built by merging contiguous requests (Linux max_sectors_kb; 0 = no merging)" },
 	{ .name = NULL },
 };
 
-static int noop_init(struct iosig_policy *pol)
+static int noop_init(struct policy *pol)
 {
 	struct noop *q = calloc(1, sizeof(*q));
 
@@ -44,7 +44,7 @@ static int noop_init(struct iosig_policy *pol)
 	return 0;
 }
 
-static int noop_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int noop_submit(struct policy *pol, struct policy_req *req)
 {
 	struct noop *q = pol->priv;
 
@@ -54,23 +54,23 @@ static int noop_submit(struct iosig_policy *pol, struct iosig_req *req)
 	return 0;
 }
 
-static void noop_dispatch(struct iosig_policy *pol)
+static void noop_dispatch(struct policy *pol)
 {
 	struct noop *q = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 
 	for (unsigned d = 0; d < env->ndev; d++) {
-		struct iosig_list *h = &q->fifo[d];
+		struct policy_list *h = &q->fifo[d];
 
 		while (!pol_list_empty(h) && pol_dev_room(env, d)) {
-			struct iosig_req *head = pol_container_of(h->next, struct iosig_req, link);
-			struct iosig_req *tail = head;
+			struct policy_req *head = pol_container_of(h->next, struct policy_req, link);
+			struct policy_req *tail = head;
 			uint64_t total = head->len;
 
 			pol_list_del(&head->link);
 			head->merge_next = NULL;
 			while (!pol_list_empty(h)) {
-				struct iosig_req *n = pol_container_of(h->next, struct iosig_req, link);
+				struct policy_req *n = pol_container_of(h->next, struct policy_req, link);
 
 				if (!pol_can_merge(tail, n, total, q->o.max_merge))
 					break;
@@ -85,15 +85,15 @@ static void noop_dispatch(struct iosig_policy *pol)
 	}
 }
 
-static void noop_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void noop_complete(struct policy *pol, struct policy_req *req)
 {
 }
 
-static void noop_tick(struct iosig_policy *pol)
+static void noop_tick(struct policy *pol)
 {
 }
 
-static void noop_fini(struct iosig_policy *pol)
+static void noop_fini(struct policy *pol)
 {
 	struct noop *q = pol->priv;
 
@@ -104,8 +104,8 @@ static void noop_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_noop_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_noop_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "noop",
 	.summary = "FIFO per device with back-merging of contiguous requests (Linux noop)",
 	.opts = noop_opts,

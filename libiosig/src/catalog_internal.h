@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * catalog_internal.h - private interfaces of the storage catalog (DESIGN
- * section 5.1): the value sets every source produces, the embedded class
+ * catalog_internal.h - private interfaces of the storage catalog (docs/design.md
+ * §5.1): the value sets every source produces, the embedded class
  * defaults, discovery, the configuration file, the probe cache and the data
  * directories.  Symbols here are prefixed cat_ and never exported.
  *
@@ -41,6 +41,12 @@ enum cat_key_extra {
 
 #define CAT_BIT(k) (1u << (k))
 
+/* ---- catalog_util.c: what every file of the catalog uses ---------------- */
+
+/* Fills *err (if not NULL): file, line, column and a printf message. */
+void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
+	       ...) __attribute__((format(printf, 5, 6)));
+
 /* Strings owned by a configuration, a probe cache or a catalog. */
 struct cat_strpool {
 	char **s;
@@ -50,6 +56,25 @@ struct cat_strpool {
 /* Adds a copy of s; NULL when out of memory. */
 char *cat_strpool_add(struct cat_strpool *pool, const char *s);
 void cat_strpool_free(struct cat_strpool *pool);
+
+/* snprintf that says whether everything fit (a path cut short must not be
+ * used; a message cut short is fine). */
+bool cat_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* True if the absolute path `path` is `dir` or below it, component-wise
+ * ("/a/bc" is not under "/a/b"); dir "/" holds every absolute path. */
+bool cat_path_under(const char *path, const char *dir);
+
+/* $xdg_var/rel when that variable holds an absolute path, else
+ * $HOME/home_sub/rel; false when neither is set (or too long). */
+bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
+		   size_t size);
+
+/* fsid of the filesystem at `path` as the probe cache keys it; 0 if unknown. */
+uint64_t cat_path_fsid(const char *path);
+
+/* Fills tolerated from kind and disks (RAID1: disks-1, RAID5: 1 ...). */
+void cat_layout_fix(struct iosig_layout *layout);
 
 /* Values for the fields of one mount, as given by one source. */
 struct cat_values {
@@ -87,16 +112,10 @@ struct cat_values {
 	double probed_at;        /* probe cache: unix time */
 };
 
-/* Copies the measured values (CAT_PROBE_FIELDS) set in src over dst. */
-void cat_probe_merge(struct cat_values *dst, const struct cat_values *src);
-
 /* Copies every value set in `v` into `m`, marking it with `src`.  Strings are
  * copied as pointers; `reserve_pct` (in/out) receives a percentage reserve. */
 void cat_values_apply(struct iosig_mount *m, double *reserve_pct, const struct cat_values *v,
 		      enum iosig_source src);
-
-/* Fills tolerated from kind and disks (RAID1: disks-1, RAID5: 1 ...). */
-void cat_layout_fix(struct iosig_layout *layout);
 
 /* ---- class_defaults.c ------------------------------------------------- */
 
@@ -157,11 +176,6 @@ void cat_config_free(struct cat_config *cfg);
  */
 void cat_config_locate(const char *opts_config, char *buf, size_t size, bool *ret_explicit);
 
-/* $xdg_var/rel when that variable holds an absolute path, else
- * $HOME/home_sub/rel; false when neither is set (or too long). */
-bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
-		   size_t size);
-
 /* Value types of the configuration and probe-cache schema. */
 enum cat_type {
 	CAT_T_BOOL,
@@ -207,8 +221,11 @@ struct cat_disc {
 	dev_t st_dev;            /* st_dev of the mount point */
 	uint64_t fsid;           /* statfs f_fsid */
 	int member_cls;          /* md RAID: class of its members if all alike, else -1 */
+	long fuse_uid;           /* FUSE: the user_id that mounted it, else -1 */
 	struct cat_values v;     /* discovered values */
 	char *why;               /* non-NULL: class unknown, this says why */
+	char *layout_origin;     /* layout read from the filesystem (discover_dfs.c): where */
+	char *layout_why;        /* the filesystem should tell its layout but did not: why */
 };
 
 struct cat_disc_table {
@@ -233,8 +250,31 @@ bool cat_fstype_is_pseudo(const char *fstype);
 /* Class of a network filesystem type, or false if it is not one; sets
  * *ret_global to whether it is shared between the nodes of a job. */
 bool cat_fstype_network(const char *fstype, bool *ret_global);
-/* fsid of the filesystem at `path` as the probe cache keys it; 0 if unknown. */
-uint64_t cat_path_fsid(const char *path);
+
+/* ---- discover_dfs.c ----------------------------------------------------- */
+
+/* The redundancy of a distributed filesystem, as the mounted filesystem
+ * tells it. */
+struct cat_dfs_layout {
+	struct iosig_layout layout; /* of the set of devices one file lives on */
+	unsigned sets;           /* such sets in the filesystem (0: no redundancy at all) */
+	char desc[64];           /* "replica 2", "disperse 6 = 4 + 2" */
+	char origin[200];        /* where it was read, for `iosig devices --sources` */
+};
+
+/*
+ * Reads the layout of the filesystem of type `fstype` mounted at `path`
+ * (GlusterFS: the FUSE client's graph, docs/catalog.md).  0 with *ret
+ * filled; -EOPNOTSUPP for a type that tells nothing (no message); another
+ * -errno with the reason in why[wsize] when it should but cannot be read.
+ */
+int cat_dfs_layout(const char *path, const char *fstype, struct cat_dfs_layout *ret,
+		   char *why, size_t wsize);
+
+/* The GlusterFS client graph (volfile) `text` of `len` bytes -> *ret (all
+ * but origin).  0, or -EINVAL with the line and the problem in why. */
+int cat_gluster_volfile_layout(const char *text, size_t len, struct cat_dfs_layout *ret,
+			       char *why, size_t wsize);
 
 /* ---- probe_cache.c ------------------------------------------------------ */
 
@@ -252,6 +292,9 @@ struct cat_probe_cache {
 	size_t n;
 	struct cat_strpool pool; /* the entries' strings */
 };
+
+/* Copies the measured values (CAT_PROBE_FIELDS) set in src over dst. */
+void cat_probe_merge(struct cat_values *dst, const struct cat_values *src);
 
 /*
  * What `iosig probe` measured on one mount, for cat_probe_store().  Set the
@@ -378,6 +421,19 @@ bool cat_datadir_template_ok(const char *tmpl, char *bad, size_t size);
  */
 int cat_datadir_open(const struct iosig_mount *mount, int *ret_fd, struct iosig_error *err);
 
+/*
+ * Opens the existing directory `dir` on `mount` as a data directory of
+ * `uid`, after the checks cat_datadir_open() makes (no symbolic link, every
+ * directory passed through root's or uid's and sticky if others may write
+ * it, all on the mount's filesystem, `dir` itself uid's and not writable by
+ * group or others), creating nothing: for the target of a link that claims
+ * to be one the runtime made (rd_link.c).  0 with an O_RDONLY|O_DIRECTORY
+ * fd in *ret_fd, or -errno (-ENOENT when a component is missing) with the
+ * reason in *err.
+ */
+int cat_datadir_open_existing(const struct iosig_mount *mount, const char *dir, uid_t uid,
+			      int *ret_fd, struct iosig_error *err);
+
 /* ---- catalog.c ---------------------------------------------------------- */
 
 /*
@@ -390,9 +446,17 @@ const struct iosig_catalog *cat_default(struct iosig_error *err);
 /* Notes gathered while building (ignored probe cache entries, ...). */
 size_t cat_catalog_notes(const struct iosig_catalog *catalog);
 const char *cat_catalog_note(const struct iosig_catalog *catalog, size_t i);
+/* iosig_catalog_find() without resolving links: the deepest visible mount
+ * whose mount point is a prefix of the normalised `path` (for paths the
+ * runtime wrote itself, such as a link's target, which it then checks
+ * component by component anyway). */
+const struct iosig_mount *cat_catalog_find_lexical(const struct iosig_catalog *catalog,
+						   const char *path);
 /* The configuration file actually used ("" if none). */
 const char *cat_catalog_config_file(const struct iosig_catalog *catalog);
-/* Citation for a field's value of mount i when its source is DEFAULT. */
+/* Where a field's value of mount i came from beyond its source: the
+ * citation of a DEFAULT value, or what discovery read a DISCOVERED one from
+ * (a distributed filesystem's layout); NULL if nothing is recorded. */
 const char *cat_catalog_origin(const struct iosig_catalog *catalog, size_t i,
 			       enum iosig_field field);
 
@@ -400,17 +464,5 @@ const char *cat_catalog_origin(const struct iosig_catalog *catalog, size_t i,
  * by iosig_catalog_new() and the fuzz target. */
 int cat_catalog_build(const struct iosig_catalog_opts *opts, const struct cat_config *cfg,
 		      struct iosig_catalog **ret_catalog, struct iosig_error *err);
-
-/* snprintf that says whether everything fit (a path cut short must not be
- * used; a message cut short is fine). */
-bool cat_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* True if the absolute path `path` is `dir` or below it, component-wise
- * ("/a/bc" is not under "/a/b"); dir "/" holds every absolute path. */
-bool cat_path_under(const char *path, const char *dir);
-
-/* Fills *err (if not NULL): file, line, column and a printf message. */
-void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
-	       ...) __attribute__((format(printf, 5, 6)));
 
 #endif /* IOSIG_CATALOG_INTERNAL_H */

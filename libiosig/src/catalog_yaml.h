@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * catalog_yaml.h - the YAML walking shared by the configuration file
- * (config.c) and the probe cache (probe_cache.c): one loader, one error
- * format (file:line:column, the key, what was expected), one table of keys.
+ * (config.c), the probe cache (probe_cache.c) and iosig-redirect's rules
+ * (rules_file.c): one loader, one error format (file:line:column, the key,
+ * what was expected), one table of keys.  catalog_yaml.c implements it, but
+ * cat_yaml_values(), which walks config.c's table of keys.
  */
 #ifndef IOSIG_CATALOG_YAML_H
 #define IOSIG_CATALOG_YAML_H
@@ -31,6 +33,12 @@ struct cat_yaml {
  * and probe caches need 4). */
 #define CAT_YAML_MAX_DEPTH 32
 
+/* Most entries a `mounts:` mapping may have (configuration, probe cache):
+ * a machine has dozens of mount points, a large site's configuration a few
+ * hundred patterns.  More is refused with a message rather than read: every
+ * catalog build matches each mount against every entry. */
+#define CAT_YAML_MOUNTS_MAX 10000
+
 /* Parses buf into y->doc (exactly one document, nested at most
  * CAT_YAML_MAX_DEPTH deep).  -EINVAL with libyaml's
  * problem and position in y->err; nothing to free then.  On success the
@@ -54,7 +62,8 @@ const char *cat_yaml_shown(const char *s, char *buf, size_t size);
 const char *cat_suggest(const char *word, const char *const *names, size_t n);
 
 /* A mapping of KEY: VALUE valid in `scope`; `ctx` names it in messages
- * ("defaults", "class 'hdd'", "mount '/scratch'"). */
+ * ("defaults", "class 'hdd'", "mount '/scratch'").  In config.c, with the
+ * table of keys. */
 int cat_yaml_values(struct cat_yaml *y, const yaml_node_t *node, unsigned scope, const char *ctx,
 		    struct cat_values *v, struct cat_pos *pos);
 

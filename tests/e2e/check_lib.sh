@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The helpers of the shell checks of the compiler plugins, sourced (not run)
-# by tests/e2e/gcc_checks.sh, tests/clang/clang_checks.sh and
+# by tests/e2e/gcc_checks.sh, tests/e2e/clang_checks.sh and
 # tests/plugins/check.sh.  A check prints "ok: ..." or "FAIL: ..." a line
 # and ends with finish: exit 0 passed, 1 failed (77 skipped, from skip).
 

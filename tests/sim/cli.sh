@@ -32,7 +32,7 @@ expect 2 "iosig-sim: --trace needs --format (blkparse, disksim, validate, mqsim,
 expect 2 "iosig-sim: unknown policy 'nope' (known: noop$(
 	"$sim" --help | sed -n '/^Policies/,/^$/p' | awk 'NR>1 && NF {printf ", %s", $1}' | sed 's/^, noop//'))" \
 	--policy nope --workload pangu
-expect 2 "iosig-sim: noop: option 'max_merge': 'big' is not a valid size (expected a size, e.g. 4096, 4KiB, 64k, 2MB (K/M/G/T = powers of 1024))" \
+expect 2 "iosig-sim: noop: option 'max_merge': 'big' is not a valid size (expected a size, e.g. 4096, 4KiB, 64K, 2MB (K/M/G/T = powers of 1024))" \
 	--policy noop --policy-opt max_merge=big --workload pangu
 expect 2 "iosig-sim: device 'tape': unknown class 'tape' (known: hdd, ssd, nvm, ram)" \
 	--policy noop --workload pangu --device tape

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "catalog_yaml.h"
 #include "files.h"
 
 #define KiB 1024.0
@@ -343,6 +345,11 @@ static const struct {
 	  "layout: unknown key 'dsks'; did you mean 'disks'?" },
 	{ "mounts:\n  /data:\n    layout: {kind: replication, disks: 3}\n", 3, 40,
 	  "layout.disks: replication counts copies: use copies: N" },
+	/* A rate is a size per time: the unit parser's dimension, no "/s" trick. */
+	{ "mounts:\n  /data:\n    seq_read_bw: 430MiB\n", 3, 18,
+	  "seq_read_bw: bad value '430MiB': expected a bandwidth such as 430MiB/s" },
+	{ "mounts:\n  /data:\n    latency: 5 sec\n", 3, 14,
+	  "latency: bad value '5 sec': expected a time such as 10*y or 87600*h" },
 	{ "mounts:\n  /data:\n    bcw: {wf: 1MiB}\n", 3, 10,
 	  "bcw: missing 'wm': expected a mapping with wf, wm (sizes) and lf, lm, ls (times)" },
 	{ "mounts: [/a, /b]\n", 1, 9,
@@ -415,6 +422,66 @@ static void test_deep_nesting(void **state)
 	assert_null(pc);
 	assert_int_equal(err.column, 35);
 	free(yaml);
+}
+
+/* "version: 1\nmounts:\n" and n entries (probe cache entries when `probe`),
+ * the last one repeating the first when `repeat`. */
+static char *many_mounts(size_t n, bool probe, bool repeat)
+{
+	size_t cap = 64 + (n + 1) * 80, len;
+	char *yaml = malloc(cap);
+
+	assert_non_null(yaml);
+	len = (size_t)snprintf(yaml, cap, "version: 1\nmounts:\n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(yaml + len, cap - len,
+					probe ? "  /m%zu: {fstype: ext4, source: /dev/x}\n" :
+						"  /m%zu: {ignore: true}\n",
+					repeat && i == n - 1 ? (size_t)0 : i);
+	return yaml;
+}
+
+/* A long mounts: list is read in linear time and bounded: the limit loads, one
+ * more entry is an error naming the limit, and a repeated entry at the end of
+ * the longest list is still found, with the line of the first one. */
+static void test_many_mounts(void **state)
+{
+	static const char *const kinds[] = { "configuration", "probe cache" };
+	char want[200];
+
+	for (int probe = 0; probe < 2; probe++) {
+		for (int k = 0; k < 3; k++) {
+			size_t n = k == 1 ? CAT_YAML_MOUNTS_MAX + 1 : CAT_YAML_MOUNTS_MAX;
+			char *yaml = many_mounts(n, probe, k == 2);
+			struct cat_probe_cache *pc = NULL;
+			struct cat_config *cfg = NULL;
+			struct iosig_error err;
+			int r;
+
+			memset(&err, 0, sizeof(err));
+			if (probe)
+				r = cat_probe_cache_load_buffer("c.yaml", yaml, strlen(yaml), &pc, &err);
+			else
+				r = cat_config_load_buffer("c.yaml", yaml, strlen(yaml), &cfg, &err);
+			if (k == 0) {
+				assert_int_equal(r, 0);
+			} else if (k == 1) {
+				assert_int_equal(r, -EINVAL);
+				snprintf(want, sizeof(want), "mounts: %d entries, more than the %d a %s may have",
+					 CAT_YAML_MOUNTS_MAX + 1, CAT_YAML_MOUNTS_MAX, kinds[probe]);
+				assert_true(!strncmp(err.msg, want, strlen(want)));
+			} else {
+				assert_int_equal(r, -EINVAL);
+				assert_int_equal(err.line, CAT_YAML_MOUNTS_MAX + 2);
+				assert_string_equal(err.msg, probe ? "mounts: '/m0' given twice" :
+						    "mounts: '/m0' given twice (first at line 3)");
+			}
+			cat_config_free(cfg);
+			cat_probe_cache_free(pc);
+			free(yaml);
+		}
+	}
+	(void)state;
 }
 
 /* Errors only visible once the catalog is built from a loaded config. */
@@ -621,9 +688,31 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* Values go through the project's one unit parser: the units of values
+ * (us, ns) and rates as a size per time, spaces allowed. */
+static void test_value_units(void **state)
+{
+	struct iosig_catalog *cat = synth("mounts:\n"
+					  "  /data:\n"
+					  "    class: ssd\n"
+					  "    capacity: 1TiB\n"
+					  "    latency: 250us\n"
+					  "    seek: 300 ns\n"
+					  "    seq_write_bw: 2 MB / s\n"
+					  "    rand_read_bw: 1*GiB/ms\n");
+	const struct iosig_mount *m = mount_at(cat, "/data");
+
+	assert_true(fabs(m->latency - 250e-6) < 1e-18);
+	assert_true(fabs(m->seek - 300e-9) < 1e-21);
+	assert_true(m->seq_write_bw == 2 * MiB);
+	assert_true(m->rand_read_bw == 1000 * GiB);
+	iosig_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_units),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_reserve),
@@ -632,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_many_mounts),
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_special_files),

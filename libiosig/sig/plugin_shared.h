@@ -486,7 +486,8 @@ static inline int plugin_opener_parse(const char *text, size_t len, struct plugi
 	"                           warning; -w and -Werror apply to it)\n"                  \
 	"  help                     print this text\n"                                         \
 	"Supported calls: open, open64, openat, creat, fopen, fopen64, freopen, the\n"         \
-	"std::fstream, std::ifstream and std::ofstream constructors and open(), and the\n"    \
-	"functions declared with #pragma io opener(F, path(N), ...).\n"
+	"std::fstream, std::ifstream and std::ofstream constructors and open(),\n"          \
+	"MPI_File_open (link with -liosig-mpi), and the functions declared with\n"          \
+	"#pragma io opener(F, path(N), ...).\n"
 
 #endif /* IOSIG_PLUGIN_SHARED_H */
