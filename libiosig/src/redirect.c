@@ -434,7 +434,8 @@ struct rd_ctx {
 	const char *action;                  /* for the log: see docs/runtime.md */
 	char reason[480];                    /* fallback reason, "" if none */
 	int err;                             /* negative errno of a failed internal step */
-	bool prepare;                        /* rd_prepare: open nothing, not even an existing file */
+	bool prepare;                        /* rd_prepare, an opener: open nothing, not even
+						an existing file */
 	char stale[PATH_MAX + 480];          /* a stale link replaced: "target: why", "" if none */
 };
 
@@ -1602,6 +1603,9 @@ const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const c
 	 * opener gets the data file's own path (and never follows the link). */
 	req.nofollow_ok = req.flags & (O_EXCL | O_NOFOLLOW);
 	ctx_init(&c, &req);
+	/* What is at the path already is the function's own open's, as it is
+	 * the C++ stream's after iosig_prepare: nothing is opened here. */
+	c.prepare = true;
 	if (!ok) {
 		stream_plain(&c, ccs ? "',ccs=' modes are left to fopen" : "not a mode fopen accepts");
 	} else {
