@@ -1523,8 +1523,13 @@ struct rd_opener {
 /* Calls nested deeper than this are not redirected. */
 #define RD_OPENER_DEPTH 8
 
-static __thread struct rd_opener *rd_openers;
-static __thread unsigned rd_nopeners;
+/* initial-exec: the general model calls __tls_get_addr, which would make
+ * libiosig.so (and the preload core, which links this file) need the
+ * dynamic loader itself (tests/layout).  Programs load libiosig at start-up;
+ * where it or the core is dlopen()ed, these 16 bytes come from the static
+ * TLS space the C library keeps for such libraries. */
+static __thread struct rd_opener *rd_openers __attribute__((tls_model("initial-exec")));
+static __thread unsigned rd_nopeners __attribute__((tls_model("initial-exec")));
 
 /* After the call of o: the link goes if the opener created no data file
  * (a name it does not open, such as sqlite3's "stdout"). */
