@@ -7,6 +7,7 @@
  * exclusive 0600 create (a second create of the same name fails as it
  * would), gnulib's descriptor above the standard streams, sqlite3's names
  * "stdout" and "off", which create nothing (and leave nothing behind).
+ * Each signature says how small its file is: the test's mounts are small.
  *
  * mount: work ext4 {"class": "hdd", "rotational": true, "seq_write_bw": "100MiB/s", "latency": "5ms", "seek": "8ms"}
  * mount: fast tmpfs {"class": "ram", "volatile": true, "seq_write_bw": "5GiB/s", "latency": "0.001ms"}
@@ -63,12 +64,12 @@ int main(int argc, char **argv)
 
 	/* bzip2: compress() opens its output. */
 	snprintf(path, sizeof(path), "%s/data.bz2", dir);
-#pragma io sig tmp sequential_access size_per_io(block)
+#pragma io sig tmp sequential_access size_per_io(block) totalsize(1*KiB)
 	fp = fopen_output_safely(path, "wb");
 	if (!fp || fputs("BZh91\n", fp) < 0 || fclose(fp))
 		return 1;
 	printf("bzip2: %ld bytes back", size_back(path));
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 	fp = fopen_output_safely(path, "wb");
 	printf(", again: %s\n", fp ? "opened" : "refused");
 
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
 	 * with no standard input (descriptor 0 free). */
 	atfd = open(dir, O_RDONLY | O_DIRECTORY);
 	close(STDIN_FILENO);
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 	fd = openat(atfd, "data.gz", O_WRONLY | O_CREAT | O_EXCL, S_IRUSR | S_IWUSR);
 	if (fd <= STDERR_FILENO || write(fd, "gzip\n", 5) != 5 || close(fd))
 		return 2;
@@ -85,15 +86,15 @@ int main(int argc, char **argv)
 
 	/* sqlite3: .output FILE, then .output stdout, then .output off. */
 	snprintf(path, sizeof(path), "%s/query.out", dir);
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 	fp = output_file_open(path, 1);
 	if (!fp || fputs("1|one\n\n", fp) < 0 || fclose(fp))
 		return 3;
 	printf("sqlite3: %ld bytes back\n", size_back(path));
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 	fp = output_file_open("stdout", 1);
 	fprintf(fp, "to the shell's stdout\n");
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 	fp = output_file_open("off", 1);
 	printf("sqlite3 off: %s\n", fp ? "a stream" : "no stream");
 	return 0;

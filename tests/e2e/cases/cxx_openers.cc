@@ -3,7 +3,8 @@
  * called in a try block (an invoke, for clang).  When it leaves by an
  * exception before it opens anything, the link made for it goes with the
  * next opener call of the thread (no iosig_opener_end ran for it), and the
- * next call is redirected as usual.
+ * next call is redirected as usual.  The signatures say how small the
+ * files are: the test's mounts are small.
  *
  * mount: work ext4 {"class": "hdd", "rotational": true, "seq_write_bw": "100MiB/s", "latency": "5ms", "seek": "8ms"}
  * mount: fast tmpfs {"class": "ram", "volatile": true, "seq_write_bw": "5GiB/s", "latency": "0.001ms"}
@@ -41,12 +42,12 @@ int main(int argc, char **argv)
 	std::FILE *fp = nullptr;
 
 	try {
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 		fp = app::make((dir + "/first").c_str(), true);
 	} catch (const std::exception &) {
 		std::puts("thrown");
 	}
-#pragma io sig tmp
+#pragma io sig tmp totalsize(1*KiB)
 	fp = app::make((dir + "/second").c_str(), false);
 	if (!fp || std::fputs("second\n", fp) < 0 || std::fclose(fp))
 		return 1;
