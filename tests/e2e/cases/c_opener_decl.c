@@ -2,7 +2,8 @@
  * '#pragma io opener' declares a function of the program: it must be
  * declared before, at file scope, not be a supported call already, have
  * the arguments the pragma names, of the right types, and return a pointer,
- * an integer or nothing (c_opener_diag.c: the syntax).
+ * an integer or nothing (c_opener_diag.c: the syntax).  MPI_File_open (as
+ * mpi.h declares it, the handles opaque here) is a supported call too.
  *
  * verify-notes
  */
@@ -17,6 +18,10 @@ struct big {
 };
 struct big by_value(const char *name);
 static int not_a_function;
+typedef struct mpi_comm *MPI_Comm;
+typedef struct mpi_info *MPI_Info;
+typedef struct mpi_file *MPI_File;
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 
 #pragma io opener(unknown, path(1), mode("w")) /* expect-error#19: 'unknown' is not declared here; declare the function before '#pragma io opener' */
 #pragma io opener(not_a_function, path(1), mode("w")) /* expect-error#19: 'not_a_function' is not a function */
@@ -27,6 +32,7 @@ static int not_a_function;
 #pragma io opener(wrap, path(1), flags(2)) /* expect-error#34: flags(2) must name an integer parameter; parameter 2 of 'wrap' has type 'const char *' */
 #pragma io opener(by_value, path(1), mode("w")) /* expect-error#19: an opener returns a pointer, an integer or nothing; 'by_value' returns 'struct big' */
 #pragma io opener(fopen, path(1), mode(2)) /* expect-error#19: 'fopen' is a supported call already: '#pragma io sig' describes it without a declaration */
+#pragma io opener(MPI_File_open, path(2), flags(3)) /* expect-error#19: 'MPI_File_open' is a supported call already: '#pragma io sig' describes it without a declaration */
 
 #pragma io opener(wrap, path(1), mode(2))
 #pragma io opener(wrap, path(1), mode(2))
