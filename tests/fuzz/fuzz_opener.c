@@ -17,16 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "plugin_shared.h"
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "fuzz_opener: %s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);                           \
-			abort();                                                      \
-		}                                                                     \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
