@@ -533,7 +533,8 @@ struct rd_ctx {
 	const char *action;                  /* for the log: see docs/runtime.md */
 	char reason[480];                    /* fallback reason, "" if none */
 	int err;                             /* negative errno of a failed internal step */
-	bool prepare;                        /* rd_prepare: open nothing, not even an existing file */
+	bool prepare;                        /* rd_prepare, an opener: open nothing, not even
+						an existing file */
 	char stale[PATH_MAX + 480];          /* a stale link replaced: "target: why", "" if none */
 };
 
@@ -1041,7 +1042,7 @@ static int rd_decide(struct rd_ctx *c)
 		if (c->lockfd < 0)
 			c->lockfd = -1;
 	}
-	r = create_data(c);
+	r = req->link_only ? 0 : create_data(c);
 	if (r < 0) {
 		c->data_path[0] = '\0';
 		return RD_PLAIN;
@@ -1346,15 +1347,21 @@ static void stream_prep(struct rd_req *req, bool *ret_ok, const char **ret_why)
 	req->mode = 0666;      /* what fopen passes to open(2) */
 }
 
-/* A stream request of a compiled call site. */
-static void stream_site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
-			    const char *path, const char *mode, const double *values, unsigned n)
+/* The request of a compiled call site: the call's arguments (fmode NULL
+ * for open-like calls; a stream's flags and mode are filled in from its
+ * fmode by stream_prep) and the site's values. */
+static void site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
+		     int dirfd, const char *path, int flags, mode_t mode, const char *fmode,
+		     const double *values, unsigned n)
 {
 	memset(req, 0, sizeof(*req));
 	req->site = site;
 	req->call = call;
+	req->dirfd = dirfd;
 	req->path = path;
-	req->fmode = mode;
+	req->flags = flags;
+	req->mode = mode;
+	req->fmode = fmode;
 	req->values = values;
 	req->nvalues = n;
 }
@@ -1447,7 +1454,7 @@ static FILE *fopen_common(const struct iosig_site *site, const char *call, const
 	unsigned n = collect_values(site, ap, values);
 	struct rd_req req;
 
-	stream_site_req(&req, site, call, path, mode, values, n);
+	site_req(&req, site, call, AT_FDCWD, path, 0, 0, mode, values, n);
 	return rd_fopen(&req, large);
 }
 
@@ -1557,7 +1564,7 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
 	va_start(ap, stream);
 	n = collect_values(site, ap, values);
 	va_end(ap);
-	stream_site_req(&req, site, "freopen", path, mode, values, n);
+	site_req(&req, site, "freopen", AT_FDCWD, path, 0, 0, mode, values, n);
 	return rd_freopen(&req, stream, false);
 }
 
@@ -1591,19 +1598,10 @@ static int open_common(const struct iosig_site *site, const char *call, int dirf
 		       const char *path, int flags, mode_t mode, va_list ap)
 {
 	double values[RD_MAX_VALUES];
+	unsigned n = collect_values(site, ap, values);
 	struct rd_req req;
 
-	req.site = site;
-	req.sig = NULL;
-	req.call = call;
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.mode = mode;
-	req.fmode = NULL;
-	req.nofollow_ok = false;
-	req.nvalues = collect_values(site, ap, values);
-	req.values = values;
+	site_req(&req, site, call, dirfd, path, flags, mode, NULL, values, n);
 	return rd_openat(&req);
 }
 
@@ -1657,16 +1655,10 @@ int iosig_prepare_values(const struct iosig_site *site, const char *call, int di
 {
 	struct rd_req req;
 
-	memset(&req, 0, sizeof(req));
-	req.site = site;
-	req.call = call ? call : "prepare";
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.mode = 0666;       /* what C++ streams and MPI-IO pass to open(2) */
-	req.values = values;
 	/* A site with another ABI is refused before its values are read. */
-	req.nvalues = site_ok(site) ? nvalues : 0;
+	site_req(&req, site, call ? call : "prepare", dirfd, path, flags,
+		 0666 /* what C++ streams and MPI-IO pass to open(2) */, NULL, values,
+		 site_ok(site) ? nvalues : 0);
 	return rd_prepare(&req, NULL);
 }
 
@@ -1680,6 +1672,169 @@ int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, in
 	n = collect_values(site, ap, values);
 	va_end(ap);
 	return iosig_prepare_values(site, "prepare", dirfd, path, flags, values, n);
+}
+
+/* ------------------------------------------------------------------------
+ * Declared openers (#pragma io opener)
+ * ---------------------------------------------------------------------- */
+
+/* One call of a declared opener between iosig_opener_begin() and
+ * iosig_opener_end(): the calling thread's stack of them. */
+struct rd_opener {
+	struct rd_opener *next;        /* the call around this one */
+	uintptr_t frame;               /* the stack frame of its iosig_opener_begin() */
+	const struct iosig_site *site;
+	int dirfd;                     /* as the call gave it */
+	char dir[PATH_MAX];            /* directory part of the path, relative to dirfd */
+	char base[NAME_MAX + 1];       /* the link's name in it */
+	char data_path[PATH_MAX];      /* what the link points to; "" when none was made */
+};
+
+/* Calls nested deeper than this are not redirected. */
+#define RD_OPENER_DEPTH 8
+
+/* initial-exec: the general model calls __tls_get_addr, which would make
+ * libiosig.so (and the preload core, which links this file) need the
+ * dynamic loader itself (tests/layout).  Programs load libiosig at start-up;
+ * where it or the core is dlopen()ed, these 16 bytes come from the static
+ * TLS space the C library keeps for such libraries. */
+static __thread struct rd_opener *rd_openers __attribute__((tls_model("initial-exec")));
+static __thread unsigned rd_nopeners __attribute__((tls_model("initial-exec")));
+
+/* After the call of o: the link goes if the opener created no data file
+ * (a name it does not open, such as sqlite3's "stdout"). */
+static void opener_finish(const struct rd_opener *o);
+
+/*
+ * Finishes the calls that a longjmp or an exception left without their
+ * iosig_opener_end(): a call of an opener is in progress only while the
+ * stack is deeper than where it began (the stack grows down), so a new
+ * iosig_opener_begin() at `frame` or above is not inside it.
+ */
+static void opener_abandoned(uintptr_t frame)
+{
+	struct rd_opener *o;
+
+	while ((o = rd_openers) && frame >= o->frame) {
+		rd_openers = o->next;
+		rd_nopeners--;
+		opener_finish(o);
+		free(o);
+	}
+}
+
+static void opener_finish(const struct rd_opener *o)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int pfd;
+
+	if (!o->data_path[0] || !lstat(o->data_path, &st) || errno != ENOENT)
+		return;
+	pfd = openat(o->dirfd, o->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return;
+	/* Only our own link: the name may have been replaced meanwhile. */
+	n = readlinkat(pfd, o->base, buf, sizeof(buf) - 1);
+	if (n >= 0) {
+		buf[n] = '\0';
+		if (!strcmp(buf, o->data_path) && !unlinkat(pfd, o->base, 0))
+			declog_event("unlinked", o->site,
+				     "the opener created no file: its link was removed", NULL);
+	}
+	close(pfd);
+}
+
+const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const char *path,
+			       int flags, const char *fmode, ...)
+{
+	double values[RD_MAX_VALUES];
+	int saved = errno;
+	const char *ret = path;
+	struct rd_opener *o;
+	struct rd_req req;
+	struct rd_ctx c;
+	bool ok = true, ccs = false;
+	va_list ap;
+	unsigned n;
+
+	va_start(ap, fmode);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	if (rt_env()->disable || !path)
+		return path;
+	opener_abandoned((uintptr_t)__builtin_frame_address(0));
+	if (rd_nopeners >= RD_OPENER_DEPTH)
+		return path;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return path;
+	site_req(&req, site, "opener", dirfd, path, flags, 0, fmode, values, n);
+	req.link_only = true;
+	if (fmode)
+		ok = fmode_flags(fmode, &req.flags, &ccs) && !ccs;
+	/* An exclusive or no-follow open would fail on the link: such an
+	 * opener gets the data file's own path (and never follows the link). */
+	req.nofollow_ok = req.flags & (O_EXCL | O_NOFOLLOW);
+	ctx_init(&c, &req);
+	/* What is at the path already is the function's own open's, as it is
+	 * the C++ stream's after iosig_prepare: nothing is opened here. */
+	c.prepare = true;
+	if (!ok) {
+		stream_plain(&c, ccs ? "',ccs=' modes are left to fopen" : "not a mode fopen accepts");
+	} else {
+		switch (rd_decide(&c)) {
+		case RD_DONE:
+			c.action = "linked";
+			snprintf(o->dir, sizeof(o->dir), "%s", c.dir);
+			snprintf(o->base, sizeof(o->base), "%s", c.base);
+			snprintf(o->data_path, sizeof(o->data_path), "%s", c.data_path);
+			if (req.nofollow_ok)
+				ret = o->data_path;
+			break;
+		case RD_REFUSE:
+			fallback(&c, "plain", 0,
+				 "IOSIG_STRICT cannot refuse the call of an opener: it is made as written");
+			break;
+		default:
+			break;
+		}
+	}
+	ctx_close_dir(&c);
+	log_result(&c, -1, 0);
+	ctx_done(&c);
+	o->site = site;
+	o->frame = (uintptr_t)__builtin_frame_address(0);
+	o->dirfd = dirfd;
+	o->next = rd_openers;
+	rd_openers = o;
+	rd_nopeners++;
+	errno = saved;
+	return ret;
+}
+
+void iosig_opener_end(const struct iosig_site *site)
+{
+	int saved = errno;
+	struct rd_opener *o;
+	bool last;
+
+	for (o = rd_openers; o && o->site != site; o = o->next)
+		;
+	if (!o)
+		return; /* begin did nothing */
+	/* Calls a longjmp or an exception left are finished with the one
+	 * around them. */
+	do {
+		o = rd_openers;
+		rd_openers = o->next;
+		rd_nopeners--;
+		last = o->site == site;
+		opener_finish(o);
+		free(o);
+	} while (!last);
+	errno = saved;
 }
 
 void iosig_jobwide(const struct iosig_site *site, ...)

@@ -39,6 +39,8 @@ struct rd_req {
 	bool nofollow_ok;                /* redirect O_NOFOLLOW creations too (iosig-redirect
 					    rules): the link is made with symlinkat, which never
 					    follows, and the plain call keeps O_NOFOLLOW */
+	bool link_only;                  /* make the link but not the data file: a declared
+					    opener creates it (iosig_opener_begin) */
 };
 
 /*

@@ -19,15 +19,7 @@
 #include <string.h>
 
 #include "catalog_internal.h"
-
-#define CHECK(cond)                                                                           \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			fprintf(stderr, "fuzz_gluster_volfile: %s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);                                   \
-			abort();                                                              \
-		}                                                                             \
-	} while (0)
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
