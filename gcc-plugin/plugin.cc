@@ -12,6 +12,7 @@
 __attribute__((visibility("default"))) int plugin_is_GPL_compatible;
 
 int gp_own_errors;
+int gp_busy;
 
 struct gp_options gp_opts = {
 	.verbose = false,

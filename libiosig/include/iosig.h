@@ -563,6 +563,24 @@ int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, in
 int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
 			 const char *path, int flags, const double *values, unsigned nvalues);
 
+/*
+ * Around the call of a function the program declared with '#pragma io
+ * opener' (a wrapper that opens the file named by one of its arguments):
+ * before the call, decide as iosig_open() would for `flags` (or, when
+ * `fmode` is not NULL, the fopen mode `fmode`) and, if the file is to be
+ * created elsewhere, link the data file's path at `path` (relative to
+ * `dirfd`) without creating it: the function's own open creates it through
+ * the link.  Returns the path to give the function: `path`, or, when the
+ * open is exclusive or does not follow links (O_EXCL, O_NOFOLLOW, mode
+ * "x"), which the link would make fail, the data file's absolute path,
+ * valid until iosig_opener_end().  After the call, iosig_opener_end() with
+ * the same site removes the link if the function created no file.  Never
+ * fails the program; errno is left as it was.
+ */
+const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const char *path,
+			       int flags, const char *fmode, ...);
+void iosig_opener_end(const struct iosig_site *site);
+
 /* Records job-level facts (jobwide lifetime, name) for later decisions. */
 void iosig_jobwide(const struct iosig_site *site, ...);
 

@@ -88,6 +88,21 @@ void rt_unlock(void)
 	pthread_mutex_unlock(&rt_mutex);
 }
 
+int rt_fd_low(int fd, bool cloexec)
+{
+	int low = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+
+	if (low >= 0 && low < fd) {
+		close(fd);
+		return low;
+	}
+	if (low >= 0)
+		close(low);
+	if (!cloexec)
+		fcntl(fd, F_SETFD, 0);
+	return fd;
+}
+
 int rt_fd_high(int fd)
 {
 	struct rlimit rl;

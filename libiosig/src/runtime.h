@@ -58,6 +58,13 @@ void rt_unlock(void);
  */
 int rt_fd_high(int fd);
 
+/*
+ * Gives a caller the descriptor the plain call would have returned: moves
+ * `fd` to the lowest free number (when that is lower), with FD_CLOEXEC only
+ * if `cloexec`.  Consumes fd; returns the descriptor to hand out.
+ */
+int rt_fd_low(int fd, bool cloexec);
+
 /* Where the job identity came from. */
 struct rt_job {
 	char id[128];        /* the identity; "" when unknown */

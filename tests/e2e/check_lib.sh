@@ -107,10 +107,11 @@ check_options() {
 		"$cc" "$@" -fplugin-arg-iosig-verbose=1 -c "$work/plain.c" -o "$work/x.o"
 	if "$cc" "$@" -fplugin-arg-iosig-help -c "$work/plain.c" -o "$work/x.o" \
 		>"$work/out" 2>"$work/err" && grep -q "^Options (-fplugin-arg-iosig-OPTION):" "$work/out" &&
-		grep -q "unbound=warning|error|ignore" "$work/out"; then
+		grep -q "unbound=warning|error|ignore" "$work/out" &&
+		tr '\n' ' ' <"$work/out" | grep -q "Supported calls: .*freopen.*MPI_File_open (link with -liosig-mpi).*#pragma io opener(F, path(N), ...)"; then
 		echo "ok: help"
 	else
-		fail "help: no help text on standard output"
+		fail "help: no help text on standard output, or its supported calls lack MPI_File_open or the declared openers"
 		cat "$work/out" "$work/err"
 	fi
 }

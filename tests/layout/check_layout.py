@@ -15,6 +15,11 @@ produced and on the sources:
                            as one concept (the bullets of its section "Files
                            that are one concept", each naming source paths
                            relative to TOP, `*` matching within a name).
+                           A use of a name the C library defines is a use of
+                           the C library, also where an interposer of the
+                           tree (links.c) defines the same name: the caller
+                           asked for libc's function, and the interposer
+                           passes the runtime's own calls through to it.
   globs TOP                no CMake file under TOP globs sources (.c, .cc, .h)
                            outside its own directory: a component is a target
                            that others link, not a set of files they compile.
@@ -119,9 +124,25 @@ def sccs(nodes, edges):
     return out
 
 
+def libc_names():
+    """The functions and variables the C library this interpreter runs on
+    exports (the one the tree's objects are linked against)."""
+    with open("/proc/self/maps", encoding="utf-8") as f:
+        paths = {line.split()[-1] for line in f if re.search(r"/libc(-[0-9.]+)?\.so", line)}
+    if not paths:
+        skip("the C library is not among this process's mappings (/proc/self/maps)")
+    names = set()
+    for path in paths:
+        out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True,
+                             text=True, check=True).stdout
+        names.update(line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip())
+    return names
+
+
 def cycles(top, build, doc, objs):
     if not shutil.which("nm"):
         skip("nm is not installed (binutils)")
+    libc = libc_names()
     defs, uses = {}, {}
     for obj in objs:
         src = source_of(obj, build)
@@ -129,7 +150,7 @@ def cycles(top, build, doc, objs):
         uses[src] = set()
         for line in out.splitlines():
             f = line.split()
-            if len(f) == 2 and f[0] == "U":
+            if len(f) == 2 and f[0] == "U" and f[1] not in libc:
                 uses[src].add(f[1])
             elif len(f) == 3 and f[1] in "TDBRVWCG":
                 defs[f[2]] = src
