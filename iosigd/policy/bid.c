@@ -241,6 +241,17 @@ static void mark(struct bid *b, struct bid_sq *sq, uint64_t now)
 	pol_list_add_tail(&bd->marked, &sq->link);
 }
 
+void bid_core_expedite(struct bid *b, struct policy_req *req)
+{
+	struct bid_sq *sq = req->pptr;
+
+	/* Marked now, it is flushed whole in marking order: the queue's other
+	 * requests go with it, as when a deadline expires. */
+	b->expedited++;
+	if (!sq->marked)
+		mark(b, sq, b->env->now(b->env));
+}
+
 struct bid_sq *bid_core_find(struct bid *b, unsigned dev, uint32_t stream)
 {
 	return pol_map_get(&b->dev[dev].open, stream);
@@ -349,6 +360,7 @@ void bid_core_report(struct bid *b, policy_report_fn emit, void *ctx)
 	emit(ctx, "flushed_queues", (double)b->flushed_queues);
 	emit(ctx, "commands", (double)b->commands);
 	emit(ctx, "merged_requests", (double)b->merged);
+	emit(ctx, "expedited", (double)b->expedited);
 	emit(ctx, "mean_staging_ms",
 	     b->staged_reqs ? (double)b->staged_ns_total / (double)b->staged_reqs / 1e6 : 0);
 }

@@ -15,7 +15,10 @@
  * LBA-sorted dispatch queue would merge them.  SQ_p exists until its flush
  * begins ("SQ_p is created when ... there is no existing SQ_p"): requests
  * of p arriving while it waits in the marked list join it; once its flush
- * has begun they open a new SQ_p.
+ * has begun they open a new SQ_p.  A program that waits for a staged
+ * request (an fsync behind it: expedite) marks its queue at once - the
+ * paper's deadline exists so that a waiting process is not held up, and a
+ * process that waits now has no more requests coming to merge.
  */
 #ifndef POL_BID_H
 #define POL_BID_H
@@ -81,7 +84,7 @@ struct bid {
 	bid_mark_fn on_mark;
 	void *ctx;                    /* for on_mark */
 	/* counters */
-	uint64_t marked_wait, marked_deadline, flushed_queues, commands, merged;
+	uint64_t marked_wait, marked_deadline, flushed_queues, commands, merged, expedited;
 	uint64_t staged_ns_total, staged_reqs;
 };
 
@@ -126,6 +129,8 @@ int bid_core_stage(struct bid *b, struct policy_req *req);
 void bid_core_expire(struct bid *b);
 /* Flushes marked queues to their devices while they have room. */
 void bid_core_dispatch(struct bid *b);
+/* A program waits for staged req: marks its queue now (expedite). */
+void bid_core_expedite(struct bid *b, struct policy_req *req);
 /* Removes req from sq (hybrid tiering); the caller owns it afterwards. */
 void bid_sq_take(struct bid_sq *sq, struct policy_req *req);
 /* Adds req to sq (staging, or putting back a taken request). */

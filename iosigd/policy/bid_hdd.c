@@ -58,6 +58,11 @@ static void bid_hdd_tick(struct policy *pol)
 	bid_core_expire(pol->priv);
 }
 
+static void bid_hdd_expedite(struct policy *pol, struct policy_req *req)
+{
+	bid_core_expedite(pol->priv, req);
+}
+
 static void bid_hdd_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	bid_core_report(pol->priv, emit, ctx);
@@ -87,4 +92,5 @@ const struct policy_ops pol_bid_hdd_ops = {
 	.tick = bid_hdd_tick,
 	.fini = bid_hdd_fini,
 	.report = bid_hdd_report,
+	.expedite = bid_hdd_expedite,
 };

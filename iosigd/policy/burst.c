@@ -19,6 +19,10 @@
  *    arrival order (the "original scheduler" of the paper is CFQ; arrival
  *    order keeps this one simple and the disk never idles needlessly).
  * Requests of a stream go in arrival order; contiguous ones merge.
+ * A request a process starts waiting for (expedite) leaves its stream's
+ * queue for a per-device queue served before everything else, as the
+ * reserved path serves calm reads, but without the token limit: a process
+ * that blocks has stopped adding to its burst.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +65,7 @@ struct bdev {
 	double tokens;               /* bytes non-bursty reads may use now */
 	uint64_t tokens_t;
 	unsigned nbursty;
+	struct policy_list waited;    /* expedited requests, served first (req->link) */
 };
 
 struct burst {
@@ -68,7 +73,7 @@ struct burst {
 	struct policy_env *env;
 	unsigned ndev;
 	struct bdev *dev;
-	uint64_t turns, reserved_reads, reserved_bytes, became_bursty;
+	uint64_t turns, reserved_reads, reserved_bytes, became_bursty, expedited;
 };
 
 static const struct policy_opt burst_opts[] = {
@@ -114,6 +119,7 @@ static int burst_init(struct policy *pol)
 		pol_map_init(&b->dev[d].streams_by_id);
 		pol_list_init(&b->dev[d].streams);
 		pol_list_init(&b->dev[d].rr);
+		pol_list_init(&b->dev[d].waited);
 		b->dev[d].tokens = b->o.m_reserved ? (double)b->o.reserve_depth : 0;
 		b->dev[d].tokens_t = pol->env->now(pol->env);
 	}
@@ -237,6 +243,44 @@ static void send(struct burst *b, unsigned d, struct bstream *s, struct policy_r
 	pol_issue(b->env, req, d, req->offset);
 }
 
+/* Sends the head of the expedited queue and the expedited requests right
+ * behind it that continue it. */
+static void send_waited(struct burst *b, unsigned d, struct bdev *bd)
+{
+	struct policy_req *req = pol_container_of(bd->waited.next, struct policy_req, link);
+	struct policy_req *tail = req;
+	uint64_t total = req->len;
+
+	pol_list_del(&req->link);
+	req->merge_next = NULL;
+	((struct bstream *)req->pptr)->pending -= req->len;
+	while (!pol_list_empty(&bd->waited)) {
+		struct policy_req *n = pol_container_of(bd->waited.next, struct policy_req, link);
+
+		if (!pol_can_merge(tail, n, total, b->o.max_merge))
+			break;
+		pol_list_del(&n->link);
+		((struct bstream *)n->pptr)->pending -= n->len;
+		n->merge_next = NULL;
+		tail->merge_next = n;
+		tail = n;
+		total += n->len;
+	}
+	pol_issue(b->env, req, d, req->offset);
+}
+
+/* A process waits for req: out of its stream's queues into the device's
+ * expedited queue. */
+static void burst_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct burst *b = pol->priv;
+
+	pol_list_del(&req->link);
+	pol_list_del(&req->link2);
+	pol_list_add_tail(&b->dev[req->dev].waited, &req->link);
+	b->expedited++;
+}
+
 /* Oldest request (reads_only: oldest read) of a non-bursty stream, or NULL. */
 static struct policy_req *oldest_calm(struct bdev *bd, bool reads_only)
 {
@@ -330,6 +374,10 @@ static void burst_dispatch(struct policy *pol)
 			struct bstream *a;
 			struct policy_req *r;
 
+			if (!pol_list_empty(&bd->waited)) {
+				send_waited(b, d, bd);
+				continue;
+			}
 			if (!bd->nbursty && !bd->active) {
 				/* Nobody bursty: arrival order. */
 				r = oldest_calm(bd, false);
@@ -382,6 +430,7 @@ static void burst_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "became_bursty", (double)b->became_bursty);
 	emit(ctx, "reserved_reads", (double)b->reserved_reads);
 	emit(ctx, "reserved_bytes", (double)b->reserved_bytes);
+	emit(ctx, "expedited", (double)b->expedited);
 }
 
 static void burst_fini(struct policy *pol)
@@ -419,4 +468,5 @@ const struct policy_ops pol_burst_ops = {
 	.tick = burst_tick,
 	.fini = burst_fini,
 	.report = burst_report,
+	.expedite = burst_expedite,
 };

@@ -15,6 +15,10 @@
  *    slice_idle (8 ms) for that process's next request (anticipation)
  *    instead of seeking away.
  *
+ * An asynchronous write a process starts waiting for (expedite) becomes
+ * what CFQ makes of a synchronous one: it moves to that process's sync
+ * queue, at the head of its FIFO with its expiry passed.
+ *
  * Simplifications, documented in docs/policies.md: one priority class, no
  * cgroups, no workload-type trees (sync, sync-noidle and async queues share
  * one round robin), slices do not scale with the number of busy queues.
@@ -60,7 +64,7 @@ struct cfq {
 	unsigned ndev;
 	struct cfq_dev *dev;
 	struct policy_list free_queues;
-	uint64_t slices, idles, idle_hits;
+	uint64_t slices, idles, idle_hits, expedited;
 };
 
 #define MS POLICY_NS_PER_MS
@@ -143,34 +147,36 @@ static void queue_put(struct cfq *c, struct cfq_dev *cd, struct cfq_queue *q)
 	pol_list_add_tail(&c->free_queues, &q->free_link);
 }
 
-static int cfq_submit(struct policy *pol, struct policy_req *req)
+/* The queue of `stream`'s sync requests or the shared async queue on cd,
+ * made if need be; NULL when out of memory. */
+static struct cfq_queue *queue_get(struct cfq *c, struct cfq_dev *cd, uint32_t stream, bool sync)
 {
-	struct cfq *c = pol->priv;
-	struct policy_env *env = pol->env;
-	struct cfq_dev *cd;
-	struct cfq_queue *q;
-	bool sync = req->op == POLICY_OP_READ || (req->flags & POLICY_REQ_SYNC);
+	struct cfq_queue *q = sync ? pol_map_get(&cd->sync, stream) : cd->async_q;
 
-	if (req->dev >= c->ndev)
-		return -EINVAL;
-	cd = &c->dev[req->dev];
-	q = sync ? pol_map_get(&cd->sync, req->stream) : cd->async_q;
-	if (!q) {
-		q = queue_new(c, req->stream, sync);
-		if (!q)
-			return -ENOMEM;
-		if (sync ? pol_map_put(&cd->sync, req->stream, q) < 0 : (cd->async_q = q, 0)) {
-			pol_list_add_tail(&c->free_queues, &q->free_link);
-			return -ENOMEM;
-		}
+	if (q)
+		return q;
+	q = queue_new(c, stream, sync);
+	if (!q)
+		return NULL;
+	if (sync ? pol_map_put(&cd->sync, stream, q) < 0 : (cd->async_q = q, 0)) {
+		pol_list_add_tail(&c->free_queues, &q->free_link);
+		return NULL;
 	}
+	return q;
+}
+
+/* Puts req into q (FIFO tail, or head when `first`) and q in line. */
+static void queue_add(struct cfq *c, struct cfq_dev *cd, struct cfq_queue *q,
+		      struct policy_req *req, bool first)
+{
 	req->pptr = q;
-	req->pdata[1] = 0;
-	req->pdata[0] = env->now(env) + (sync ? c->o.fifo_expire_sync : c->o.fifo_expire_async);
 	req->tnode.key = req->offset;
 	req->tnode.key2 = req->id;
 	pol_tree_insert(&q->sorted, &req->tnode);
-	pol_list_add_tail(&q->fifo, &req->link);
+	if (first)
+		pol_list_add_head(&q->fifo, &req->link);
+	else
+		pol_list_add_tail(&q->fifo, &req->link);
 	q->nreq++;
 	if (q == cd->active) {
 		if (cd->idle_until) {
@@ -182,6 +188,25 @@ static int cfq_submit(struct policy *pol, struct policy_req *req)
 		pol_list_add_tail(&cd->rr, &q->rr);
 		q->on_rr = true;
 	}
+}
+
+static int cfq_submit(struct policy *pol, struct policy_req *req)
+{
+	struct cfq *c = pol->priv;
+	struct policy_env *env = pol->env;
+	struct cfq_dev *cd;
+	struct cfq_queue *q;
+	bool sync = req->op == POLICY_OP_READ || (req->flags & POLICY_REQ_SYNC);
+
+	if (req->dev >= c->ndev)
+		return -EINVAL;
+	cd = &c->dev[req->dev];
+	q = queue_get(c, cd, req->stream, sync);
+	if (!q)
+		return -ENOMEM;
+	req->pdata[1] = 0;
+	req->pdata[0] = env->now(env) + (sync ? c->o.fifo_expire_sync : c->o.fifo_expire_async);
+	queue_add(c, cd, q, req, false);
 	return 0;
 }
 
@@ -254,6 +279,30 @@ static void take(struct cfq_queue *q, struct policy_req *r)
 	q->nreq--;
 }
 
+/* A process waits for req: from the async queue into its sync queue, at
+ * the head of the FIFO, expired (served first in the queue's next slice). */
+static void cfq_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct cfq *c = pol->priv;
+	struct cfq_dev *cd = &c->dev[req->dev];
+	struct cfq_queue *from = req->pptr, *to;
+
+	to = from->sync ? from : queue_get(c, cd, req->stream, true);
+	if (!to)
+		return;   /* out of memory: it stays where it is */
+	take(from, req);
+	if (from != to && !from->nreq && from->on_rr) {
+		pol_list_del(&from->rr);
+		from->on_rr = false;
+	}
+	if (from != to)
+		queue_put(c, cd, from);
+	req->pdata[0] = pol->env->now(pol->env);
+	queue_add(c, cd, to, req, true);
+	to->fifo_served = false;
+	c->expedited++;
+}
+
 static void cfq_dispatch(struct policy *pol)
 {
 	struct cfq *c = pol->priv;
@@ -319,6 +368,7 @@ static void cfq_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "slices", (double)c->slices);
 	emit(ctx, "idle_waits", (double)c->idles);
 	emit(ctx, "idle_hits", (double)c->idle_hits);
+	emit(ctx, "expedited", (double)c->expedited);
 }
 
 static void cfq_fini(struct policy *pol)
@@ -360,4 +410,5 @@ const struct policy_ops pol_cfq_ops = {
 	.tick = cfq_tick,
 	.fini = cfq_fini,
 	.report = cfq_report,
+	.expedite = cfq_expedite,
 };

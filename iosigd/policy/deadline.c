@@ -13,7 +13,10 @@
  * starts as WRITE).  Contiguous requests along the sorted order merge into
  * one command.  One I/O priority class: mq-deadline's per-priority queues
  * and prio_aging_expire (10 s) do not apply; neither does async_depth (the
- * device's queue depth is the model's).
+ * device's queue depth is the model's).  A request a program starts waiting
+ * for (expedite) counts as expired: it goes to the head of its FIFO, so the
+ * next batch of its direction starts from it, and a waited write does not
+ * wait for writes_starved read batches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +41,7 @@ struct dl_dev {
 	unsigned batching;               /* requests dispatched in this batch */
 	unsigned starved;                /* read batches while writes waited */
 	uint64_t queued[2];
+	unsigned waited[2];              /* expedited requests queued (pdata[1] = 1) */
 };
 
 struct dl {
@@ -45,6 +49,7 @@ struct dl {
 	unsigned ndev;
 	struct dl_dev *dev;
 	uint64_t expired_batches;        /* batches started from an expired FIFO head */
+	uint64_t expedited;
 };
 
 static const struct policy_opt dl_opts[] = {
@@ -104,6 +109,7 @@ static int dl_submit(struct policy *pol, struct policy_req *req)
 	dd = &q->dev[req->dev];
 	req->pdata[0] = pol->env->now(pol->env) +
 			(dir == DL_READ ? q->o.read_expire : q->o.write_expire);
+	req->pdata[1] = 0;
 	req->tnode.key = req->offset;
 	req->tnode.key2 = req->id;
 	pol_tree_insert(&dd->sorted[dir], &req->tnode);
@@ -120,6 +126,8 @@ static void dl_remove(struct dl_dev *dd, struct policy_req *rq)
 	pol_tree_remove(&dd->sorted[dir], &rq->tnode);
 	pol_list_del(&rq->link);
 	dd->queued[dir]--;
+	if (rq->pdata[1])
+		dd->waited[dir]--;
 }
 
 static struct policy_req *fifo_head(struct dl_dev *dd, int dir)
@@ -146,7 +154,10 @@ static struct policy_req *dl_pick(struct dl *q, struct dl_dev *dd, uint64_t now)
 	if (rq && dd->batching < q->o.fifo_batch)
 		return rq;
 
-	/* Start a new batch: reads first, unless writes starved long enough. */
+	/* Start a new batch: reads first, unless writes starved long enough
+	 * or a program waits for a write. */
+	if (dd->waited[DL_WRITE] && !dd->waited[DL_READ])
+		goto dispatch_writes;
 	if (dd->queued[DL_READ]) {
 		if (dd->queued[DL_WRITE] && dd->starved++ >= q->o.writes_starved)
 			goto dispatch_writes;
@@ -207,11 +218,34 @@ static void dl_tick(struct policy *pol)
 {
 }
 
+/* A program waits for req: expired now, at the head of its FIFO behind
+ * the requests expedited before it. */
+static void dl_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct dl *q = pol->priv;
+	struct dl_dev *dd = &q->dev[req->dev];
+	int dir = dir_of(req);
+	struct policy_list *after = &dd->fifo[dir];
+
+	if (req->pdata[1])
+		return;
+	req->pdata[1] = 1;
+	req->pdata[0] = pol->env->now(pol->env);
+	dd->waited[dir]++;
+	q->expedited++;
+	pol_list_del(&req->link);
+	while (after->next != &dd->fifo[dir] &&
+	       pol_container_of(after->next, struct policy_req, link)->pdata[1])
+		after = after->next;
+	pol_list_add_head(after, &req->link);
+}
+
 static void dl_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct dl *q = pol->priv;
 
 	emit(ctx, "expired_batches", (double)q->expired_batches);
+	emit(ctx, "expedited", (double)q->expedited);
 }
 
 static void dl_fini(struct policy *pol)
@@ -238,4 +272,5 @@ const struct policy_ops pol_deadline_ops = {
 	.tick = dl_tick,
 	.fini = dl_fini,
 	.report = dl_report,
+	.expedite = dl_expedite,
 };

@@ -3,6 +3,9 @@
  * noop.c - Linux's noop elevator: one FIFO per device, requests served in
  * arrival order; a request is merged with the ones right behind it in the
  * FIFO when they continue it on disk (the only reordering noop does).
+ * A request a program starts waiting for while it is queued (expedite)
+ * moves to a second FIFO served first: noop holds nothing back, but a
+ * waiting program should not queue behind writes nobody waits for.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@ struct noop_opts {
 struct noop {
 	struct noop_opts o;
 	struct policy_list *fifo;  /* one per device */
+	struct policy_list *waited; /* per device: expedited requests, served first */
+	uint64_t expedited;
 };
 
 static const struct policy_opt noop_opts[] = {
@@ -34,12 +39,17 @@ static int noop_init(struct policy *pol)
 		return -ENOMEM;
 	q->o = *(struct noop_opts *)pol->opts;
 	q->fifo = calloc(pol->env->ndev ? pol->env->ndev : 1, sizeof(*q->fifo));
-	if (!q->fifo) {
+	q->waited = calloc(pol->env->ndev ? pol->env->ndev : 1, sizeof(*q->waited));
+	if (!q->fifo || !q->waited) {
+		free(q->fifo);
+		free(q->waited);
 		free(q);
 		return -ENOMEM;
 	}
-	for (unsigned d = 0; d < pol->env->ndev; d++)
+	for (unsigned d = 0; d < pol->env->ndev; d++) {
 		pol_list_init(&q->fifo[d]);
+		pol_list_init(&q->waited[d]);
+	}
 	pol->priv = q;
 	return 0;
 }
@@ -60,12 +70,15 @@ static void noop_dispatch(struct policy *pol)
 	struct policy_env *env = pol->env;
 
 	for (unsigned d = 0; d < env->ndev; d++) {
-		struct policy_list *h = &q->fifo[d];
+		for (;;) {
+			struct policy_list *h = !pol_list_empty(&q->waited[d]) ? &q->waited[d] : &q->fifo[d];
+			struct policy_req *head, *tail;
+			uint64_t total;
 
-		while (!pol_list_empty(h) && pol_dev_room(env, d)) {
-			struct policy_req *head = pol_container_of(h->next, struct policy_req, link);
-			struct policy_req *tail = head;
-			uint64_t total = head->len;
+			if (pol_list_empty(h) || !pol_dev_room(env, d))
+				break;
+			head = tail = pol_container_of(h->next, struct policy_req, link);
+			total = head->len;
 
 			pol_list_del(&head->link);
 			head->merge_next = NULL;
@@ -89,6 +102,24 @@ static void noop_complete(struct policy *pol, struct policy_req *req)
 {
 }
 
+/* A program waits for req: it goes after the requests expedited before it,
+ * ahead of everything nobody waits for. */
+static void noop_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct noop *q = pol->priv;
+
+	pol_list_del(&req->link);
+	pol_list_add_tail(&q->waited[req->dev], &req->link);
+	q->expedited++;
+}
+
+static void noop_report(struct policy *pol, policy_report_fn emit, void *ctx)
+{
+	struct noop *q = pol->priv;
+
+	emit(ctx, "expedited", (double)q->expedited);
+}
+
 static void noop_tick(struct policy *pol)
 {
 }
@@ -100,6 +131,7 @@ static void noop_fini(struct policy *pol)
 	if (!q)
 		return;
 	free(q->fifo);
+	free(q->waited);
 	free(q);
 	pol->priv = NULL;
 }
@@ -116,4 +148,6 @@ const struct policy_ops pol_noop_ops = {
 	.complete = noop_complete,
 	.tick = noop_tick,
 	.fini = noop_fini,
+	.report = noop_report,
+	.expedite = noop_expedite,
 };

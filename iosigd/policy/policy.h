@@ -20,7 +20,8 @@
  *   off) when the device has room -> device serves it -> engine: complete(req).
  *   A user request is finished by its device completion, or - when the
  *   policy served it without issuing it (e.g. through internal sub-requests)
- *   - by the policy calling env->finish(req).
+ *   - by the policy calling env->finish(req).  While the policy holds it, a
+ *   program may start waiting for it: the engine then calls expedite(req).
  *
  * Threading: every hook of one policy instance is called from one thread,
  * never concurrently and never re-entered: env callbacks do not call hooks
@@ -38,8 +39,9 @@
 #include "iosig.h"   /* the catalog's device class and BCW profile */
 
 /* Bumped whenever a hook, struct policy_req, struct policy_env or the option
- * table changes incompatibly.  Registration rejects any other value. */
-#define POLICY_OPS_VERSION 1
+ * table changes incompatibly.  Registration rejects any other value.
+ * 2: the optional expedite hook. */
+#define POLICY_OPS_VERSION 2
 /* Version of struct policy_env; policy_create() rejects any other value. */
 #define POLICY_ENV_VERSION 1
 
@@ -254,6 +256,15 @@ struct policy_ops {
 	void (*fini)(struct policy *pol);
 	/* Optional: hands policy counters (e.g. "padding_bytes") to emit(). */
 	void (*report)(struct policy *pol, policy_report_fn emit, void *ctx);
+	/*
+	 * Optional: a program now waits for req (an fsync or a read behind it,
+	 * a full ring), which the policy holds - submitted, neither issued nor
+	 * finished.  Serve it as the policy serves a request a process blocks
+	 * on: the engine has set POLICY_REQ_SYNC in req->flags, and dispatch()
+	 * follows in the same instant.  Without the hook the engine only sets
+	 * the flag, which policies read at submit.
+	 */
+	void (*expedite)(struct policy *pol, struct policy_req *req);
 };
 
 #define POLICY_ERR_MAX 256

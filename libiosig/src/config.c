@@ -94,7 +94,10 @@ static const struct cfg_key keys[] = {
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-static const char *const top_keys[] = { "version", "defaults", "classes", "mounts" };
+/* `daemon:` is iosigd's (iosigd/dconfig.c reads it); the catalog only
+ * checks that it is a mapping. */
+static const char *const top_keys[] = { "version", "defaults", "classes", "mounts", "daemon" };
+#define NTOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
 /* ---- value parsing (shared with probe_cache.c) ------------------------ */
 
@@ -905,7 +908,7 @@ out_free_seen:
 
 static int parse_root(struct cat_yaml *p, const yaml_node_t *root)
 {
-	bool seen[4] = { false };
+	bool seen[NTOP] = { false };
 
 	if (!root || (root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
 		return 0; /* empty file: no settings */
@@ -926,17 +929,17 @@ static int parse_root(struct cat_yaml *p, const yaml_node_t *root)
 		ks = cat_yaml_scalar(p, kn, "top level", "a key");
 		if (!ks)
 			return -EINVAL;
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < (int)NTOP; i++)
 			if (!strcmp(ks, top_keys[i]))
 				idx = i;
 		if (idx < 0) {
-			const char *hint = cat_suggest(ks, top_keys, 4);
+			const char *hint = cat_suggest(ks, top_keys, NTOP);
 
 			if (hint)
 				return cat_yaml_err(p, kn, "%s: unknown top-level key; did you mean '%s'?",
 						cat_yaml_shown(ks, b, sizeof(b)), hint);
 			return cat_yaml_err(p, kn,
-					"%s: unknown top-level key: expected version, defaults, classes or mounts",
+					"%s: unknown top-level key: expected version, defaults, classes, mounts or daemon",
 					cat_yaml_shown(ks, b, sizeof(b)));
 		}
 		if (seen[idx])
@@ -962,6 +965,12 @@ static int parse_root(struct cat_yaml *p, const yaml_node_t *root)
 			break;
 		case 3:
 			r = parse_mounts(p, vn);
+			break;
+		case 4:
+			if (vn->type != YAML_MAPPING_NODE &&
+			    !(vn->type == YAML_SCALAR_NODE && !vn->data.scalar.length))
+				r = cat_yaml_err(p, vn, "daemon: expected a mapping of iosigd settings, got %s",
+						 cat_yaml_kind(vn));
 			break;
 		}
 		if (r < 0)

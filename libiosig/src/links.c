@@ -16,6 +16,9 @@
  *   rename, renameat, renameat2         a link replaced: its data freed
  *   fchmodat, utimensat with AT_SYMLINK_NOFOLLOW, lchmod, lutimes
  *                                       act on the data file
+ * fstatat(64), __fxstatat(64) and statx of a descriptor itself ("" with
+ * AT_EMPTY_PATH) first let interpose.c finish the descriptor's writes queued
+ * for iosigd (interpose_stat_self()).
  * The calls that follow links (stat, open without O_NOFOLLOW, truncate,
  * chmod, utimes ...) reach the data file by themselves.
  *
@@ -44,6 +47,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "interpose.h"
 #include "links.h"
 #include "realfn.h"
 #include "redirect.h"
@@ -226,8 +230,10 @@ static int stat_result(int r, int dirfd, const char *path, mode_t mode, const ui
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	struct stat_req q = { ST_FSTATAT, 0, flags, 0, st };
-	int r = NEXT(fstatat, dirfd, path, st, flags);
+	int r;
 
+	interpose_stat_self(dirfd, path, flags);
+	r = NEXT(fstatat, dirfd, path, st, flags);
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
@@ -236,8 +242,10 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	struct stat_req q = { ST_FSTATAT64, 0, flags, 0, st };
-	int r = NEXT(fstatat64, dirfd, path, st, flags);
+	int r;
 
+	interpose_stat_self(dirfd, path, flags);
+	r = NEXT(fstatat64, dirfd, path, st, flags);
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
@@ -289,8 +297,10 @@ EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	struct stat_req q = { ST_FXSTATAT, ver, flags, 0, st };
-	int r = NEXT(__fxstatat, ver, dirfd, path, st, flags);
+	int r;
 
+	interpose_stat_self(dirfd, path, flags);
+	r = NEXT(__fxstatat, ver, dirfd, path, st, flags);
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
@@ -299,8 +309,10 @@ EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	struct stat_req q = { ST_FXSTATAT64, ver, flags, 0, st };
-	int r = NEXT(__fxstatat64, ver, dirfd, path, st, flags);
+	int r;
 
+	interpose_stat_self(dirfd, path, flags);
+	r = NEXT(__fxstatat64, ver, dirfd, path, st, flags);
 	if (r || !(flags & AT_SYMLINK_NOFOLLOW))
 		return r;
 	return stat_result(r, dirfd, path, st->st_mode, &st->st_uid, &q);
@@ -309,7 +321,10 @@ EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
 {
 	struct stat_req q = { ST_STATX, 0, flags, mask, stx };
-	int r = NEXT(statx, dirfd, path, flags, mask, stx);
+	int r;
+
+	interpose_stat_self(dirfd, path, flags);
+	r = NEXT(statx, dirfd, path, flags, mask, stx);
 
 	if (!(flags & AT_SYMLINK_NOFOLLOW) || r || !(stx->stx_mask & STATX_TYPE))
 		return r;

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "catalog_internal.h"
+#include "client.h"
 #include "declog.h"
 #include "hash.h"
 #include "rd_link.h"
@@ -1070,8 +1071,12 @@ static int rd_decide(struct rd_ctx *c)
  * Finishing a call: descriptor number, tag, log
  * ---------------------------------------------------------------------- */
 
-/* Tags fd (>= 0) after an annotated call, or clears a stale tag. */
-static void tag_result(const struct rd_ctx *c, int fd)
+/*
+ * Tags fd (>= 0) after an annotated call, or clears a stale tag.  A
+ * descriptor (not a stream: stdio writes through libc's internal calls,
+ * which bypass the interposers) is also handed to iosigd when one runs.
+ */
+static void tag_result(const struct rd_ctx *c, int fd, bool stream)
 {
 	if (fd < 0)
 		return;
@@ -1080,8 +1085,12 @@ static void tag_result(const struct rd_ctx *c, int fd)
 		return;
 	}
 	if (tag_set(fd, &c->sig, c->placed, c->abs_path[0] ? c->abs_path : c->req->path,
-		    c->data_path[0] ? c->data_path : NULL))
+		    c->data_path[0] ? c->data_path : NULL)) {
 		tag_clear(fd);
+		return;
+	}
+	if (!stream && !rt_env()->dryrun)
+		client_register(fd, c->req->flags, &c->sig);
 }
 
 static void log_result(struct rd_ctx *c, int result, int err)
@@ -1127,7 +1136,7 @@ static void log_result(struct rd_ctx *c, int result, int err)
  */
 static int finish_fd(struct rd_ctx *c, int fd, int err, int saved)
 {
-	tag_result(c, fd);
+	tag_result(c, fd, false);
 	log_result(c, fd, fd < 0 ? err : 0);
 	ctx_done(c);
 	errno = fd < 0 ? err : saved;
@@ -1138,7 +1147,7 @@ static int finish_fd(struct rd_ctx *c, int fd, int err, int saved)
 static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved)
 {
 	if (fp)
-		tag_result(c, fileno(fp));
+		tag_result(c, fileno(fp), true);
 	log_result(c, fp ? fileno(fp) : -1, fp ? 0 : err);
 	ctx_done(c);
 	errno = fp ? saved : err;

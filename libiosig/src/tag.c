@@ -2,12 +2,10 @@
 /*
  * tag.c - the fd tagging table (see tag.h).
  *
- * A two-level array indexed by descriptor number: TAG_CHUNKS pointers to
- * chunks of TAG_CHUNK record pointers, allocated on first use and kept for
- * the life of the process.  Readers asking "is this fd tagged?" do two
- * acquire loads and no locking; records are replaced and freed only under
- * tag_mutex, and tag_get() copies a record under the same lock, so no
- * reader ever sees freed memory.
+ * An fdtab (fdtab.h) of record pointers.  Readers asking "is this fd
+ * tagged?" do acquire loads and no locking; records are replaced and freed
+ * only under tag_mutex, and tag_get() copies a record under the same lock,
+ * so no reader ever sees freed memory.
  */
 #include "tag.h"
 
@@ -30,9 +28,7 @@ struct tag_rec {
 	char text[];
 };
 
-typedef struct tag_rec *_Atomic tag_slot;
-
-static tag_slot *_Atomic chunks[TAG_CHUNKS];
+static struct fdtab table;
 static pthread_mutex_t tag_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t tag_once = PTHREAD_ONCE_INIT;
 
@@ -62,29 +58,9 @@ static void unlock(void)
 	pthread_mutex_unlock(&tag_mutex);
 }
 
-/* The slot of fd, or NULL when its chunk does not exist (or fd is out of
- * range).  `create` allocates the chunk; call it with the lock held. */
-static tag_slot *slot_of(int fd, bool create)
-{
-	tag_slot *chunk;
-
-	if (fd < 0 || fd >= TAG_MAX_FD)
-		return NULL;
-	chunk = atomic_load_explicit(&chunks[fd / TAG_CHUNK], memory_order_acquire);
-	if (!chunk && create) {
-		chunk = calloc(TAG_CHUNK, sizeof(*chunk));
-		if (!chunk)
-			return NULL;
-		atomic_store_explicit(&chunks[fd / TAG_CHUNK], chunk, memory_order_release);
-	}
-	return chunk ? &chunk[fd % TAG_CHUNK] : NULL;
-}
-
 bool tag_lookup(int fd)
 {
-	tag_slot *slot = slot_of(fd, false);
-
-	return slot && atomic_load_explicit(slot, memory_order_acquire) != NULL;
+	return fdtab_get(&table, fd) != NULL;
 }
 
 int tag_set(int fd, const struct iosig_sig *sig, const struct iosig_mount *mount,
@@ -92,9 +68,10 @@ int tag_set(int fd, const struct iosig_sig *sig, const struct iosig_mount *mount
 {
 	size_t olen = orig_path ? strnlen(orig_path, PATH_MAX - 1) : 0;
 	size_t dlen = data_path ? strnlen(data_path, PATH_MAX - 1) : 0;
-	struct tag_rec *rec, *old;
-	tag_slot *slot;
+	struct tag_rec *rec;
+	void *old;
 	struct stat st;
+	int r;
 
 	if (fd < 0 || fd >= TAG_MAX_FD || fstat(fd, &st))
 		return -EBADF;
@@ -112,49 +89,46 @@ int tag_set(int fd, const struct iosig_sig *sig, const struct iosig_mount *mount
 	memcpy(rec->text + olen + 1, data_path ? data_path : "", dlen);
 	rec->text[olen + 1 + dlen] = '\0';
 	lock();
-	slot = slot_of(fd, true);
-	if (!slot) {
-		unlock();
-		free(rec);
-		return -ENOMEM;
-	}
-	old = atomic_exchange_explicit(slot, rec, memory_order_acq_rel);
+	r = fdtab_set(&table, fd, rec, &old);
 	unlock();
+	if (r < 0) {
+		free(rec);
+		return r;
+	}
 	free(old);
 	return 0;
 }
 
 void tag_clear(int fd)
 {
-	tag_slot *slot = slot_of(fd, false);
-	struct tag_rec *old;
+	void *old;
 
-	if (!slot || !atomic_load_explicit(slot, memory_order_acquire))
+	if (!fdtab_get(&table, fd))
 		return;
 	lock();
-	old = atomic_exchange_explicit(slot, NULL, memory_order_acq_rel);
+	fdtab_set(&table, fd, NULL, &old);
 	unlock();
 	free(old);
 }
 
 int tag_get(int fd, unsigned flags, struct tag_info *ret_info)
 {
-	tag_slot *slot = slot_of(fd, false);
 	struct tag_rec *rec;
 	struct stat st;
+	void *old;
 
-	if (!slot || !atomic_load_explicit(slot, memory_order_acquire))
+	if (!fdtab_get(&table, fd))
 		return -ENOENT;
 	if ((flags & TAG_VERIFY) && fstat(fd, &st))
 		st.st_ino = 0, st.st_dev = 0;
 	lock();
-	rec = atomic_load_explicit(slot, memory_order_acquire);
+	rec = fdtab_get(&table, fd);
 	if (!rec) {
 		unlock();
 		return -ENOENT;
 	}
 	if ((flags & TAG_VERIFY) && (rec->dev != (uint64_t)st.st_dev || rec->ino != (uint64_t)st.st_ino)) {
-		atomic_store_explicit(slot, NULL, memory_order_release);
+		fdtab_set(&table, fd, NULL, &old);
 		unlock();
 		free(rec);
 		return -ESTALE;
@@ -170,16 +144,17 @@ int tag_get(int fd, unsigned flags, struct tag_info *ret_info)
 	return 0;
 }
 
+static void drop(void *ctx, int fd, void *val)
+{
+	void *old;
+
+	fdtab_set(ctx, fd, NULL, &old);
+	free(old);
+}
+
 void tag_clear_all(void)
 {
 	lock();
-	for (size_t c = 0; c < TAG_CHUNKS; c++) {
-		tag_slot *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
-
-		if (!chunk)
-			continue;
-		for (size_t i = 0; i < TAG_CHUNK; i++)
-			free(atomic_exchange_explicit(&chunk[i], NULL, memory_order_acq_rel));
-	}
+	fdtab_each(&table, drop, &table);
 	unlock();
 }

@@ -22,9 +22,9 @@
 
 #include "iosig.h"
 
-#define TAG_CHUNK 1024      /* slots per lazily allocated chunk */
-#define TAG_CHUNKS 1024     /* chunks: descriptors below 1M can be tagged */
-#define TAG_MAX_FD (TAG_CHUNK * TAG_CHUNKS)
+#include "fdtab.h"
+
+#define TAG_MAX_FD ((int)FDTAB_MAX)   /* descriptors below 1M can be tagged */
 
 /* What the runtime knows about one annotated descriptor. */
 struct tag_info {

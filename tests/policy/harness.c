@@ -17,12 +17,12 @@ const struct policy_dev_info hx_hdd = {
 	.block_size = 512,
 };
 
-enum ev_kind { EV_SUBMIT, EV_DONE, EV_TIMER };
+enum ev_kind { EV_SUBMIT, EV_DONE, EV_TIMER, EV_EXPEDITE };
 
 struct ev {
 	uint64_t t, seq;
 	enum ev_kind kind;
-	unsigned idx;            /* request (SUBMIT) or command (DONE) index */
+	unsigned idx;            /* request (SUBMIT, EXPEDITE) or command (DONE) index */
 	struct policy_req *head; /* DONE: chain head */
 };
 
@@ -50,6 +50,7 @@ struct hx {
 	unsigned ncmd, capcmd;
 	uint64_t wake;           /* pending wake-up, UINT64_MAX = none */
 	unsigned ticks;
+	bool started;            /* hx_run() was called: requests must not move */
 	const char *rep_key;
 	double rep_val;
 };
@@ -104,6 +105,11 @@ static struct ev ev_pop(struct hx *h)
 	return top;
 }
 
+static struct hx_req *hx_of(struct policy_req *r)
+{
+	return (struct hx_req *)(void *)((char *)r - offsetof(struct hx_req, r));
+}
+
 static struct hx *env_hx(struct policy_env *env)
 {
 	return env->ctx;
@@ -151,6 +157,8 @@ static int cb_issue(struct policy_env *env, struct policy_req *req, unsigned dev
 		r->issued_off = o;
 		r->issue_ns = h->now;
 		o += r->len;
+		if (!(r->flags & POLICY_REQ_INTERNAL))
+			hx_of(r)->issued = true;
 	}
 	c.t = h->now;
 	c.dev = dev;
@@ -179,11 +187,6 @@ static int cb_issue(struct policy_env *env, struct policy_req *req, unsigned dev
 	ev_push(h, (struct ev){ .t = c.done, .kind = EV_DONE, .idx = h->ncmd, .head = req });
 	h->ncmd++;
 	return 0;
-}
-
-static struct hx_req *hx_of(struct policy_req *r)
-{
-	return (struct hx_req *)(void *)((char *)r - offsetof(struct hx_req, r));
 }
 
 static void cb_finish(struct policy_env *env, struct policy_req *req, int status)
@@ -265,7 +268,7 @@ unsigned hx_add_hint(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, ui
 	if (h->nreq == h->capreq) {
 		/* Requests are referenced by the policy: never move them once
 		 * the run started; tests add all requests before hx_run(). */
-		assert(h->ncmd == 0 && h->nev == h->nreq);
+		assert(!h->started);
 		h->capreq = h->capreq ? 2 * h->capreq : 64;
 		h->reqs = realloc(h->reqs, h->capreq * sizeof(*h->reqs));
 		assert(h->reqs);
@@ -294,10 +297,17 @@ unsigned hx_add(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, uint8_t
 	return hx_add_hint(h, t, stream, dev, op, off, len, flags, 0, POLICY_PATTERN_UNKNOWN);
 }
 
+void hx_expedite(struct hx *h, uint64_t t, unsigned i)
+{
+	assert(i < h->nreq);
+	ev_push(h, (struct ev){ .t = t, .kind = EV_EXPEDITE, .idx = i });
+}
+
 void hx_run(struct hx *h, uint64_t until)
 {
 	const struct policy_ops *ops = h->pol->ops;
 
+	h->started = true;
 	while (h->nev && h->evs[0].t <= until) {
 		uint64_t t = h->evs[0].t;
 
@@ -335,6 +345,17 @@ void hx_run(struct hx *h, uint64_t until)
 				}
 				break;
 			}
+			case EV_EXPEDITE: {
+				struct hx_req *x = &h->reqs[e.idx];
+
+				if (!x->submitted || x->issued || x->done_t != UINT64_MAX)
+					break;
+				x->r.flags |= POLICY_REQ_SYNC;
+				x->expedited = true;
+				if (ops->expedite)
+					ops->expedite(h->pol, &x->r);
+				break;
+			}
 			case EV_TIMER:
 				if (h->wake <= t) {
 					h->wake = UINT64_MAX;
@@ -359,6 +380,11 @@ struct hx_req *hx_r(struct hx *h, unsigned i)
 {
 	assert(i < h->nreq);
 	return &h->reqs[i];
+}
+
+unsigned hx_nreq(const struct hx *h)
+{
+	return h->nreq;
 }
 
 unsigned hx_ncmd(const struct hx *h)

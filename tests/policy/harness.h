@@ -54,6 +54,8 @@ struct hx_req {
 	int status;
 	bool submitted;
 	int submit_ret;
+	bool issued;         /* the policy issued it */
+	bool expedited;      /* hx_expedite() found it held and expedited it */
 };
 
 struct hx;
@@ -71,11 +73,16 @@ unsigned hx_add(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, uint8_t
 unsigned hx_add_hint(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, uint8_t op,
 		     uint64_t off, uint64_t len, uint8_t flags, uint64_t hint_size,
 		     uint8_t hint_pattern);
+/* Scripts a program starting to wait for request i at time t: if the
+ * policy holds it then (submitted, not issued, not finished), the harness
+ * sets POLICY_REQ_SYNC and calls the policy's expedite hook, as iosigd does. */
+void hx_expedite(struct hx *h, uint64_t t, unsigned i);
 /* Runs events up to and including time t (UINT64_MAX = until quiet). */
 void hx_run(struct hx *h, uint64_t t);
 uint64_t hx_now(const struct hx *h);
 /* Results. */
 struct hx_req *hx_r(struct hx *h, unsigned i);
+unsigned hx_nreq(const struct hx *h);
 unsigned hx_ncmd(const struct hx *h);
 const struct hx_cmd *hx_cmd(const struct hx *h, unsigned i);
 unsigned hx_ticks(const struct hx *h);

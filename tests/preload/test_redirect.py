@@ -32,118 +32,12 @@ import subprocess
 import sys
 import tempfile
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from iosig_testlib import (Scratch, check, data_files, differing, finish, link_into, log_records,  # noqa: E402
+                           make_input, mount_point, need_root, run, skip, sqlite_workload, tree,
+                           write_config)
+
 REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
-failures = []
-
-
-def skip(why):
-    print("SKIP: " + why)
-    sys.exit(SKIP)
-
-
-def check(cond, what):
-    if cond:
-        print("ok   " + what)
-    else:
-        print("FAIL " + what)
-        failures.append(what)
-    return cond
-
-
-def run(args, cwd=None, env=None, input=None, timeout=300):
-    """Runs args; returns (exit status or -signal, stdout, stderr)."""
-    e = dict(os.environ)
-    for k in ("IOSIG_LOG", "IOSIG_DRYRUN", "IOSIG_STRICT", "IOSIG_DISABLE", "IOSIG_REDIRECT_RULES"):
-        e.pop(k, None)
-    if env:
-        e.update(env)
-    p = subprocess.run(args, cwd=cwd, env=e, input=input, capture_output=True, timeout=timeout)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
-def write_config(path, mounts):
-    """A catalog configuration that leaves out every mount but `mounts`
-    (a list of (mount point, data dir, [setting lines]))."""
-    lines = ["version: 1", "mounts:"]
-    pat = ""
-    for _ in range(12):
-        pat += "/*"
-        lines.append('  "%s": { ignore: true }' % pat)
-    lines.append('  "/": { ignore: true }')
-    for mnt, ddir, settings in mounts:
-        lines.append('  "%s":' % mnt)
-        lines.append("    ignore: false")
-        lines.append('    data_dir: "%s"' % ddir)
-        for s in settings:
-            lines.append("    " + s)
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-
-
-def mount_point(path):
-    path = os.path.realpath(path)
-    while path != "/" and os.path.ismount(path) is False:
-        path = os.path.dirname(path)
-    return path
-
-
-def link_into(path, ddir):
-    return os.path.islink(path) and os.readlink(path).startswith(ddir + "/")
-
-
-def log_records(path):
-    recs = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                recs.append(json.loads(line))
-    return recs
-
-
-def data_files(ddir):
-    return sorted(os.listdir(ddir)) if os.path.isdir(ddir) else []
-
-
-class Scratch:
-    """A scratch directory on the root filesystem, removed at the end."""
-
-    def __init__(self, prefix):
-        base = "/var/tmp" if os.path.isdir("/var/tmp") else "/tmp"
-        self.dir = tempfile.mkdtemp(prefix=prefix, dir=base)
-        self.mounts = []
-
-    def path(self, *parts):
-        return os.path.join(self.dir, *parts)
-
-    def mount_tmpfs(self, name, size="64m"):
-        mnt = self.path(name)
-        os.makedirs(mnt, exist_ok=True)
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "iosig-rx-" + name, mnt],
-                           capture_output=True)
-        if r.returncode:
-            skip("cannot mount a tmpfs: " + r.stderr.decode().strip())
-        self.mounts.append(mnt)
-        return mnt
-
-    def mount_ext4(self, name, size="128M"):
-        mnt = self.path(name)
-        img = self.path(name + ".img")
-        os.makedirs(mnt, exist_ok=True)
-        with open(img, "wb") as f:
-            f.truncate({"M": 1 << 20}[size[-1]] * int(size[:-1]))
-        r = subprocess.run(["mkfs.ext4", "-q", "-F", img], capture_output=True)
-        if r.returncode == 0:
-            r = subprocess.run(["mount", "-o", "loop", img, mnt], capture_output=True)
-        if r.returncode:
-            skip("cannot make an ext4 loop mount: " + r.stderr.decode().strip())
-        self.mounts.append(mnt)
-        return mnt
-
-    def close(self):
-        for m in reversed(self.mounts):
-            subprocess.run(["umount", "-l", m], capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def is_static(path):
@@ -160,11 +54,6 @@ def is_static(path):
             if struct.unpack("<I", f.read(4))[0] == 3:   # PT_INTERP
                 return False
         return True
-
-
-def need_root():
-    if os.geteuid() != 0:
-        skip("needs root to mount a tmpfs and an ext4 loop filesystem")
 
 
 def two_mounts(s):
@@ -463,29 +352,6 @@ def test_stress():
 # programs: dd, cp, tar, gzip on real mounts
 # ---------------------------------------------------------------------------
 
-def differing(a, b):
-    """Names of the files whose content differs between two tree() maps."""
-    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-
-
-def tree(root):
-    """{relative path: (kind, bytes or link target)} of a directory."""
-    out = {}
-    for d, dirs, files in os.walk(root):
-        for n in files:
-            p = os.path.join(d, n)
-            rel = os.path.relpath(p, root)
-            with open(p, "rb") as f:
-                out[rel] = f.read()
-    return out
-
-
-def make_input(path, n):
-    with open(path, "wb") as f:
-        for i in range(n):
-            f.write(b"line %06d of the input of iosig-redirect's program tests\n" % i)
-
-
 def test_programs():
     need_root()
     s = Scratch("iosig-rx-prog.")
@@ -589,31 +455,6 @@ def test_programs():
 # ---------------------------------------------------------------------------
 # sqlite: a database, its journal and WAL on different mounts
 # ---------------------------------------------------------------------------
-
-def sqlite_workload(nrows, batch):
-    sql = ["PRAGMA journal_mode=DELETE;",
-           "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT NOT NULL, qty INTEGER, note TEXT);",
-           "CREATE INDEX item_name ON item(name);",
-           "CREATE TABLE log(id INTEGER PRIMARY KEY, item INTEGER REFERENCES item(id), what TEXT);"]
-    for b in range(0, nrows, batch):
-        sql.append("BEGIN;")
-        for i in range(b, min(b + batch, nrows)):
-            sql.append("INSERT INTO item(name, qty, note) VALUES('item-%d', %d, '%s');" % (i, (i * 7919) % 1000, "n" * (i % 50)))
-            sql.append("INSERT INTO log(item, what) VALUES(%d, 'created');" % (i + 1))
-        sql.append("COMMIT;")
-    sql.append("UPDATE item SET qty = qty + 1 WHERE id % 3 = 0;")
-    sql.append("DELETE FROM log WHERE id % 5 = 0;")
-    sql.append("PRAGMA journal_mode=WAL;")
-    for b in range(0, nrows // 4, batch):
-        sql.append("BEGIN;")
-        for i in range(b, min(b + batch, nrows // 4)):
-            sql.append("INSERT INTO log(item, what) VALUES(%d, 'wal');" % (i + 1))
-        sql.append("COMMIT;")
-    sql.append("PRAGMA wal_checkpoint(TRUNCATE);")
-    sql.append("PRAGMA journal_mode=DELETE;")
-    sql.append("PRAGMA integrity_check;")
-    return "\n".join(sql) + "\n"
-
 
 def test_sqlite():
     need_root()
@@ -779,10 +620,7 @@ def main():
         print("usage: test_redirect.py {%s}" % "|".join(GROUPS))
         return 2
     GROUPS[sys.argv[1]]()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

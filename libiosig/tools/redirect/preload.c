@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "interpose.h"
 #include "links.h"
 #include "preload_core.h"
 #include "realfn.h"
@@ -149,8 +150,11 @@ static const struct pl_core_ops *load_core(void)
 		if (ops && ops->version != PL_CORE_VERSION)
 			ops = NULL;
 	}
-	if (ops)
+	if (ops) {
+		/* The daemon client takes our table of tagged descriptors. */
+		interpose_set_client(ops->client_attach(&interpose_host));
 		atomic_store_explicit(&core_ops, ops, memory_order_release);
+	}
 	else
 		atomic_store(&core_failed, true);
 	real_leave();

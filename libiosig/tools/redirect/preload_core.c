@@ -83,5 +83,6 @@ __attribute__((visibility("default"))) const struct pl_core_ops pl_core = {
 	.find_linked = find_linked,
 	.after_unlink = after_unlink,
 	.warn = warn,
+	.client_attach = client_attach,
 	.links = &links_ops,
 };

@@ -3,13 +3,21 @@
  * preload_core.h - the interface between the two halves of iosig-redirect's
  * LD_PRELOAD library:
  *
- *   libiosig-preload.so       loaded into every program: the interposers,
- *                             the rules and the matcher (rules.c, the
- *                             signature parser), nothing but libc;
+ *   libiosig-preload.so       loaded into every program: the interposers
+ *                             of the opens and of the I/O calls (the latter
+ *                             interpose.c's, with its table of tagged
+ *                             descriptors), the rules and the matcher
+ *                             (rules.c, the signature parser), nothing but
+ *                             libc;
  *   libiosig-preload-core.so  loaded by the first call that matches a rule
  *                             (dlopen, from the directory of the first):
  *                             libiosig's runtime with the catalog, libmount
- *                             and libyaml.
+ *                             and libyaml, and the daemon client.
+ *
+ * Only the core tags descriptors (it fills the front's table through the
+ * host functions it gets at load), so the front knows which descriptors
+ * are tagged without loading anything: a program whose opens match no
+ * rule has an empty table, and each of its I/O calls costs one lookup.
  *
  * A program whose opens match no rule never loads the core.  The core
  * exports one object, `pl_core`, with the version of this interface.
@@ -21,13 +29,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "client.h"
 #include "links.h"
 #include "rd_link.h"
 #include "redirect.h"
 #include "rules.h"
 
 /* Bumped whenever struct pl_core_ops or struct pl_linked changes. */
-#define PL_CORE_VERSION 4
+#define PL_CORE_VERSION 5
 
 /* A link about to be removed that claims to be one the runtime made. */
 struct pl_linked {
@@ -56,6 +65,11 @@ struct pl_core_ops {
 			     const char *path, struct pl_linked *ld, bool unlinked);
 	/* Logs a warning (IOSIG_LOG). */
 	void (*warn)(const char *msg);
+	/* The daemon client (client.h): takes the front's table of tagged
+	 * descriptors and returns what the front's interposers call for
+	 * them.  The front attaches it when it loads the core, before any
+	 * descriptor can be tagged. */
+	const struct cl_ops *(*client_attach)(const struct cl_host *host);
 	/* What links.c in the front asks about links (links.h). */
 	const struct links_ops *links;
 };

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dconfig.h - the daemon's configuration: the `daemon:` section of the
+ * configuration file (dconfig.c).
+ */
+#ifndef IOSIGD_DCONFIG_H
+#define IOSIGD_DCONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The policies iosigd runs: they keep data on its home device. */
+#define DCFG_HOME_POLICIES "noop, deadline, cfq, bid-hdd, burst"
+
+/* One entry of `daemon: devices:`. */
+struct dcfg_device {
+	char *pattern;             /* mount point or fnmatch(3) pattern */
+	char *policy;              /* "NAME[:opt=val,...]", NULL = the default */
+	unsigned queue_depth;      /* 0 = by device class */
+	int line;                  /* where it was given */
+};
+
+/* Per-client and global limits. */
+struct dcfg_limits {
+	unsigned clients;          /* sessions at once */
+	unsigned fds_per_client;   /* registered descriptors per session */
+	uint64_t ring_size;        /* data area a client may offer, bytes */
+	uint32_t ring_entries;     /* entries a client may offer */
+	uint64_t queued_bytes;     /* bytes a session may have ingested and not completed */
+};
+
+struct dconfig {
+	char *file;                /* the configuration file, "" = none */
+	char *socket;              /* `socket:`, NULL = the mode's default */
+	char *policy;              /* `policy:` */
+	struct dcfg_device *devices;
+	size_t ndevices;
+	struct dcfg_limits limits;
+};
+
+/* Fills *cfg with the defaults (policy noop, the limits of docs/daemon.md). */
+int dconfig_defaults(struct dconfig *cfg);
+/*
+ * Reads the `daemon:` section of the configuration file `path` (NULL: the
+ * catalog's search: $IOSIG_CONFIG, ~/.config/iosig/config.yaml,
+ * /etc/iosig/config.yaml; a missing file found by the search is no
+ * error).  0, or -errno with "file:line:column: message" in err.
+ */
+int dconfig_load(struct dconfig *cfg, const char *path, char *err, size_t errlen);
+/* The same from a buffer (tests, fuzzing); `name` is used in messages. */
+int dconfig_load_buffer(struct dconfig *cfg, const char *name, const char *buf, size_t len,
+			char *err, size_t errlen);
+void dconfig_free(struct dconfig *cfg);
+/* The policy spec for a mount point and the configured queue depth (0 =
+ * by class). */
+const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd);
+
+/* Checks a policy spec for the configuration: a home-device policy whose
+ * options parse.  0, or -errno with a message in err (device.c, where the
+ * policies are seen). */
+int dpolicy_check(const char *spec, char *err, size_t errlen);
+
+#endif /* IOSIGD_DCONFIG_H */

@@ -1,0 +1,1291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - iosigd's one thread: an epoll loop over the listener, the
+ * sessions' sockets and kick eventfds, io_uring's completions, a timerfd
+ * for the policies' wake-ups and a signalfd; the devices with their
+ * policies; the files and the order of their operations.
+ *
+ * One turn of the loop:
+ *   1. events: new clients, messages, kicks, completions, signals;
+ *   2. ticks that are due;
+ *   3. ingest: every session's new ring entries are copied out and checked
+ *      (session.c); when one of them is waited for (a read, an fsync ...)
+ *      every ring is looked at once more, so that what another process
+ *      published before it - and told this one about - is in the same
+ *      round.  The round is admitted in order, entries nobody waits for
+ *      first (those waited for were published concurrently with the rest);
+ *   4. admission gives each op a global sequence number and the newest
+ *      earlier op of its file it must follow (dep_seq): an overlapping
+ *      write or read, any write for fsync and barriers, everything for
+ *      truncate and fallocate.  An op goes ahead when no op of its file
+ *      with a number <= dep_seq is left (conservative, and cheap: the
+ *      oldest outstanding op of a file is the head of its list);
+ *   5. ready writes and reads go to their device's policy (struct
+ *      iosig_req, physical address from FIEMAP); the others run at once:
+ *      fsync through io_uring, truncate directly, barriers complete;
+ *   6. dispatch(): a policy issues commands through env->issue(); each
+ *      request becomes an io_uring WRITE linked to SYNC_FILE_RANGE
+ *      (WAIT_BEFORE|WRITE|WAIT_AFTER: done means on the device), or a READ
+ *      into the ring's data area;
+ *   7. completions go back into the rings (and futex wake-ups to waiting
+ *      clients); closed sessions with nothing left are freed.
+ * A program waiting for an op held back by a policy (an fsync behind
+ * staged writes, a full ring) gets those ops expedited (policy.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/falloc.h>
+
+#include "iosigd.h"
+
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x00000020   /* Linux 6.9: ignore O_APPEND for this write */
+#endif
+
+#define URING_ENTRIES 256
+#define TAG_IO 0u                  /* user_data low bits: the op's main I/O */
+#define TAG_SYNC 1u                /* the linked sync_file_range of a write */
+#define TAG_PROBE 2u               /* start-up probe, not an op */
+#define TAG_GROUP 3u               /* a group's WRITEV/READV (struct dgroup) */
+#define TAG_GSYNC 4u               /* a group's linked sync_file_range */
+#define GROUP_MAX 256              /* requests in one vectored command */
+#define SFR_ALL (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
+
+uint64_t dnow(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * POLICY_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static bool is_data_op(unsigned op)
+{
+	return op == IOSD_OP_WRITE || op == IOSD_OP_APPEND || op == IOSD_OP_READ;
+}
+
+static bool is_write_op(unsigned op)
+{
+	return op == IOSD_OP_WRITE || op == IOSD_OP_APPEND;
+}
+
+int engine_watch(struct daemon *d, int fd, struct dwatch *w, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+void engine_unwatch(struct daemon *d, int fd)
+{
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * ops
+ * ---------------------------------------------------------------------- */
+
+static struct dop *op_of(struct policy_req *r)
+{
+	return pol_container_of(r, struct dop, req);
+}
+
+struct dop *engine_op_new(struct daemon *d)
+{
+	struct dop *op;
+
+	if (!pol_list_empty(&d->free_ops)) {
+		op = pol_container_of(d->free_ops.next, struct dop, blink);
+		pol_list_del(&op->blink);
+	} else {
+		op = malloc(sizeof(*op));
+		if (!op) {
+			dlog(DLOG_WARN, "out of memory for an operation; retrying");
+			return NULL;
+		}
+	}
+	memset(op, 0, sizeof(*op));
+	pol_list_init(&op->flink);
+	pol_list_init(&op->blink);
+	pol_list_init(&op->slink);
+	op->req.engine_data = d;
+	return op;
+}
+
+void engine_op_free(struct daemon *d, struct dop *op)
+{
+	pol_list_add_tail(&d->free_ops, &op->blink);
+}
+
+/* ------------------------------------------------------------------------
+ * files
+ * ---------------------------------------------------------------------- */
+
+static void file_reset_ranges(struct dfile *f)
+{
+	f->w_lo = f->a_lo = UINT64_MAX;
+	f->w_hi = f->a_hi = 0;
+	f->waited_dep = 0;
+}
+
+struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, uint64_t ino,
+			  int fd)
+{
+	struct dfile *f;
+	struct stat st;
+
+	for (struct policy_list *l = d->files.next; l != &d->files; l = l->next) {
+		f = pol_container_of(l, struct dfile, link);
+		if (f->st_dev == st_dev && f->ino == ino) {
+			f->refs++;
+			return f;
+		}
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (f->fd < 0) {
+		free(f);
+		return NULL;
+	}
+	f->st_dev = st_dev;
+	f->ino = ino;
+	f->dev = dev;
+	f->refs = 1;
+	pol_list_init(&f->ops);
+	pol_list_init(&f->blocked);
+	file_reset_ranges(f);
+	if (fstat(f->fd, &st) == 0)
+		f->logical_end = (uint64_t)st.st_size;
+	pol_list_add_tail(&d->files, &f->link);
+	return f;
+}
+
+void engine_file_put(struct daemon *d, struct dfile *f)
+{
+	/* Every op holds its registration, which holds a reference: the
+	 * last one goes when the file has no op left. */
+	if (--f->refs)
+		return;
+	pol_list_del(&f->link);
+	close(f->fd);
+	extmap_free(&f->map);
+	free(f);
+}
+
+/* Moves the file's blocked ops whose turn came to the ready list. */
+static void unblock(struct daemon *d, struct dfile *f)
+{
+	uint64_t first;
+
+	if (pol_list_empty(&f->ops)) {
+		file_reset_ranges(f);
+		first = UINT64_MAX;
+	} else {
+		first = pol_container_of(f->ops.next, struct dop, flink)->seq;
+	}
+	for (struct policy_list *l = f->blocked.next, *n; l != &f->blocked; l = n) {
+		struct dop *b = pol_container_of(l, struct dop, blink);
+
+		n = l->next;
+		if (first > b->dep_seq) {
+			pol_list_del(&b->blink);
+			b->state = OP_READY;
+			pol_list_add_tail(&d->ready, &b->blink);
+		}
+	}
+}
+
+/* An op is finished: the next ones of its file may go, then its entry is
+ * completed (which may free its registration and, with the last one, the
+ * file: nothing looks at either afterwards). */
+static void op_finish(struct daemon *d, struct dop *op)
+{
+	struct dfile *f = op->reg->file;
+	bool was_first = f->ops.next == &op->flink;
+
+	op->state = OP_DONE;
+	pol_list_del(&op->flink);
+	d->ops_total++;
+	if (was_first || pol_list_empty(&f->ops))
+		unblock(d, f);
+	session_op_done(d, op);
+	engine_op_free(d, op);
+}
+
+/* ------------------------------------------------------------------------
+ * devices and the environment their policies see
+ * ---------------------------------------------------------------------- */
+
+static struct ddev *env_dev(struct policy_env *env)
+{
+	return env->ctx;
+}
+
+static uint64_t env_now(struct policy_env *env)
+{
+	return dnow();
+}
+
+static unsigned env_inflight(struct policy_env *env, unsigned dev)
+{
+	return dev == 0 ? env_dev(env)->inflight : 0;
+}
+
+static struct io_uring_sqe *get_sqe(struct daemon *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->uring);
+
+	if (!sqe) {
+		/* The submission queue is full: hand it to the kernel. */
+		io_uring_submit(&d->uring);
+		d->uring_pending = 0;
+		sqe = io_uring_get_sqe(&d->uring);
+	}
+	if (sqe)
+		d->uring_pending++;
+	return sqe;
+}
+
+/* Submits an op's I/O (the rest of a write after a short one). */
+static int op_submit_io(struct daemon *d, struct dop *op)
+{
+	struct io_uring_sqe *sqe, *sync;
+	int fd = op->reg->fd;
+	void *buf;
+
+	/* A write and its sync are linked: both or neither fit. */
+	if (io_uring_sq_space_left(&d->uring) < 2) {
+		io_uring_submit(&d->uring);
+		d->uring_pending = 0;
+	}
+	sqe = get_sqe(d);
+	if (!sqe)
+		return -EBUSY;
+	switch (op->op) {
+	case IOSD_OP_WRITE:
+	case IOSD_OP_APPEND:
+		buf = op->s->ring.data + op->data_off + op->done;
+		io_uring_prep_write(sqe, fd, buf, (unsigned)(op->len - op->done), op->foff + op->done);
+		if (d->noappend)
+			sqe->rw_flags = RWF_NOAPPEND;
+		sqe->flags |= IOSQE_IO_LINK;
+		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | TAG_IO);
+		sync = get_sqe(d);
+		if (!sync)
+			return -EBUSY;
+		io_uring_prep_sync_file_range(sync, fd, (unsigned)(op->len - op->done),
+					      op->foff + op->done, SFR_ALL);
+		io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)op | TAG_SYNC);
+		op->cqes = 2;
+		return 0;
+	case IOSD_OP_READ:
+		io_uring_prep_read(sqe, fd, op->s->ring.data + op->data_off, (unsigned)op->len,
+				   op->foff);
+		break;
+	case IOSD_OP_FSYNC:
+	case IOSD_OP_FDATASYNC:
+		io_uring_prep_fsync(sqe, fd, op->op == IOSD_OP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
+		break;
+	case IOSD_OP_SYNC_RANGE:
+		io_uring_prep_sync_file_range(sqe, fd, (unsigned)op->len, op->foff, (int)op->aux);
+		break;
+	case IOSD_OP_FALLOCATE:
+		io_uring_prep_fallocate(sqe, fd, (int)op->aux, op->foff, op->len);
+		break;
+	default:
+		return -EINVAL;
+	}
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | TAG_IO);
+	op->cqes = 1;
+	return 0;
+}
+
+static void command_done(struct daemon *d, struct dop *head);
+
+/*
+ * A run of a merged chain that continues itself in one file through one
+ * registration: one WRITEV (linked to one SYNC_FILE_RANGE) or READV for
+ * all of it, as the policy meant by merging.  What goes wrong with it
+ * (an error, a short transfer) is sorted out per request.
+ */
+struct dgroup {
+	unsigned n, cqes;
+	int err;
+	uint64_t done;                 /* bytes transferred */
+	struct dop *op[GROUP_MAX];
+	struct iovec iov[GROUP_MAX];
+};
+
+static void member_done(struct daemon *d, struct dop *op);
+
+/* Submits the group of ops[0..n) (contiguous, one registration). */
+static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
+{
+	struct dgroup *g = malloc(sizeof(*g));
+	struct io_uring_sqe *sqe, *sync;
+	struct dop *first = ops[0];
+	uint64_t total = 0;
+
+	if (!g)
+		return -ENOMEM;
+	g->n = n;
+	g->err = 0;
+	g->done = 0;
+	for (unsigned i = 0; i < n; i++) {
+		g->op[i] = ops[i];
+		g->iov[i].iov_base = ops[i]->s->ring.data + ops[i]->data_off;
+		g->iov[i].iov_len = ops[i]->len;
+		total += ops[i]->len;
+	}
+	if (io_uring_sq_space_left(&d->uring) < 2) {
+		io_uring_submit(&d->uring);
+		d->uring_pending = 0;
+	}
+	sqe = get_sqe(d);
+	if (!sqe) {
+		free(g);
+		return -EBUSY;
+	}
+	if (first->op == IOSD_OP_READ) {
+		io_uring_prep_readv(sqe, first->reg->fd, g->iov, n, first->foff);
+		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
+		g->cqes = 1;
+		return 0;
+	}
+	io_uring_prep_writev(sqe, first->reg->fd, g->iov, n, first->foff);
+	if (d->noappend)
+		sqe->rw_flags = RWF_NOAPPEND;
+	sqe->flags |= IOSQE_IO_LINK;
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
+	sync = get_sqe(d);
+	io_uring_prep_sync_file_range(sync, first->reg->fd, (unsigned)total, first->foff, SFR_ALL);
+	io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)g | TAG_GSYNC);
+	g->cqes = 2;
+	return 0;
+}
+
+/* A group's completions: requests fully transferred are done; after a
+ * short transfer the rest go one by one (a read short at the end of the
+ * file ends there). */
+static void on_group_cqe(struct daemon *d, struct dgroup *g, unsigned tag, int res)
+{
+	uint64_t left;
+
+	if (tag == TAG_GROUP) {
+		if (res < 0)
+			g->err = res;
+		else
+			g->done = (uint64_t)res;
+	} else if (res < 0 && res != -ECANCELED && !g->err) {
+		g->err = res;
+	}
+	if (--g->cqes)
+		return;
+	left = g->done;
+	for (unsigned i = 0; i < g->n; i++) {
+		struct dop *op = g->op[i];
+		uint64_t k = left < op->len ? left : op->len;
+
+		left -= k;
+		op->done = k;
+		if (g->err) {
+			op->err = g->err;
+		} else if (op->op != IOSD_OP_READ && k < op->len) {
+			if (op_submit_io(d, op) == 0)
+				continue;
+			op->err = -EIO;
+		}
+		member_done(d, op);
+	}
+	free(g);
+}
+
+/* One request of a command has its data on the device (or failed). */
+static void member_done(struct daemon *d, struct dop *op)
+{
+	struct dop *head = op->head;
+
+	if (--head->members_left == 0)
+		command_done(d, head);
+}
+
+static int env_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset)
+{
+	struct ddev *dv = env_dev(env);
+	struct daemon *d = dv->d;
+	struct dop *head;
+	uint64_t now = dnow(), off = offset;
+	unsigned n = 0;
+
+	if (!req || dev != 0)
+		return -EINVAL;
+	if (dv->inflight >= dv->info.queue_depth)
+		return -EBUSY;
+	for (struct policy_req *m = req; m; m = m->merge_next) {
+		if (m->engine_data != d || op_of(m)->state != OP_QUEUED || m->op != req->op ||
+		    m->op == POLICY_OP_FLUSH || ++n > (1u << 20))
+			return -EINVAL;
+	}
+	head = op_of(req);
+	head->members_left = n;
+	dv->inflight++;
+	dv->commands++;
+	{
+		struct dop *run[GROUP_MAX];
+		unsigned k = 0;
+
+		for (struct policy_req *m = req; ; m = m->merge_next) {
+			struct dop *op = m ? op_of(m) : NULL;
+
+			/* A run ends where the next request does not continue it in
+			 * the same file through the same registration. */
+			if (k && (!op || k == GROUP_MAX || op->reg != run[k - 1]->reg ||
+				  op->foff != run[k - 1]->foff + run[k - 1]->len)) {
+				int r = k > 1 ? group_submit(d, run, k) : -1;
+
+				for (unsigned i = 0; r < 0 && i < k; i++) {
+					if (op_submit_io(d, run[i]) < 0) {
+						/* Cannot happen with an SQ drained above; fail
+						 * it cleanly, as a later event (the policy
+						 * is inside dispatch()). */
+						run[i]->err = -EBUSY;
+						run[i]->cqes = 0;
+						pol_list_add_tail(&d->failed, &run[i]->blink);
+					}
+				}
+				k = 0;
+			}
+			if (!op)
+				break;
+			m->issued_dev = 0;
+			m->issued_off = off;
+			m->issue_ns = now;
+			off += m->len;
+			op->state = OP_ISSUED;
+			op->head = head;
+			op->done = 0;
+			run[k++] = op;
+		}
+	}
+	return 0;
+}
+
+static void env_finish(struct policy_env *env, struct policy_req *req, int status)
+{
+	struct ddev *dv = env_dev(env);
+	struct dop *op;
+
+	if (!req || req->engine_data != dv->d || op_of(req)->state != OP_QUEUED)
+		return;   /* not a request of ours held by the policy: ignore */
+	op = op_of(req);
+	/* A home-device policy finishes a request without issuing it only
+	 * when it refuses it: its data did not reach the file. */
+	op->result = status < 0 ? status : -EIO;
+	if (status >= 0)
+		dlog(DLOG_ERR, "policy %s finished a request without issuing it", dv->policy_spec);
+	op_finish(dv->d, op);
+}
+
+static void env_wake_at(struct policy_env *env, uint64_t when)
+{
+	struct ddev *dv = env_dev(env);
+
+	if (when < dv->wake)
+		dv->wake = when;
+}
+
+struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t errlen)
+{
+	struct ddev *dv;
+	const char *spec;
+	int r;
+
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
+		dv = pol_container_of(l, struct ddev, link);
+		if (dv->st_dev == st_dev)
+			return dv;
+	}
+	dv = calloc(1, sizeof(*dv));
+	if (!dv) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info);
+	dv->info.name = dv->name;
+	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
+	dv->d = d;
+	dv->st_dev = st_dev;
+	dv->wake = UINT64_MAX;
+	dv->env = (struct policy_env){
+		.version = POLICY_ENV_VERSION, .ctx = dv, .ndev = 1, .dev = &dv->info,
+		.now = env_now, .inflight = env_inflight, .issue = env_issue, .finish = env_finish,
+		.wake_at = env_wake_at,
+	};
+	r = policy_create(spec, &dv->env, &dv->pol, err, errlen);
+	if (r < 0) {
+		dlog(DLOG_ERR, "device %s: policy %s: %s", dv->name, spec, err);
+		free(dv);
+		return NULL;
+	}
+	pol_list_add_tail(&d->devs, &dv->link);
+	dlog(DLOG_INFO, "device %s: policy %s, queue depth %u", dv->name, spec, dv->info.queue_depth);
+	return dv;
+}
+
+/* A command (a merged chain) is done: the policy hears of each member in
+ * chain order, then their entries complete. */
+static void command_done(struct daemon *d, struct dop *head)
+{
+	struct ddev *dv = head->reg->file->dev;
+	struct policy_req *m, *next;
+	uint64_t now = dnow();
+
+	dv->inflight--;
+	dv->dirty = true;
+	for (m = &head->req; m; m = next) {
+		struct dop *op = op_of(m);
+
+		next = m->merge_next;
+		m->status = op->err;
+		dv->pol->ops->complete(dv->pol, m);
+		if (m->op == POLICY_OP_READ)
+			dv->bytes_read += m->len;
+		else
+			dv->bytes_written += m->len;
+		dv->lat_sum_ns += now - m->arrival_ns;
+		dv->lat_n++;
+	}
+	/* Second walk: complete() may have looked at later members. */
+	for (m = &head->req; m; m = next) {
+		struct dop *op = op_of(m);
+
+		next = m->merge_next;
+		op->result = op->err ? op->err : (int64_t)(op->op == IOSD_OP_READ ? op->done : op->len);
+		op_finish(d, op);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * admission: order, then start
+ * ---------------------------------------------------------------------- */
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t lo, uint64_t hi)
+{
+	return a < hi && lo < a + alen;
+}
+
+/* The newest outstanding op of f before op that op must follow by range:
+ * writes follow overlapping reads and writes, reads overlapping writes. */
+static uint64_t range_dep(const struct dfile *f, const struct dop *op, bool write)
+{
+	uint64_t lo = write ? f->a_lo : f->w_lo, hi = write ? f->a_hi : f->w_hi;
+
+	if (lo >= hi || !overlaps(op->foff, op->len, lo, hi))
+		return 0;
+	for (struct policy_list *l = f->ops.prev; l != &f->ops; l = l->prev) {
+		const struct dop *o = pol_container_of(l, struct dop, flink);
+
+		if (!is_data_op(o->op) || (!write && o->op == IOSD_OP_READ))
+			continue;
+		if (overlaps(op->foff, op->len, o->foff, o->foff + o->len))
+			return o->seq;
+	}
+	return 0;
+}
+
+/* A program waits for o: if its policy holds it (and was not told yet),
+ * it serves it as it serves a process that blocks. */
+static void expedite(struct ddev *dv, struct dop *o)
+{
+	if (o->state != OP_QUEUED || (o->req.flags & POLICY_REQ_SYNC))
+		return;
+	o->req.flags |= POLICY_REQ_SYNC;
+	if (dv->pol->ops->expedite)
+		dv->pol->ops->expedite(dv->pol, &o->req);
+	dv->expedited++;
+	dv->dirty = true;
+}
+
+/* Every op of f up to dep is now waited for. */
+static void expedite_deps(struct daemon *d, struct dfile *f, uint64_t dep)
+{
+	struct ddev *dv = f->dev;
+
+	if (dep > f->waited_dep)
+		f->waited_dep = dep;
+	for (struct policy_list *l = f->ops.next; l != &f->ops; l = l->next) {
+		struct dop *o = pol_container_of(l, struct dop, flink);
+
+		if (o->seq > dep)
+			break;
+		expedite(dv, o);
+	}
+}
+
+void engine_session_expedite(struct daemon *d, struct dsession *s)
+{
+	for (struct policy_list *l = s->ops.next; l != &s->ops; l = l->next) {
+		struct dop *o = pol_container_of(l, struct dop, slink);
+
+		expedite(o->reg->file->dev, o);
+	}
+}
+
+/* Gives op its place in its file's order. */
+static void admit(struct daemon *d, struct dop *op)
+{
+	struct dfile *f = op->reg->file;
+	uint64_t dep = f->barrier_seq;
+	struct stat st;
+
+	op->seq = ++d->op_seq;
+	switch (op->op) {
+	case IOSD_OP_APPEND:
+		/* The end as this daemon knows it, or as the file is when a
+		 * plain writer made it longer. */
+		if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size > f->logical_end)
+			f->logical_end = (uint64_t)st.st_size;
+		op->foff = f->logical_end;
+		iosd_ring_assign(&op->s->ring, op->pos, op->foff);
+		op->s->notify = true;
+		/* fall through */
+	case IOSD_OP_WRITE: {
+		uint64_t r = range_dep(f, op, true);
+
+		if (r > dep)
+			dep = r;
+		if (op->foff + op->len > f->logical_end)
+			f->logical_end = op->foff + op->len;
+		f->w_lo = op->foff < f->w_lo ? op->foff : f->w_lo;
+		f->w_hi = op->foff + op->len > f->w_hi ? op->foff + op->len : f->w_hi;
+		f->a_lo = op->foff < f->a_lo ? op->foff : f->a_lo;
+		f->a_hi = op->foff + op->len > f->a_hi ? op->foff + op->len : f->a_hi;
+		f->last_write_seq = op->seq;
+		break;
+	}
+	case IOSD_OP_READ: {
+		uint64_t r = range_dep(f, op, false);
+
+		if (r > dep)
+			dep = r;
+		f->a_lo = op->foff < f->a_lo ? op->foff : f->a_lo;
+		f->a_hi = op->foff + op->len > f->a_hi ? op->foff + op->len : f->a_hi;
+		break;
+	}
+	case IOSD_OP_FSYNC:
+	case IOSD_OP_FDATASYNC:
+	case IOSD_OP_SYNC_RANGE:
+	case IOSD_OP_BARRIER:
+		if (f->last_write_seq > dep)
+			dep = f->last_write_seq;
+		break;
+	case IOSD_OP_TRUNCATE:
+	case IOSD_OP_FALLOCATE:
+		dep = op->seq - 1;
+		f->barrier_seq = op->seq;
+		if (op->op == IOSD_OP_TRUNCATE)
+			f->logical_end = op->foff;
+		else if (!(op->aux & (FALLOC_FL_KEEP_SIZE | FALLOC_FL_COLLAPSE_RANGE)) &&
+			 op->foff + op->len > f->logical_end)
+			f->logical_end = op->foff + op->len;
+		break;
+	}
+	op->dep_seq = dep;
+	pol_list_add_tail(&f->ops, &op->flink);
+	if (pol_container_of(f->ops.next, struct dop, flink)->seq > dep) {
+		op->state = OP_READY;
+		pol_list_add_tail(&d->ready, &op->blink);
+		return;
+	}
+	op->state = OP_BLOCKED;
+	pol_list_add_tail(&f->blocked, &op->blink);
+	if (op->flags & IOSD_EF_WAITED)
+		expedite_deps(d, f, dep);
+}
+
+void engine_ops_admit(struct daemon *d, struct policy_list *round)
+{
+	/* Entries nobody waits for first, then the waited ones (published
+	 * concurrently with them: any order is one the program could see). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (struct policy_list *l = round->next, *n; l != round; l = n) {
+			struct dop *op = pol_container_of(l, struct dop, blink);
+
+			n = l->next;
+			if (!!(op->flags & IOSD_EF_WAITED) != pass)
+				continue;
+			pol_list_del(&op->blink);
+			admit(d, op);
+		}
+	}
+}
+
+/* Starts an op whose turn came. */
+static void start(struct daemon *d, struct dop *op)
+{
+	struct dfile *f = op->reg->file;
+	struct ddev *dv = f->dev;
+	bool waited;
+	int r;
+
+	switch (op->op) {
+	case IOSD_OP_WRITE:
+	case IOSD_OP_APPEND:
+	case IOSD_OP_READ: {
+		uint64_t now = dnow(), addr = extmap_addr(f, op->foff, now);
+
+		if (dv->info.capacity > op->len && addr > dv->info.capacity - op->len)
+			addr = dv->info.capacity - op->len;
+		op->req.id = ++d->req_id;
+		op->req.offset = addr;
+		op->req.len = op->len;
+		op->req.arrival_ns = now;
+		op->req.hint_size = op->reg->size_per_io;
+		op->req.hint_pattern = op->reg->pattern;
+		op->req.stream = (uint32_t)op->s->pid;
+		op->req.dev = 0;
+		op->req.op = op->op == IOSD_OP_READ ? POLICY_OP_READ : POLICY_OP_WRITE;
+		/* Reads are synchronous; so is anything a program already waits
+		 * for (its own flag, or an op admitted later depends on it). */
+		waited = (op->flags & IOSD_EF_WAITED) || op->seq <= f->waited_dep;
+		op->req.flags = op->op == IOSD_OP_READ || waited ? POLICY_REQ_SYNC : 0;
+		op->state = OP_QUEUED;
+		op->queued_ns = now;
+		dv->requests++;
+		dv->dirty = true;
+		r = dv->pol->ops->submit(dv->pol, &op->req);
+		if (r < 0) {
+			op->result = r;
+			op_finish(d, op);
+			return;
+		}
+		/* The flag at submit is not enough for every policy (BID stages
+		 * writes whatever their flags): a waited request is expedited. */
+		if (waited && op->state == OP_QUEUED && dv->pol->ops->expedite) {
+			dv->pol->ops->expedite(dv->pol, &op->req);
+			dv->expedited++;
+		}
+		return;
+	}
+	case IOSD_OP_BARRIER:
+		op->result = 0;
+		op_finish(d, op);
+		return;
+	case IOSD_OP_TRUNCATE:
+		op->result = ftruncate(op->reg->fd, (off_t)op->foff) < 0 ? -errno : 0;
+		extmap_invalidate(&f->map);
+		op_finish(d, op);
+		return;
+	default:
+		op->state = OP_ISSUED;
+		r = op_submit_io(d, op);
+		if (r < 0) {
+			op->result = r;
+			op_finish(d, op);
+		}
+		return;
+	}
+}
+
+/* Requests whose issue failed complete now, outside dispatch(). */
+static void run_failed(struct daemon *d)
+{
+	while (!pol_list_empty(&d->failed)) {
+		struct dop *op = pol_container_of(d->failed.next, struct dop, blink);
+
+		pol_list_del(&op->blink);
+		member_done(d, op);
+	}
+}
+
+static void run_ready(struct daemon *d)
+{
+	while (!pol_list_empty(&d->ready)) {
+		struct dop *op = pol_container_of(d->ready.next, struct dop, blink);
+
+		pol_list_del(&op->blink);
+		start(d, op);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * completions
+ * ---------------------------------------------------------------------- */
+
+static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
+{
+	uint64_t ud = io_uring_cqe_get_data64(cqe);
+	struct dop *op = (struct dop *)(uintptr_t)(ud & ~7ull);
+	unsigned tag = (unsigned)(ud & 7);
+	int res = cqe->res;
+
+	if (tag == TAG_PROBE || !op)
+		return;
+	if (tag == TAG_GROUP || tag == TAG_GSYNC) {
+		on_group_cqe(d, (struct dgroup *)(void *)op, tag, res);
+		return;
+	}
+	op->cqes--;
+	if (is_write_op(op->op)) {
+		if (tag == TAG_IO) {
+			if (res < 0 && !op->err)
+				op->err = res;
+			else if (res >= 0)
+				op->done += (uint64_t)res;
+		} else if (res < 0 && res != -ECANCELED && !op->err) {
+			op->err = res;   /* write-back failed: the kernel's EIO/ENOSPC */
+		}
+		if (op->cqes)
+			return;
+		if (!op->err && op->done < op->len) {
+			/* Short write: the link broke before the sync; go on with
+			 * the rest (no progress at all is an error). */
+			if (res == 0 && tag == TAG_IO) {
+				op->err = -EIO;
+			} else if (op_submit_io(d, op) == 0) {
+				return;
+			} else {
+				op->err = -EIO;
+			}
+		}
+		member_done(d, op);
+		return;
+	}
+	if (op->cqes)
+		return;
+	if (op->op == IOSD_OP_READ) {
+		if (res < 0)
+			op->err = res;
+		else
+			op->done = (uint64_t)res;
+		member_done(d, op);
+		return;
+	}
+	op->result = res;
+	if (op->op == IOSD_OP_FALLOCATE)
+		extmap_invalidate(&op->reg->file->map);
+	op_finish(d, op);
+}
+
+static void reap_cqes(struct daemon *d)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&d->uring, head, cqe) {
+		on_cqe(d, cqe);
+		n++;
+	}
+	io_uring_cq_advance(&d->uring, n);
+}
+
+/* ------------------------------------------------------------------------
+ * set-up
+ * ---------------------------------------------------------------------- */
+
+/* Whether io_uring writes take RWF_NOAPPEND (they must, to write an
+ * O_APPEND file at the offsets the daemon assigned): a write at offset 0
+ * into an O_APPEND memfd that already holds 4 bytes must land at 0. */
+static bool probe_noappend(struct daemon *d)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char path[64], back[4] = { 0 };
+	bool ok = false;
+	struct stat st;
+	int mfd, fd;
+
+	mfd = memfd_create("iosigd-probe", MFD_CLOEXEC);
+	if (mfd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		goto out_mfd;
+	if (write(fd, "abcd", 4) != 4)
+		goto out_fd;
+	sqe = io_uring_get_sqe(&d->uring);
+	if (!sqe)
+		goto out_fd;
+	io_uring_prep_write(sqe, fd, "xy", 2, 0);
+	sqe->rw_flags = RWF_NOAPPEND;
+	io_uring_sqe_set_data64(sqe, TAG_PROBE);
+	if (io_uring_submit_and_wait(&d->uring, 1) < 1 || io_uring_wait_cqe(&d->uring, &cqe) < 0)
+		goto out_fd;
+	ok = cqe->res == 2;
+	io_uring_cqe_seen(&d->uring, cqe);
+	ok = ok && fstat(fd, &st) == 0 && st.st_size == 4 && pread(mfd, back, 4, 0) == 4 &&
+	     !memcmp(back, "xycd", 4);
+out_fd:
+	close(fd);
+out_mfd:
+	close(mfd);
+	return ok;
+}
+
+/* A descriptor the loop watches (fd < 0: its creation failed): stored
+ * in *ret_fd, or closed on failure.  0 or -errno. */
+static int watch_new(struct daemon *d, int fd, int *ret_fd, struct dwatch *w, enum dwatch_kind kind)
+{
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	*w = (struct dwatch){ .kind = kind };
+	r = engine_watch(d, fd, w, EPOLLIN);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int engine_init(struct daemon *d)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 4 * URING_ENTRIES };
+	sigset_t mask;
+	int r;
+
+	pol_list_init(&d->sessions);
+	pol_list_init(&d->devs);
+	pol_list_init(&d->files);
+	pol_list_init(&d->ready);
+	pol_list_init(&d->failed);
+	pol_list_init(&d->free_ops);
+	d->listen_fd = d->timer_fd = d->signal_fd = -1;
+	d->timer_armed = UINT64_MAX;
+	d->start_ns = dnow();
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->epfd < 0) {
+		r = -errno;
+		dlog(DLOG_ERR, "epoll_create1: %s", strerror(-r));
+		return r;
+	}
+	r = io_uring_queue_init_params(URING_ENTRIES, &d->uring, &p);
+	if (r < 0) {
+		dlog(DLOG_ERR, "io_uring_queue_init: %s (io_uring disabled? see /proc/sys/kernel/io_uring_disabled)",
+		     strerror(-r));
+		goto out_epoll;
+	}
+	d->noappend = probe_noappend(d);
+	if (!d->noappend)
+		dlog(DLOG_INFO, "this kernel has no RWF_NOAPPEND: descriptors opened with O_APPEND stay plain");
+	d->wuring = (struct dwatch){ .kind = DW_URING };
+	r = engine_watch(d, d->uring.ring_fd, &d->wuring, EPOLLIN);
+	if (r < 0)
+		goto out_uring;
+	r = watch_new(d, timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK), &d->timer_fd,
+		      &d->wtimer, DW_TIMER);
+	if (r < 0)
+		goto out_uring;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	r = watch_new(d, signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK), &d->signal_fd, &d->wsignal,
+		      DW_SIGNAL);
+	if (r < 0)
+		goto out_timer;
+	return 0;
+
+out_timer:
+	close(d->timer_fd);
+out_uring:
+	io_uring_queue_exit(&d->uring);
+out_epoll:
+	close(d->epfd);
+	dlog(DLOG_ERR, "cannot set up the event loop: %s", strerror(-r));
+	return r;
+}
+
+void engine_fini(struct daemon *d)
+{
+	while (!pol_list_empty(&d->sessions))
+		session_free(d, pol_container_of(d->sessions.next, struct dsession, link));
+	while (!pol_list_empty(&d->devs)) {
+		struct ddev *dv = pol_container_of(d->devs.next, struct ddev, link);
+
+		pol_list_del(&dv->link);
+		policy_destroy(dv->pol);
+		free(dv);
+	}
+	while (!pol_list_empty(&d->files)) {
+		struct dfile *f = pol_container_of(d->files.next, struct dfile, link);
+
+		pol_list_del(&f->link);
+		close(f->fd);
+		extmap_free(&f->map);
+		free(f);
+	}
+	while (!pol_list_empty(&d->free_ops)) {
+		struct dop *op = pol_container_of(d->free_ops.next, struct dop, blink);
+
+		pol_list_del(&op->blink);
+		free(op);
+	}
+	listener_close(d);
+	device_fini(d);
+	io_uring_queue_exit(&d->uring);
+	close(d->signal_fd);
+	close(d->timer_fd);
+	close(d->epfd);
+}
+
+/* ------------------------------------------------------------------------
+ * the loop
+ * ---------------------------------------------------------------------- */
+
+static void on_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			dlog(DLOG_INFO, "SIGHUP: reloading the configuration is not supported; restart iosigd");
+			continue;
+		}
+		if (d->draining)
+			continue;
+		dlog(DLOG_INFO, "%s: finishing what clients queued, then exiting",
+		     si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+		d->draining = true;
+		listener_close(d);
+		/* Ingest up to what is published now; what comes later the
+		 * clients write themselves once the session closes. */
+		for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+			struct dsession *s = pol_container_of(l, struct dsession, link);
+
+			if (s->version && !s->capped) {
+				s->capped = true;
+				s->cap_tail = atomic_load_explicit(&s->ring.hdr->sq_tail,
+								   memory_order_acquire);
+			}
+		}
+	}
+}
+
+static void ticks_due(struct daemon *d, uint64_t now)
+{
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
+		struct ddev *dv = pol_container_of(l, struct ddev, link);
+
+		if (dv->wake <= now) {
+			dv->wake = UINT64_MAX;
+			dv->pol->ops->tick(dv->pol);
+			dv->dirty = true;
+		}
+	}
+}
+
+static void arm_timer(struct daemon *d)
+{
+	uint64_t when = UINT64_MAX;
+	struct itimerspec its = { 0 };
+
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
+		struct ddev *dv = pol_container_of(l, struct ddev, link);
+
+		if (dv->wake < when)
+			when = dv->wake;
+	}
+	if (when == d->timer_armed)
+		return;
+	d->timer_armed = when;
+	if (when != UINT64_MAX) {
+		if (!when)
+			when = 1;   /* 0 would disarm */
+		its.it_value.tv_sec = (time_t)(when / POLICY_NS_PER_S);
+		its.it_value.tv_nsec = (long)(when % POLICY_NS_PER_S);
+	}
+	timerfd_settime(d->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* One ingest round over every session (see the head of the file). */
+static void ingest(struct daemon *d)
+{
+	struct policy_list round;
+	bool waited = false;
+
+	pol_list_init(&round);
+	for (int pass = 0; pass < 2; pass++) {
+		for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next)
+			session_ingest(d, pol_container_of(l, struct dsession, link), &round, &waited);
+		if (!waited)
+			break;
+	}
+	engine_ops_admit(d, &round);
+}
+
+/* Sessions whose client waits for ring space get their held ops
+ * expedited, once per wait. */
+static void space_waits(struct daemon *d)
+{
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+		bool waits;
+
+		if (!s->version)
+			continue;
+		waits = atomic_load_explicit(&s->ring.hdr->space_waiters, memory_order_acquire) != 0;
+		if (waits && !s->space_expedited)
+			engine_session_expedite(d, s);
+		s->space_expedited = waits;
+	}
+}
+
+static void expedite_all(struct daemon *d)
+{
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next)
+		engine_session_expedite(d, pol_container_of(l, struct dsession, link));
+}
+
+/* True when the daemon may sleep: every ring set NEED_WAKEUP with nothing
+ * new behind it. */
+static bool prepare_sleep(struct daemon *d)
+{
+	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring))
+		return false;
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+
+		if (!s->version || s->dead)
+			continue;
+		if (s->capped) {
+			if (s->head != s->cap_tail && s->queued < d->cfg.limits.queued_bytes)
+				return false;
+			continue;
+		}
+		if (iosd_ring_sleep_prepare(&s->ring, s->head)) {
+			if (s->queued < d->cfg.limits.queued_bytes)
+				return false;
+		} else {
+			s->sleeping = true;
+		}
+	}
+	return true;
+}
+
+static void wake_rings(struct daemon *d)
+{
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+
+		if (s->sleeping) {
+			iosd_ring_awake(&s->ring);
+			s->sleeping = false;
+		}
+	}
+}
+
+/* Draining: done when every session has ingested up to its cap and has
+ * nothing outstanding. */
+static bool drained(struct daemon *d)
+{
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+
+		if (s->outstanding || (s->version && !s->dead && s->head != s->cap_tail))
+			return false;
+	}
+	return true;
+}
+
+int engine_run(struct daemon *d)
+{
+	struct epoll_event evs[64];
+
+	for (;;) {
+		int n, timeout = prepare_sleep(d) ? -1 : 0;
+
+		if (d->draining && drained(d))
+			break;
+		n = epoll_wait(d->epfd, evs, 64, timeout);
+		wake_rings(d);
+		if (n < 0 && errno != EINTR) {
+			dlog(DLOG_ERR, "epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			struct dwatch *w = evs[i].data.ptr;
+			uint64_t v;
+
+			switch (w->kind) {
+			case DW_LISTEN:
+				listener_accept(d);
+				break;
+			case DW_SOCK:
+				session_on_sock(d, w->obj, evs[i].events);
+				break;
+			case DW_KICK:
+				if (read(((struct dsession *)w->obj)->kick_fd, &v, sizeof(v)) < 0 &&
+				    errno != EAGAIN)
+					session_fail(d, w->obj, -EIO, "cannot read the kick eventfd");
+				break;
+			case DW_TIMER:
+				if (read(d->timer_fd, &v, sizeof(v)) < 0)
+					v = 0;
+				d->timer_armed = UINT64_MAX;
+				break;
+			case DW_SIGNAL:
+				on_signal(d);
+				break;
+			case DW_URING:
+				break;
+			}
+		}
+		reap_cqes(d);
+		ticks_due(d, dnow());
+		ingest(d);
+		run_ready(d);
+		space_waits(d);
+		if (d->draining)
+			expedite_all(d);
+		for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
+			struct ddev *dv = pol_container_of(l, struct ddev, link);
+
+			if (dv->dirty) {
+				dv->dirty = false;
+				dv->pol->ops->dispatch(dv->pol);
+			}
+		}
+		run_failed(d);
+		/* A dispatch may have finished ops (refusals) and made others
+		 * ready; they start in the next turn, which comes at once. */
+		if (d->uring_pending) {
+			io_uring_submit(&d->uring);
+			d->uring_pending = 0;
+		}
+		for (struct policy_list *l = d->sessions.next, *nx; l != &d->sessions; l = nx) {
+			struct dsession *s = pol_container_of(l, struct dsession, link);
+
+			nx = l->next;
+			if (s->notify) {
+				s->notify = false;
+				iosd_ring_notify(&s->ring);
+			}
+			session_reap(d, s);
+		}
+		arm_timer(d);
+	}
+	dlog(DLOG_INFO, "drained: %" PRIu64 " operations done; exiting", d->ops_total);
+	return 0;
+}

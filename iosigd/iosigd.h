@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iosigd.h - the daemon's parts and what they share (docs/daemon.md):
+ *
+ *   main.c      command line, start-up, the signal that ends it
+ *   dconfig.c   the `daemon:` section of the configuration file
+ *   log.c       one place that prints
+ *   listener.c  the Unix socket, accept and SO_PEERCRED
+ *   session.c   one client: its messages, its ring, its registrations
+ *   engine.c    the loop: epoll, io_uring, devices and their policies,
+ *               files and the ordering of their operations
+ *   device.c    a file's device: the catalog's mount as the policies see
+ *               it (policy_dev_from_mount()), the policies iosigd runs
+ *   extmap.c    FIEMAP: where a file's bytes lie on the device
+ *   status.c    the STATUS answer (JSON)
+ *
+ * One thread does everything; nothing here is locked.
+ */
+#ifndef IOSIGD_H
+#define IOSIGD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/types.h>
+
+#include <liburing.h>
+
+#include "dconfig.h"
+#include "iosig.h"
+#include "pol_util.h"   /* lists (pol_list_*), shared with the policies */
+#include "policy.h"
+#include "proto.h"
+#include "ring.h"
+
+/* ---- log.c ---- */
+
+enum dlog_level { DLOG_ERR, DLOG_WARN, DLOG_INFO, DLOG_DEBUG };
+
+/* Prints "iosigd: message" to stderr when level <= the verbosity. */
+void dlog(enum dlog_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dlog_set_level(enum dlog_level level);
+bool dlog_enabled(enum dlog_level level);
+
+/* ---- the engine's objects ---- */
+
+struct daemon;
+struct dsession;
+
+/* What an epoll event points at. */
+enum dwatch_kind { DW_LISTEN, DW_SOCK, DW_KICK, DW_URING, DW_TIMER, DW_SIGNAL };
+
+struct dwatch {
+	enum dwatch_kind kind;
+	void *obj;                 /* struct dsession for DW_SOCK / DW_KICK */
+};
+
+/* One device (a mounted filesystem) with its policy instance (one device
+ * per instance: the home-device policies keep per-device state only). */
+struct ddev {
+	struct policy_list link;    /* in daemon.devs */
+	struct daemon *d;
+	uint64_t st_dev;           /* of the filesystem */
+	char name[IOSD_NAME_MAX];  /* the mount point */
+	char policy_spec[IOSD_NAME_MAX * 2];
+	struct policy_dev_info info;
+	struct policy_env env;
+	struct policy *pol;
+	unsigned inflight;         /* commands issued, not completed */
+	uint64_t wake;             /* tick wanted at (ns), UINT64_MAX = none */
+	bool dirty;                /* dispatch() is due */
+	/* counters for status */
+	uint64_t requests, bytes_read, bytes_written, commands, expedited;
+	uint64_t lat_sum_ns, lat_n;
+};
+
+/* Where a file's bytes lie on its device (extmap.c). */
+struct dextent {
+	uint64_t logical, physical, length;
+};
+
+struct dextmap {
+	struct dextent *ext;
+	unsigned n, cap;
+	uint64_t mapped_end;       /* logical end of the last extent */
+	uint64_t fetched_ns;       /* 0 = never */
+	bool unsupported;          /* FIEMAP fails here: synthetic addresses */
+	bool stale;                /* refetch at the next lookup */
+};
+
+/* One open file (dev, ino), shared by the sessions that registered it. */
+struct dfile {
+	struct policy_list link;    /* in daemon.files */
+	uint64_t st_dev, ino;
+	struct ddev *dev;
+	int fd;                    /* a descriptor of the file (FIEMAP, fstat) */
+	unsigned refs;             /* registrations */
+	struct policy_list ops;     /* outstanding ops, ingest (seq) order */
+	struct policy_list blocked; /* ops waiting for earlier ones */
+	uint64_t logical_end;      /* end of the file including ingested writes */
+	uint64_t waited_dep;       /* ops with seq <= this are waited for (SYNC) */
+	uint64_t barrier_seq;      /* newest TRUNCATE/FALLOCATE admitted */
+	uint64_t last_write_seq;   /* newest write admitted */
+	uint64_t w_lo, w_hi;       /* covers every outstanding write's range */
+	uint64_t a_lo, a_hi;       /* covers every outstanding range op's range */
+	struct dextmap map;
+};
+
+/* A session's registration of a file under a handle. */
+struct dreg {
+	uint32_t handle;
+	int fd;                    /* the client's descriptor (our copy) */
+	struct dfile *file;
+	struct dsession *s;
+	uint32_t open_flags;
+	uint64_t size_per_io;
+	uint8_t pattern;
+	unsigned outstanding;      /* ops not finished */
+	bool unregistered;         /* the client forgot it: free when idle */
+	char *sig;
+};
+
+enum dop_state { OP_NEW, OP_BLOCKED, OP_READY, OP_QUEUED, OP_ISSUED, OP_DONE };
+
+/* One ingested ring entry. */
+struct dop {
+	struct policy_req req;      /* what the policy sees (WRITE, READ) */
+	struct policy_list flink;   /* in dfile.ops */
+	struct policy_list blink;   /* in dfile.blocked, daemon.ready or the free list */
+	struct policy_list slink;   /* in dsession.ops */
+	struct dsession *s;
+	struct dreg *reg;
+	uint64_t seq;              /* global ingest order */
+	uint64_t dep_seq;          /* ready when no op of the file with seq <= this is left */
+	uint32_t pos;              /* ring position */
+	uint16_t op, flags;        /* IOSD_OP_*, IOSD_EF_* */
+	uint32_t aux;
+	uint64_t foff, len, data_off;
+	uint64_t done;             /* bytes written so far (short writes continue) */
+	int64_t result;
+	unsigned cqes;             /* io_uring completions still due */
+	int err;                   /* first error of the I/O */
+	uint8_t state;             /* enum dop_state */
+	struct dop *head;          /* policy command: its head (chain) */
+	unsigned members_left;     /* head: chain members not done yet */
+	uint64_t queued_ns;        /* when it went to the policy */
+};
+
+/* One client process. */
+struct dsession {
+	struct policy_list link;    /* in daemon.sessions */
+	struct daemon *d;
+	uint32_t id;
+	int sock;
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	unsigned version;          /* 0 until HELLO */
+	uint32_t next_seq;         /* our message counter */
+	void *map;                 /* the ring mapping */
+	uint64_t map_size;
+	struct iosd_ring ring;
+	int kick_fd;
+	uint32_t head;             /* next ring position to copy out */
+	struct dreg **regs;        /* by handle */
+	unsigned nregs_cap, nregs;
+	uint64_t queued;           /* bytes ingested, not completed */
+	unsigned outstanding;      /* ops not finished */
+	struct policy_list ops;     /* its ops */
+	bool hup;                  /* the client closed: ingest the rest, then free */
+	bool capped;               /* ingest only up to cap_tail (hung up, or draining) */
+	uint32_t cap_tail;
+	bool dead;                 /* protocol error: ingest nothing more */
+	bool notify;               /* entries completed since the last notify */
+	bool sleeping;             /* NEED_WAKEUP set on its ring */
+	bool space_expedited;      /* its held ops were expedited for a full ring */
+	struct dwatch wsock, wkick;
+	uint64_t ingested, completed, bytes_in;
+};
+
+struct daemon {
+	struct dconfig cfg;
+	struct iosig_catalog *cat;    /* built lazily (device.c) */
+	uint64_t cat_built_ns;
+	const char *socket_path;
+	dev_t sock_dev;            /* the socket's name, to remove only our own */
+	ino_t sock_ino;
+	int epfd, listen_fd, timer_fd, signal_fd;
+	struct dwatch wlisten, wuring, wtimer, wsignal;
+	struct io_uring uring;
+	unsigned uring_pending;    /* SQEs prepared, not submitted */
+	bool draining;             /* SIGTERM: finish and stop */
+	bool listening;
+	unsigned only_uid_set;     /* serve only only_uid (per-user mode) */
+	uid_t only_uid;
+	struct policy_list sessions;
+	unsigned nsessions;
+	uint32_t next_session;
+	struct policy_list devs;
+	struct policy_list files;
+	struct policy_list ready;   /* ops whose turn came (blink) */
+	struct policy_list failed;  /* requests whose issue failed (blink) */
+	struct policy_list free_ops;
+	uint64_t op_seq, req_id;
+	uint64_t timer_armed;      /* timerfd set for, UINT64_MAX = not */
+	bool noappend;             /* the kernel takes RWF_NOAPPEND */
+	uint64_t start_ns;
+	uint64_t ops_total, bytes_total;
+};
+
+/* ---- engine.c ---- */
+
+uint64_t dnow(void);
+/* Sets up epoll, io_uring, the timer; 0 or -errno (logged). */
+int engine_init(struct daemon *d);
+/* Runs until drained after SIGTERM/SIGINT; 0 or -errno. */
+int engine_run(struct daemon *d);
+void engine_fini(struct daemon *d);
+int engine_watch(struct daemon *d, int fd, struct dwatch *w, uint32_t events);
+void engine_unwatch(struct daemon *d, int fd);
+/* The device of a filesystem (made with its policy on first use); NULL
+ * with a reason in err. */
+struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t errlen);
+/* The file (st_dev, ino) opened through fd (dup'ed on first use). */
+struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, uint64_t ino,
+			  int fd);
+void engine_file_put(struct daemon *d, struct dfile *f);
+/* An entry copied out of s's ring becomes an op (ingest order). */
+struct dop *engine_op_new(struct daemon *d);
+void engine_op_free(struct daemon *d, struct dop *op);
+/* Orders and starts the ops of one ingest round (non-waited first). */
+void engine_ops_admit(struct daemon *d, struct policy_list *round);
+/* Expedites every op s has in a policy (its ring is full). */
+void engine_session_expedite(struct daemon *d, struct dsession *s);
+
+/* ---- session.c ---- */
+
+struct dsession *session_new(struct daemon *d, int sock, pid_t pid, uid_t uid, gid_t gid);
+/* The socket is readable (or hung up). */
+void session_on_sock(struct daemon *d, struct dsession *s, uint32_t events);
+/* Copies new ring entries into ops (appended to round); false when none. */
+bool session_ingest(struct daemon *d, struct dsession *s, struct policy_list *round,
+		    bool *ret_waited);
+/* Closes s for a protocol error: logs `why`, sends ERROR, stops reading. */
+void session_fail(struct daemon *d, struct dsession *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* An op of s finished: its entry is complete. */
+void session_op_done(struct daemon *d, struct dop *op);
+/* Frees s when it is closed and has nothing outstanding; true if freed. */
+bool session_reap(struct daemon *d, struct dsession *s);
+void session_free(struct daemon *d, struct dsession *s);
+/* Sends one message; 0 or -errno (the caller fails the session). */
+int session_send(struct dsession *s, unsigned type, const void *body, size_t len,
+		 const void *extra, size_t elen, uint32_t seq);
+
+/* ---- listener.c ---- */
+
+/* Binds and listens on path (a stale socket is replaced, a live one is an
+ * error); 0 or -errno with a message in err. */
+int listener_open(struct daemon *d, const char *path, char *err, size_t errlen);
+void listener_accept(struct daemon *d);
+void listener_close(struct daemon *d);
+
+/* ---- device.c ---- */
+
+/*
+ * The policy's description of the filesystem st_dev (the catalog's mount,
+ * by policy_dev_from_mount()): the mount point goes to name[size], the
+ * configured queue depth (else one by class) is used.  A filesystem the
+ * catalog does not know makes it build again (a mount that appeared since),
+ * at most every 2 s; if it still does not, a generic flash device.
+ */
+void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
+		     const char **ret_spec, struct policy_dev_info *ret);
+void device_fini(struct daemon *d);
+
+/* ---- extmap.c ---- */
+
+/* The device address of file offset off (FIEMAP, cached). */
+uint64_t extmap_addr(struct dfile *f, uint64_t off, uint64_t now_ns);
+void extmap_invalidate(struct dextmap *m);
+void extmap_free(struct dextmap *m);
+
+/* ---- status.c ---- */
+
+/* The daemon's state as JSON (malloc'ed, NUL-terminated); NULL when out
+ * of memory. */
+char *status_json(struct daemon *d);
+
+#endif /* IOSIGD_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * status.c - the daemon's state as JSON, the answer to a STATUS message:
+ * the daemon (pid, uptime, socket, configuration), its clients (pid, uid,
+ * registered descriptors, queued bytes, ring use) and its devices (policy,
+ * queue, requests and bytes done, mean latency, the policy's counters).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "iosigd.h"
+#include "json.h"
+
+static void emit(void *ctx, const char *key, double value)
+{
+	json_num(ctx, key, value);
+}
+
+char *status_json(struct daemon *d)
+{
+	struct json_writer w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	if (!fp)
+		return NULL;
+	json_init(&w, fp, false);
+	json_obj_begin(&w, NULL);
+	json_obj_begin(&w, "daemon");
+	json_int(&w, "pid", getpid());
+	json_num(&w, "uptime_s", (double)(dnow() - d->start_ns) / 1e9);
+	json_str(&w, "socket", d->socket_path);
+	json_str(&w, "config", d->cfg.file[0] ? d->cfg.file : NULL);
+	json_bool(&w, "draining", d->draining);
+	json_uint(&w, "operations", d->ops_total);
+	json_obj_end(&w);
+	json_arr_begin(&w, "clients");
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+
+		/* Connections without a ring (status queries) are no clients. */
+		if (!s->version)
+			continue;
+		json_obj_begin(&w, NULL);
+		json_uint(&w, "session", s->id);
+		json_int(&w, "pid", s->pid);
+		json_uint(&w, "uid", s->uid);
+		json_uint(&w, "descriptors", s->nregs);
+		json_uint(&w, "queued_bytes", s->queued);
+		json_uint(&w, "outstanding", s->outstanding);
+		json_uint(&w, "ring_entries", s->version ? s->ring.nentries : 0);
+		json_uint(&w, "ring_bytes", s->version ? s->ring.data_bytes : 0);
+		json_uint(&w, "operations", s->completed);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_arr_begin(&w, "devices");
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
+		struct ddev *dv = pol_container_of(l, struct ddev, link);
+
+		json_obj_begin(&w, NULL);
+		json_str(&w, "mount", dv->name);
+		json_str(&w, "policy", dv->policy_spec);
+		json_uint(&w, "queue_depth", dv->info.queue_depth);
+		json_uint(&w, "inflight", dv->inflight);
+		json_uint(&w, "requests", dv->requests);
+		json_uint(&w, "commands", dv->commands);
+		json_uint(&w, "bytes_read", dv->bytes_read);
+		json_uint(&w, "bytes_written", dv->bytes_written);
+		json_uint(&w, "expedited", dv->expedited);
+		json_num(&w, "mean_latency_ms",
+			 dv->lat_n ? (double)dv->lat_sum_ns / (double)dv->lat_n / 1e6 : 0);
+		json_obj_begin(&w, "counters");
+		if (dv->pol->ops->report)
+			dv->pol->ops->report(dv->pol, emit, &w);
+		json_obj_end(&w);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_obj_end(&w);
+	if (json_finish(&w) < 0 || fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

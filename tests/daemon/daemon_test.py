@@ -1,0 +1,902 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Tests of iosigd with real processes on real mounts (docs/daemon.md).
+
+Groups (daemon_test.py GROUP):
+  cli       iosigd's command line: --help, --version, bad options, a bad
+            configuration, a socket path taken by a live daemon or by a
+            file, SIGTERM with nothing queued (no root needed); the client:
+            one connect per 5 s when nothing answers, no daemon of another
+            user trusted (root)
+  programs  ext4 and xfs loop mounts, every home-device policy: dd, tar,
+            gzip and sqlite3 (a real workload, PRAGMA integrity_check) under
+            iosig-redirect, and dwork's every-call program built plainly
+            under iosig-redirect and with the gcc plugin, through the daemon:
+            outputs and files byte-identical to plain runs, and the daemon
+            did the I/O (its status counts it)
+  xproc     read-after-write between two processes that tagged one file,
+            with policies that hold writes back; fsync: every block written
+            before it is on the device (read below the filesystem)
+  faults    kill -9 of the daemon at random points of checksummed
+            write/fsync/read workloads (IOSIGD_KILLS, default 24): nothing a
+            write() acknowledged is lost, no read is stale or torn; a
+            restarted daemon tags new opens again
+  clients   kill -9 of clients: the daemon survives, the others lose nothing,
+            the dead clients' resources are freed
+  hostile   a client sending malformed, truncated, oversized messages and
+            corrupt ring entries: its session is closed with a logged reason,
+            the daemon goes on, no descriptor or memory leaks
+  load      64 clients at once (IOSIGD_LOAD_SECONDS, default 3): 0
+            mismatches, no leaked descriptors or memory in the daemon
+
+Every group runs in a private mount namespace (it re-executes itself under
+unshare), starts its own daemons with private sockets and configurations,
+and leaves none running: each daemon dies with the test (PR_SET_PDEATHSIG).
+Programs come from the environment (CMakeLists.txt): IOSIGD, IOSIG_REDIRECT,
+DWORK, DWORK_SRC and, for plugin builds, IOSIG_GCC, IOSIG_GCC_PLUGIN,
+IOSIG_INCLUDE, IOSIG_LIBDIR.  Exit 77 = skipped, with the reason printed.
+"""
+import contextlib
+import ctypes
+import json
+import mmap
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from iosig_testlib import (Scratch, check, differing, finish, make_input, need_root, run,  # noqa: E402
+                           skip, sqlite_workload, tree, write_config)
+
+IOSIGD = os.environ.get("IOSIGD", "iosigd")
+REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
+DWORK = os.environ.get("DWORK", "dwork")
+POLICIES = ["noop", "deadline", "cfq", "bid-hdd", "burst"]
+
+# ---------------------------------------------------------------------------
+# the daemon
+# ---------------------------------------------------------------------------
+
+PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent():
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+MAGIC = 0x44534f49
+
+
+def msg(mtype, body=b"", seq=1, version=1, magic=MAGIC, length=None):
+    n = 16 + len(body) if length is None else length
+    return struct.pack("<IHHII", magic, version, mtype, n, seq) + body
+
+
+class Daemon:
+    """An iosigd in the foreground with a private socket and configuration;
+    it dies with this process whatever happens."""
+
+    all = []
+
+    def __init__(self, s, name, config, extra_args=()):
+        self.dir = s.path(name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.sock = os.path.join(self.dir, "iosigd.sock")
+        self.cfg = os.path.join(self.dir, "config.yaml")
+        with open(self.cfg, "w") as f:
+            f.write(config)
+        self.logpath = os.path.join(self.dir, "iosigd.log")
+        self.extra = list(extra_args)
+        self.p = None
+        Daemon.all.append(self)
+
+    def start(self):
+        log = open(self.logpath, "a")
+        self.p = subprocess.Popen([IOSIGD, "--foreground", "--socket", self.sock, "--config", self.cfg, "-v"]
+                                  + self.extra, stdout=log, stderr=log, preexec_fn=_die_with_parent)
+        log.close()
+        for _ in range(500):
+            if self.p.poll() is not None:
+                break
+            try:
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                c.connect(self.sock)
+                c.close()
+                return self
+            except OSError:
+                time.sleep(0.01)
+        raise RuntimeError("iosigd did not start: " + self.log())
+
+    def env(self):
+        return {"IOSIG_DAEMON_SOCKET": self.sock, "IOSIG_CONFIG": self.cfg}
+
+    def alive(self):
+        return self.p is not None and self.p.poll() is None
+
+    def stop(self):
+        """SIGTERM; the exit status (0 when it drained and exited)."""
+        if not self.alive():
+            return self.p.returncode if self.p else None
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            return self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+            return "hung"
+
+    def kill9(self):
+        self.p.kill()
+        self.p.wait()
+
+    def log(self):
+        with open(self.logpath, errors="replace") as f:
+            return f.read()
+
+    def status(self):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        c.settimeout(10)
+        c.connect(self.sock)
+        c.send(msg(6))
+        text = b""
+        while True:
+            m = c.recv(9000)
+            flags, n = struct.unpack_from("<II", m, 16)
+            text += m[24:24 + n]
+            if not flags & 1:
+                break
+        c.close()
+        return json.loads(text)
+
+    def fds(self):
+        return len(self.fd_list())
+
+    def fd_list(self):
+        out = []
+        for n in sorted(os.listdir("/proc/%d/fd" % self.p.pid), key=int):
+            try:
+                out.append("%s->%s" % (n, os.readlink("/proc/%d/fd/%s" % (self.p.pid, n))))
+            except OSError:
+                pass
+        return out
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.p.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    @classmethod
+    def kill_all(cls):
+        for d in cls.all:
+            if d.alive():
+                d.p.kill()
+                d.p.wait()
+
+
+@contextlib.contextmanager
+def serving(s, name, cfg, what):
+    """A daemon for a `with` block; on the way out it must stop with 0."""
+    d = Daemon(s, name, cfg).start()
+    try:
+        yield d
+    finally:
+        rc = d.stop()
+        check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (what, rc))
+
+
+def config(mounts, policy, devices_extra=""):
+    """A catalog configuration with only `mounts` (mount point, class) and
+    a daemon: section giving each the policy."""
+    lines = []
+    for mnt, cls in mounts:
+        lines.append((mnt, mnt + "/iosig-data", ["class: " + cls]))
+    path = tempfile.mktemp()
+    write_config(path, lines)
+    with open(path) as f:
+        text = f.read()
+    os.unlink(path)
+    text += "daemon:\n  policy: %s\n  devices:\n" % policy
+    for mnt, _ in mounts:
+        text += '    "%s": { queue_depth: 4%s }\n' % (mnt, devices_extra)
+    return text
+
+
+def device_of(st, mnt):
+    for d in st["devices"]:
+        if d["mount"] == mnt:
+            return d
+    return None
+
+
+# ---------------------------------------------------------------------------
+# programs built with the plugin
+# ---------------------------------------------------------------------------
+
+def plugin_build(s, src, out):
+    """src compiled with the gcc plugin and linked with libiosig.so; None
+    when the plugin was not built (the caller skips that part)."""
+    cc = os.environ.get("IOSIG_GCC")
+    plugin = os.environ.get("IOSIG_GCC_PLUGIN")
+    if not cc or not plugin or not os.path.exists(plugin):
+        return None
+    libdir = os.environ["IOSIG_LIBDIR"]
+    args = [cc, "-fplugin=" + plugin, "-O2", "-Wall", "-I", os.environ["IOSIG_INCLUDE"], src, "-o", out,
+            "-L", libdir, "-liosig", "-Wl,-rpath," + libdir]
+    args += shlex.split(os.environ.get("IOSIG_E2E_LDFLAGS", ""))
+    r, o, e = run(args)
+    if r:
+        check(False, "build %s with the gcc plugin: %s" % (os.path.basename(src), e))
+        return None
+    return out
+
+
+def dwork_plugin(s):
+    return plugin_build(s, os.environ.get("DWORK_SRC", ""), s.path("dwork-plugin"))
+
+
+def redirected(d, rules_dir, args, sig="random size_per_io(4*KiB)", **kw):
+    """args under iosig-redirect with a rule tagging every file in rules_dir."""
+    env = d.env() if d else {"IOSIG_DAEMON_SOCKET": ""}
+    if "env" in kw:
+        env.update(kw.pop("env"))
+    return run([REDIRECT, "-q", "-s", sig, rules_dir + "/**", "--"] + args, env=env, **kw)
+
+
+# ---------------------------------------------------------------------------
+# programs
+# ---------------------------------------------------------------------------
+
+STEPS = [
+    ["dd", "if=input", "of=dd.out", "bs=4k", "status=none"],
+    ["dd", "if=input", "of=dd.sync", "bs=64k", "oflag=sync", "status=none"],
+    ["tar", "cf", "src.tar", "src"],
+    ["sh", "-c", "mkdir -p out && tar xf src.tar -C out"],
+    ["gzip", "-k", "input"],
+    ["sh", "-c", "gzip -dc input.gz > unzipped && cat unzipped | wc -c"],
+]
+
+
+def prepare_tree(d):
+    make_input(os.path.join(d, "input"), 60000)
+    os.makedirs(os.path.join(d, "src", "logs"))
+    for i in range(40):
+        make_input(os.path.join(d, "src", "logs", "%d.log" % i), 100 + 13 * i)
+    for sub, dirs, files in os.walk(d, topdown=False):
+        for n in files + dirs:
+            os.utime(os.path.join(sub, n), (1700000000, 1700000000))
+
+
+def programs_on(s, fs, mnt, plugin_dwork):
+    sql = sqlite_workload(2000, 100)
+    for policy in POLICIES:
+        with serving(s, "d-%s-%s" % (fs, policy), config([(mnt, "hdd")], policy), "%s %s" % (fs, policy)) as d:
+            work, plain = os.path.join(mnt, "work-" + policy), os.path.join(mnt, "plain-" + policy)
+            for x in (work, plain):
+                os.makedirs(x)
+                prepare_tree(x)
+            for args in STEPS:
+                r1, o1, e1 = redirected(d, work, args, cwd=work)
+                r2, o2, e2 = run(args, cwd=plain)
+                check(r1 == r2 == 0 and o1 == o2 and e1 == e2,
+                      "%s %s: %s: same status and output as a plain run (%d %d %r)"
+                      % (fs, policy, " ".join(args), r1, r2, e1))
+            if shutil.which("sqlite3"):
+                r1, o1, e1 = redirected(d, work, ["sqlite3", "app.db"], cwd=work, input=sql.encode())
+                r2, o2, e2 = run(["sqlite3", "app.db"], cwd=plain, input=sql.encode())
+                check(r1 == r2 == 0 and o1 == o2 and o1.strip().endswith("ok"),
+                      "%s %s: sqlite3 workload: same output, integrity_check ok (%r)" % (fs, policy, e1[-300:]))
+                q = "select count(*), sum(qty) from item; select count(*) from log; pragma integrity_check;"
+                a = redirected(d, work, ["sqlite3", "app.db", q], cwd=work)
+                b = run(["sqlite3", "app.db", q], cwd=plain)
+                check(a[0] == 0 and a[1] == b[1], "%s %s: sqlite3 reads the same back through the daemon" % (fs, policy))
+            r1, o1, e1 = redirected(d, work, [DWORK, "calls", os.path.join(work, "calls")])
+            r2, o2, e2 = run([DWORK, "calls", os.path.join(plain, "calls")])
+            check(r1 == r2 == 0 and o1 == o2, "%s %s: every call returns what it returns plainly%s"
+                  % (fs, policy, "" if o1 == o2 else "\n" + "\n".join(
+                      "  tagged: %s\n  plain:  %s" % (x, y) for x, y in zip(o1.splitlines(), o2.splitlines())
+                      if x != y)))
+            if plugin_dwork:
+                r3, o3, e3 = run([plugin_dwork, "calls", os.path.join(work, "calls-plugin")], env=d.env())
+                check(r3 == 0 and o3 == o2, "%s %s: the plugin-built program too (%r)" % (fs, policy, e3))
+            diff = differing(tree(work), tree(plain))
+            diff = [x for x in diff if x != "calls-plugin"]
+            check(not diff, "%s %s: every file is byte-identical to the plain run's %s" % (fs, policy, diff[:5]))
+            st = d.status()
+            dv = device_of(st, mnt)
+            check(dv is not None and dv["policy"] == policy and dv["bytes_written"] > 10 << 20 and
+                  dv["bytes_read"] > 0 and st["daemon"]["operations"] > 1000,
+                  "%s %s: the daemon did the I/O (%s)" % (fs, policy, json.dumps(dv)))
+            check(not st["clients"], "%s %s: no client session is left" % (fs, policy))
+
+
+def test_programs():
+    need_root()
+    s = Scratch("iosigd-prog.")
+    try:
+        plugin_dwork = dwork_plugin(s)
+        if not plugin_dwork:
+            print("note: no gcc plugin: plugin-built programs are not run")
+        programs_on(s, "ext4", s.mount_ext4("ext4", "256M"), plugin_dwork)
+        programs_on(s, "xfs", s.mount_xfs("xfs"), plugin_dwork)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# xproc and fsync
+# ---------------------------------------------------------------------------
+
+def test_xproc():
+    need_root()
+    s = Scratch("iosigd-xproc.")
+    try:
+        mnt = s.mount_ext4("ext4", "256M")
+        dev = s.device(mnt)
+        plugin_dwork = dwork_plugin(s)
+        # bid-hdd holding writes for up to 5 s: a read behind them must
+        # expedite them rather than wait.
+        specs = POLICIES + ["bid-hdd:wait_default=5s,wait_min=5s,wait_max=5s"]
+        for policy in specs:
+            with serving(s, "d-" + policy.replace(":", "_").replace(",", "_"),
+                         config([(mnt, "hdd")], '"%s"' % policy), policy) as d:
+                work = os.path.join(mnt, "x-" + str(specs.index(policy)))
+                os.makedirs(work)
+                t0 = time.time()
+                r, o, e = redirected(d, work, [DWORK, "xproc", os.path.join(work, "shared"), "300"])
+                dt = time.time() - t0
+                check(r == 0 and '"mismatches": 0' in o,
+                      "%s: 300 rounds of read-after-write between two tagged processes (%s %s)" % (policy, o.strip(), e))
+                check(dt < 60, "%s: without waiting for the policy's timers (%.1f s)" % (policy, dt))
+                r, o, e = redirected(d, work, [DWORK, "fsync", os.path.join(work, "durable"), dev, "64"],
+                                     sig="sequential size_per_io(64*KiB)")
+                check(r == 0 and '"missing": 0' in o,
+                      "%s: after each fsync every earlier block is on %s (%s %s)" % (policy, dev, o.strip(), e))
+                if plugin_dwork:
+                    r, o, e = run([plugin_dwork, "xproc", os.path.join(work, "shared2"), "100"], env=d.env())
+                    check(r == 0 and '"mismatches": 0' in o, "%s: the same, plugin-built (%s)" % (policy, o.strip()))
+                st = d.status()
+                dv = device_of(st, mnt)
+                check(dv and dv["bytes_read"] > 0 and dv["bytes_written"] > 4 << 20,
+                      "%s: through the daemon (%s)" % (policy, json.dumps(dv)))
+                if policy.startswith("bid-hdd:"):
+                    check(dv["expedited"] > 0, "%s: reads and fsyncs expedited what BID held (%d)" % (policy, dv["expedited"]))
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# faults: kill -9 of the daemon
+# ---------------------------------------------------------------------------
+
+def records(d, work, seconds, seed, binary=None, mib=64):
+    """dwork records in work; its decision log (with the client's
+    take-over warnings) goes to work + ".log"."""
+    os.makedirs(work, exist_ok=True)
+    args = [binary or DWORK, "records", work, str(seconds), str(seed), str(mib)]
+    env = dict(os.environ)
+    env.update(d.env())
+    env["IOSIG_LOG"] = work + ".log"
+    if binary:
+        return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen([REDIRECT, "-q", "-s", "random size_per_io(4*KiB)", work + "/**", "--"] + args,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def takeovers(work):
+    """(take-overs, operations they did) in a records() log."""
+    n = ops = 0
+    try:
+        with open(work + ".log") as f:
+            for line in f:
+                m = re.search(r"ended \(.*?\): (\d+) operations done here", line)
+                if m:
+                    n += 1
+                    ops += int(m.group(1))
+    except OSError:
+        pass
+    return n, ops
+
+
+def collect(p, what):
+    o, e = p.communicate(timeout=300)
+    o, e = o.decode(), e.decode()
+    try:
+        c = json.loads(o.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        c = None
+    ok = p.returncode == 0 and c is not None and c["stale"] == c["torn"] == c["lost"] == c["errors"] == 0
+    check(ok, "%s: nothing lost, stale or torn (%s %s)" % (what, o.strip(), e.strip()[-500:]))
+    return c
+
+
+def test_faults():
+    need_root()
+    kills = int(os.environ.get("IOSIGD_KILLS", "24"))
+    s = Scratch("iosigd-faults.")
+    totals = {"records": 0, "overwrites": 0, "fsyncs": 0, "reads": 0, "checked": 0, "bytes": 0,
+              "takeovers": 0, "replayed": 0}
+    try:
+        mnt = s.mount_ext4("ext4", "512M")
+        plugin_dwork = dwork_plugin(s)
+        rng = random.Random(int(os.environ.get("IOSIGD_SEED", "12345")))
+        done = 0
+        for cycle in range(kills):
+            policy = POLICIES[cycle % len(POLICIES)]
+            d = Daemon(s, "d%d" % cycle, config([(mnt, "hdd")], policy)).start()
+            work = os.path.join(mnt, "c%d" % cycle)
+            procs = [(records(d, work + "-rx", 2.0, 1000 + cycle), "cycle %d (%s) iosig-redirect" % (cycle, policy))]
+            if plugin_dwork:
+                procs.append((records(d, work + "-pl", 2.0, 2000 + cycle, plugin_dwork),
+                              "cycle %d (%s) plugin-built" % (cycle, policy)))
+            time.sleep(rng.uniform(0.05, 1.8))
+            d.kill9()
+            done += 1
+            # Half of the time a new daemon starts at once: the clients go
+            # on plainly, and new processes are tagged by it.
+            if cycle % 2:
+                d = Daemon(s, "d%d-restarted" % cycle, config([(mnt, "hdd")], policy)).start()
+            for p, what in procs:
+                c = collect(p, what)
+                if c:
+                    for k in c:
+                        if k in totals:
+                            totals[k] += c[k]
+            for sub in ("-rx", "-pl"):
+                n, ops = takeovers(work + sub)
+                totals["takeovers"] += n
+                totals["replayed"] += ops
+                shutil.rmtree(work + sub, ignore_errors=True)
+            if cycle % 2:
+                p = records(d, work + "-after", 0.5, 3000 + cycle)
+                collect(p, "cycle %d: a client of the restarted daemon" % cycle)
+                shutil.rmtree(work + "-after", ignore_errors=True)
+                st = d.status()
+                check(st["daemon"]["operations"] > 0, "cycle %d: the restarted daemon tags new opens (%d operations)"
+                      % (cycle, st["daemon"]["operations"]))
+                check(d.stop() == 0, "cycle %d: the restarted daemon exits 0" % cycle)
+        check(done >= kills, "%d kills of the daemon" % done)
+        print("faults: %d kills; %s" % (done, json.dumps(totals)))
+        check(totals["records"] > 1000 and totals["checked"] > totals["records"],
+              "the workloads wrote and checked enough to mean something (%s)" % json.dumps(totals))
+        # Clients that outlived their daemon wrote what its ring held.
+        check(totals["takeovers"] >= kills and totals["replayed"] > 0,
+              "clients took over %d times and wrote %d operations the daemon had not finished"
+              % (totals["takeovers"], totals["replayed"]))
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# clients: kill -9 of clients
+# ---------------------------------------------------------------------------
+
+def test_clients():
+    need_root()
+    s = Scratch("iosigd-clients.")
+    try:
+        mnt = s.mount_ext4("ext4", "256M")
+        for policy in ("noop", "bid-hdd"):
+            with serving(s, "d-" + policy, config([(mnt, "hdd")], policy), policy) as d:
+                base_fds = d.fds()
+                procs = [records(d, os.path.join(mnt, "%s-%d" % (policy, i)), 3.0, 77 + i, mib=24) for i in range(6)]
+                time.sleep(1.0)
+                victims = procs[:2]
+                for p in victims:
+                    p.kill()
+                for p in victims:
+                    p.wait()
+                check(d.alive(), "%s: the daemon survives two clients killed mid-write" % policy)
+                for i, p in enumerate(procs[2:]):
+                    collect(p, "%s: surviving client %d" % (policy, i))
+                for _ in range(100):
+                    st = d.status()
+                    if not st["clients"]:
+                        break
+                    time.sleep(0.05)
+                check(not st["clients"], "%s: every session is freed (%s)" % (policy, st["clients"]))
+                time.sleep(0.1)
+                check(d.fds() == base_fds, "%s: the daemon holds as many descriptors as before (%d, %d)"
+                      % (policy, d.fds(), base_fds))
+            for i in range(6):
+                shutil.rmtree(os.path.join(mnt, "%s-%d" % (policy, i)), ignore_errors=True)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# hostile clients
+# ---------------------------------------------------------------------------
+
+RING_N = 8
+RING_D = 64 << 10
+RING_DATA_OFF = 4096
+RING_BYTES = RING_DATA_OFF + RING_D
+
+
+def entry(off=0, length=0, doff=0, seq=0, handle=0, op=1, flags=0, aux=0, state=1, reserved=0):
+    return struct.pack("<QQQqQIIHHIII", off, length, doff, 0, 0, seq, handle, op, flags, aux, state, reserved)
+
+
+class Hostile:
+    """A client that speaks the protocol by hand."""
+
+    def __init__(self, d):
+        self.c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.c.settimeout(5)
+        self.c.connect(d.sock)
+        self.fds = []
+
+    def ring(self, size=RING_BYTES, seal=True):
+        fd = os.memfd_create("hostile", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        os.ftruncate(fd, size)
+        if seal:
+            import fcntl
+            fcntl.fcntl(fd, 1033, 2 | 4 | 1)   # F_ADD_SEALS: SHRINK | GROW | SEAL
+        self.fds.append(fd)
+        return fd
+
+    def efd(self, flags=os.EFD_NONBLOCK):
+        fd = os.eventfd(0, os.EFD_CLOEXEC | flags)
+        self.fds.append(fd)
+        return fd
+
+    def hello(self, memfd=None, kick=None, entries=RING_N, data=RING_D, nbytes=RING_BYTES, fds=None):
+        memfd = self.ring() if memfd is None else memfd
+        kick = self.efd() if kick is None else kick
+        body = struct.pack("<HHIIIQQ", 1, 1, os.getpid(), entries, 0, data, nbytes)
+        socket.send_fds(self.c, [msg(1, body)], [memfd, kick] if fds is None else fds)
+        self.memfd, self.kick = memfd, kick
+        return self.recv()
+
+    def register(self, path, handle=0, fd=None, ino=None):
+        f = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.fds.append(f)
+        st = os.fstat(f)
+        sig = b"random\0"
+        body = struct.pack("<IIQQQQB3xI", handle, os.O_RDWR, st.st_dev, st.st_ino if ino is None else ino,
+                           os.getpid(), 4096, 2, len(sig)) + sig
+        socket.send_fds(self.c, [msg(3, body)], [f if fd is None else fd])
+        return self.recv()
+
+    def recv(self):
+        try:
+            m = self.c.recv(9000)
+        except (socket.timeout, OSError):
+            return None
+        if len(m) < 16:
+            return ("closed", None)
+        return (struct.unpack_from("<H", m, 6)[0], m)
+
+    def publish(self, entries, tail=None):
+        mm = mmap.mmap(self.memfd, RING_BYTES)
+        for i, e in enumerate(entries):
+            mm[256 + 64 * i:256 + 64 * (i + 1)] = e
+        mm[64:68] = struct.pack("<I", len(entries) if tail is None else tail)
+        mm.close()
+        os.eventfd_write(self.kick, 1)
+        return self.recv()
+
+    def close(self):
+        self.c.close()
+        for f in self.fds:
+            os.close(f)
+
+
+def scenarios(work):
+    """(name, what the client does, text the daemon must log)."""
+    f = os.path.join(work, "target")
+    d = os.path.join(work, "dir")
+    os.makedirs(d, exist_ok=True)
+
+    def send(h, data):
+        h.c.send(data)
+        return h.recv()
+
+    def ring_after_register(entries, tail=None):
+        def do(h):
+            h.hello()
+            h.register(f)
+            return h.publish(entries, tail)
+        return do
+
+    hello_body = struct.pack("<HHIIIQQ", 1, 1, 1, RING_N, 0, RING_D, RING_BYTES)
+    return [
+        ("garbage", lambda h: send(h, b"garbage!"), "truncated header"),
+        ("bad magic", lambda h: send(h, msg(6, magic=0x1234)), "bad magic"),
+        ("length lies", lambda h: send(h, msg(6, length=99)), "length field does not match"),
+        ("truncated HELLO", lambda h: send(h, msg(1, hello_body[:10])), "truncated body"),
+        ("oversized", lambda h: send(h, msg(6, b"x" * 9000)), "larger than the protocol allows"),
+        ("unknown type", lambda h: send(h, msg(77)), "unknown message type"),
+        ("future version", lambda h: send(h, msg(6, version=9)), "unsupported protocol version"),
+        ("WELCOME from a client", lambda h: send(h, msg(2, struct.pack("<HHIIIQ", 1, 0, 1, 1, 0, 1))),
+         "not a message clients send"),
+        ("HELLO without descriptors", lambda h: h.hello(fds=[]), "HELLO with 0 descriptors"),
+        ("HELLO with five descriptors", lambda h: h.hello(fds=[h.efd() for _ in range(5)]),
+         "larger than the protocol allows"),
+        ("HELLO with a file instead of a memfd", lambda h: h.hello(memfd=os.open("/etc/hostname", os.O_RDONLY)),
+         "not a file of"),
+        ("HELLO with an unsealed memfd", lambda h: h.hello(memfd=h.ring(seal=False)), "not sealed"),
+        ("HELLO with a memfd of the wrong size", lambda h: h.hello(memfd=h.ring(size=RING_BYTES * 2)),
+         "not a file of"),
+        ("HELLO with a blocking eventfd", lambda h: h.hello(kick=h.efd(0)), "non-blocking eventfd"),
+        ("HELLO with a pipe as eventfd", lambda h: h.hello(kick=os.pipe()[0]), "non-blocking eventfd"),
+        ("HELLO with a bad geometry", lambda h: h.hello(entries=1000), "ring geometry not a power of two"),
+        ("HELLO beyond the limits", lambda h: h.hello(entries=1 << 16, data=1 << 30,
+                                                      nbytes=(256 + 64 * (1 << 16) + 4095) // 4096 * 4096 + (1 << 30)),
+         "exceeds the limits"),
+        ("HELLO twice", lambda h: (h.hello(), h.hello())[1], "HELLO after the handshake"),
+        ("REGISTER before HELLO", lambda h: h.register(f), "REGISTER before HELLO"),
+        ("REGISTER twice", lambda h: (h.hello(), h.register(f), h.register(f))[2], "registered already"),
+        ("REGISTER beyond the handle limit", lambda h: (h.hello(), h.register(f, handle=1 << 30))[1],
+         "beyond the limit"),
+        ("UNREGISTER of nothing", lambda h: (h.hello(), send(h, msg(5, struct.pack("<II", 3, 0))))[1],
+         "not registered"),
+        ("ring: producer beyond the ring", ring_after_register([entry()], tail=RING_N + 3),
+         "producer index is beyond the ring"),
+        ("ring: unknown operation", ring_after_register([entry(op=42)]), "unknown operation"),
+        ("ring: data outside the area", ring_after_register([entry(length=4096, doff=RING_D - 100)]),
+         "data outside the data area"),
+        ("ring: too long", ring_after_register([entry(length=RING_D)]), "data length out of range"),
+        ("ring: wrong sequence", ring_after_register([entry(length=10, seq=5)]), "does not match its sequence"),
+        ("ring: unknown handle", ring_after_register([entry(length=10, handle=9)]), "not registered"),
+        ("ring: offset overflow", ring_after_register([entry(off=(1 << 64) - 10, length=100)]), "out of bounds"),
+        ("ring: not published", ring_after_register([entry(length=10, state=3)]), "published state"),
+        ("ring: reserved field", ring_after_register([entry(length=10, reserved=7)]), "reserved entry field"),
+        ("ring: flags", ring_after_register([entry(length=10, flags=0x100)]), "unknown entry flags"),
+        ("ring: fsync with arguments", ring_after_register([entry(op=4, off=3)]), "takes none"),
+        ("ring: fallocate mode", ring_after_register([entry(op=8, length=10, aux=0x10000)]), "unknown mode"),
+    ]
+
+
+def test_hostile():
+    need_root()
+    s = Scratch("iosigd-hostile.")
+    try:
+        work = s.path("work")
+        os.makedirs(work)
+        d = Daemon(s, "d", config([], "noop")).start()
+        cases = scenarios(work)
+        # A first pass warms the daemon up (allocations it keeps); then the
+        # same cases again many times must not grow it.
+        base = None
+        for rnd in range(12):
+            for name, do, reason in cases:
+                before = d.log()
+                h = Hostile(d)
+                try:
+                    do(h)
+                except OSError:
+                    pass
+                # The daemon answers with ERROR and closes; wait for it.
+                h.c.settimeout(5)
+                try:
+                    while h.c.recv(9000):
+                        pass
+                except OSError:
+                    pass
+                h.close()
+                if rnd == 0:
+                    new = d.log()[len(before):]
+                    check(reason in new and "session closed" in new,
+                          "%s: the session is closed with the reason logged (%r)" % (name, new.strip()[-200:]))
+                if not d.alive():
+                    check(False, "%s: the daemon survives" % name)
+                    return
+            if rnd == 1:
+                time.sleep(0.2)
+                base = (d.fd_list(), d.rss_kib())
+        time.sleep(0.2)
+        fds, rss = d.fd_list(), d.rss_kib()
+        st = d.status()
+        check(d.alive() and not st["clients"], "the daemon survived %d hostile sessions, none left" % (12 * len(cases)))
+        check(len(fds) == len(base[0]), "no descriptor leaks (%d, %d after warming up: %s)"
+              % (len(fds), len(base[0]), sorted(set(fds) ^ set(base[0]))))
+        check(rss - base[1] < 2048, "no memory leaks (RSS %d KiB, %d after warming up)" % (rss, base[1]))
+        # An honest client is still served.
+        mnt = s.mount_ext4("ext4", "128M")
+        d2 = Daemon(s, "d2", config([(mnt, "hdd")], "noop")).start()
+        collect(records(d2, os.path.join(mnt, "honest"), 0.5, 5), "an honest client after the hostile ones")
+        check(d2.stop() == 0 and d.stop() == 0, "both daemons exit 0")
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# load: 64 clients
+# ---------------------------------------------------------------------------
+
+def test_load():
+    need_root()
+    seconds = float(os.environ.get("IOSIGD_LOAD_SECONDS", "3"))
+    s = Scratch("iosigd-load.")
+    try:
+        mnt = s.mount_ext4("ext4", "1024M")
+        for policy in ("noop", "bid-hdd"):
+            with serving(s, "d-" + policy, config([(mnt, "hdd")], policy), policy) as d:
+                base = (d.fds(), d.rss_kib())
+                procs = [records(d, os.path.join(mnt, "%s-%d" % (policy, i)), seconds, 500 + i, mib=16)
+                         for i in range(64)]
+                total = 0
+                for i, p in enumerate(procs):
+                    c = collect(p, "%s: client %d of 64" % (policy, i))
+                    total += c["checked"] if c else 0
+                time.sleep(0.2)
+                fds = d.fds()
+                st = d.status()
+                check(not st["clients"] and fds == base[0],
+                      "%s: 64 sessions done, none left, descriptors as before (%d, %d)" % (policy, fds, base[0]))
+                check(d.rss_kib() - base[1] < 64 * 1024,
+                      "%s: memory bounded (RSS %d KiB, %d before)" % (policy, d.rss_kib(), base[1]))
+                print("load %s: %d records checked, %d operations" % (policy, total, st["daemon"]["operations"]))
+            for i in range(64):
+                shutil.rmtree(os.path.join(mnt, "%s-%d" % (policy, i)), ignore_errors=True)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+def test_cli():
+    s = Scratch("iosigd-cli.")
+    try:
+        r, o, e = run([IOSIGD, "--help"])
+        check(r == 0 and "--foreground" in o and "--socket" in o and "--config" in o and not e,
+              "--help lists the options on stdout")
+        r, o, e = run([IOSIGD, "--version"])
+        check(r == 0 and re.fullmatch(r"iosigd \d+\.\d+\.\d+\n", o), "--version (%r)" % o)
+        for args, err in ((["--bogus"], "iosigd: unknown option '--bogus'\nTry 'iosigd --help'.\n"),
+                          (["--socket"], "iosigd: --socket needs a value\nTry 'iosigd --help'.\n"),
+                          (["--socket", "rel.sock"], "iosigd: --socket needs an absolute path, not 'rel.sock'\n"),
+                          (["-f", "extra"], "iosigd: unexpected argument 'extra'\nTry 'iosigd --help'.\n")):
+            r, o, e = run([IOSIGD] + args)
+            check(r == 2 and e == err, "%s: exit 2 with %r (%d %r)" % (" ".join(args), err, r, e))
+        bad = s.path("bad.yaml")
+        with open(bad, "w") as f:
+            f.write("daemon:\n  policy: mios-e\n")
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("x.sock"), "--config", bad])
+        check(r == 1 and e.startswith("iosigd: %s:2:11: daemon: policy: policy 'mios-e' places data" % bad),
+              "a configuration error: exit 1 with file:line:column (%r)" % e)
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("x.sock"), "--config", s.path("missing.yaml")])
+        check(r == 1 and "missing.yaml" in e, "a configuration file that is not there (%r)" % e)
+        if os.geteuid() != 0:
+            r, o, e = run([IOSIGD])
+            check(r == 1 and "system mode needs root" in e, "system mode needs root (%r)" % e)
+        d = Daemon(s, "d", config([], "noop")).start()
+        r, o, e = run([IOSIGD, "-f", "--socket", d.sock, "--config", d.cfg])
+        check(r == 1 and "another iosigd listens on %s" % d.sock in e, "a live daemon's socket is left alone (%r)" % e)
+        check(d.alive(), "and that daemon goes on")
+        with open(s.path("file.sock"), "w") as f:
+            f.write("x")
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("file.sock"), "--config", d.cfg])
+        check(r == 1 and "exists and is not a socket" in e, "a file at the socket's path is left alone (%r)" % e)
+        rc = d.stop()
+        check(rc == 0 and "SIGTERM" in d.log() and not os.path.exists(d.sock),
+              "SIGTERM: exit 0, the socket removed (%r)" % rc)
+        # A stale socket (its daemon killed) is replaced.
+        d2 = Daemon(s, "d2", config([], "noop")).start()
+        d2.kill9()
+        d3 = Daemon(s, "d2", config([], "noop")).start()
+        check(d3.alive() and d3.status()["daemon"]["pid"] == d3.p.pid, "a stale socket is replaced")
+        check(d3.stop() == 0, "iosigd exits 0")
+        client_connects(s)
+        if os.geteuid() == 0:
+            untrusted_daemon(s)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+def client_connects(s):
+    """A socket that accepts and hangs up at once: a program that makes 30
+    annotated opens within a second connects once (then every 5 s)."""
+    import threading
+    path = s.path("hangup.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path)
+    srv.listen(64)
+    accepted = []
+
+    def serve():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            c.close()
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    work = s.path("connects")
+    os.makedirs(work)
+    script = "for i in $(seq 30); do echo $i > %s/f$i; done" % work
+    r, o, e = redirected(None, work, ["sh", "-c", script], env={"IOSIG_DAEMON_SOCKET": path})
+    srv.close()
+    check(r == 0 and len(os.listdir(work)) == 30, "the program runs as without a daemon (%r)" % e)
+    # echo is a builtin of sh: every open is in one process.
+    check(len(accepted) == 1, "one connect for 30 opens in one process (%d)" % len(accepted))
+
+
+def untrusted_daemon(s):
+    """A daemon running as another user (nobody) is never given a byte:
+    the client checks SO_PEERCRED (root's or its own uid only)."""
+    ddir = s.path("nobody")
+    os.makedirs(ddir)
+    os.chmod(ddir, 0o777)
+    os.chmod(s.dir, 0o755)
+    sock = os.path.join(ddir, "iosigd.sock")
+    cfg = os.path.join(ddir, "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("daemon:\n  policy: noop\n")
+    os.chmod(cfg, 0o644)
+    log = open(os.path.join(ddir, "log"), "w")
+    p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", IOSIGD, "-f",
+                          "--socket", sock, "--config", cfg], stdout=log, stderr=log,
+                         preexec_fn=_die_with_parent)
+    try:
+        for _ in range(300):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.01)
+        work = s.path("trust")
+        os.makedirs(work)
+        dlog = s.path("trust.log")
+        r, o, e = redirected(None, work, [DWORK, "calls", os.path.join(work, "calls")],
+                             env={"IOSIG_DAEMON_SOCKET": sock, "IOSIG_LOG": dlog})
+        with open(dlog) as f:
+            text = f.read()
+        check(r == 0 and "neither root nor this user: not used" in text,
+              "a daemon of uid nobody is not used (%r)" % text[-300:])
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        c.connect(sock)
+        c.send(msg(6))
+        m = c.recv(9000)
+        c.close()
+        st = json.loads(m[24:24 + struct.unpack_from("<I", m, 20)[0]])
+        check(st["daemon"]["operations"] == 0 and not st["devices"],
+              "it never saw a descriptor or an operation (%s)" % json.dumps(st["daemon"]))
+    finally:
+        p.terminate()
+        p.wait()
+        log.close()
+
+
+GROUPS = {"cli": test_cli, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
+          "hostile": test_hostile, "load": test_load}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in GROUPS:
+        print("usage: daemon_test.py {%s}" % "|".join(GROUPS))
+        return 2
+    if os.geteuid() == 0 and os.environ.get("IOSIGD_TEST_NS") != "1":
+        # A private mount namespace: the loop mounts vanish with the test.
+        unshare = shutil.which("unshare")
+        if not unshare:
+            skip("unshare(1) is not installed (util-linux)")
+        env = dict(os.environ, IOSIGD_TEST_NS="1")
+        os.execve(unshare, [unshare, "--mount", "--propagation", "private", sys.executable] + sys.argv, env)
+    try:
+        GROUPS[sys.argv[1]]()
+    finally:
+        Daemon.kill_all()
+    return finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
