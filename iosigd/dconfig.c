@@ -11,6 +11,7 @@
  *       /mnt/hdd:                          # mount point or fnmatch pattern
  *         policy: "bid-hdd:wait_max=50ms"
  *         queue_depth: 32
+ *         schedule: true                   # a global network mount: schedule it
  *     limits:
  *       clients: 1024
  *       fds_per_client: 4096
@@ -38,7 +39,7 @@
 #define DCFG_MAX_BYTES (1u << 20)
 
 static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits" };
-static const char *const device_keys[] = { "policy", "queue_depth" };
+static const char *const device_keys[] = { "policy", "queue_depth", "schedule" };
 static const char *const limit_keys[] = { "clients", "fds_per_client", "ring_size",
 					  "queued_bytes" };
 
@@ -88,6 +89,18 @@ const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, uns
 		return dv->policy ? dv->policy : cfg->policy;
 	}
 	return cfg->policy;
+}
+
+bool dconfig_schedules(const struct dconfig *cfg, const char *mount)
+{
+	for (size_t i = 0; i < cfg->ndevices; i++) {
+		const struct dcfg_device *dv = &cfg->devices[i];
+
+		if (strcmp(dv->pattern, mount) && fnmatch(dv->pattern, mount, FNM_PATHNAME))
+			continue;
+		return dv->schedule;
+	}
+	return false;
 }
 
 /* Index of key in names, or -1 after setting the error (with a suggestion
@@ -216,11 +229,24 @@ static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 		if (!s || check_spec(y, vn, c->ctx, s) < 0)
 			return -EINVAL;
 		return set_string(&c->dv->policy, s) < 0 ? cat_yaml_err(y, vn, "out of memory") : 0;
-	default:
+	case 1:
 		if (parse_count(y, vn, "queue_depth", false, 1, 4096, &v) < 0)
 			return -EINVAL;
 		c->dv->queue_depth = (unsigned)v;
 		return 0;
+	default: {
+		char sb[64];
+		bool b;
+
+		s = cat_yaml_scalar(y, vn, c->ctx, "true or false");
+		if (!s)
+			return -EINVAL;
+		if (!cat_parse_bool(s, &b))
+			return cat_yaml_err(y, vn, "%s: schedule: bad value '%s': expected true or false",
+					    c->ctx, cat_yaml_shown(s, sb, sizeof(sb)));
+		c->dv->schedule = b;
+		return 0;
+	}
 	}
 }
 

@@ -18,6 +18,7 @@ struct dcfg_device {
 	char *pattern;             /* mount point or fnmatch(3) pattern */
 	char *policy;              /* "NAME[:opt=val,...]", NULL = the default */
 	unsigned queue_depth;      /* 0 = by device class */
+	bool schedule;             /* `schedule:`: a global network mount is scheduled */
 	int line;                  /* where it was given */
 };
 
@@ -55,6 +56,10 @@ void dconfig_free(struct dconfig *cfg);
 /* The policy spec for a mount point and the configured queue depth (0 =
  * by class). */
 const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd);
+/* True if the first entry for this mount point says `schedule: true`:
+ * the descriptors of files on a global (network) mount are then scheduled
+ * instead of passed through. */
+bool dconfig_schedules(const struct dconfig *cfg, const char *mount);
 
 /* Checks a policy spec for the configuration: a home-device policy whose
  * options parse.  0, or -errno with a message in err (device.c, where the

@@ -527,7 +527,7 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info);
+	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info, &dv->passthrough);
 	dv->info.name = dv->name;
 	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
 	dv->d = d;

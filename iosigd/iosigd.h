@@ -70,7 +70,9 @@ struct ddev {
 	unsigned inflight;         /* commands issued, not completed */
 	uint64_t wake;             /* tick wanted at (ns), UINT64_MAX = none */
 	bool dirty;                /* dispatch() is due */
+	bool passthrough;          /* global mount not scheduled: registrations refused */
 	/* counters for status */
+	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
 	uint64_t lat_sum_ns, lat_n;
 };
@@ -270,9 +272,11 @@ void listener_close(struct daemon *d);
  * configured queue depth (else one by class) is used.  A filesystem the
  * catalog does not know makes it build again (a mount that appeared since),
  * at most every 2 s; if it still does not, a generic flash device.
+ * *ret_passthrough: the mount is global (visible on every node) and the
+ * configuration does not say `schedule: true` for it.
  */
 void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
-		     const char **ret_spec, struct policy_dev_info *ret);
+		     const char **ret_spec, struct policy_dev_info *ret, bool *ret_passthrough);
 void device_fini(struct daemon *d);
 
 /* ---- extmap.c ---- */

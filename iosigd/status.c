@@ -63,6 +63,8 @@ char *status_json(struct daemon *d)
 		json_obj_begin(&w, NULL);
 		json_str(&w, "mount", dv->name);
 		json_str(&w, "policy", dv->policy_spec);
+		json_bool(&w, "passthrough", dv->passthrough);
+		json_uint(&w, "passed_through", dv->passed_through);
 		json_uint(&w, "queue_depth", dv->info.queue_depth);
 		json_uint(&w, "inflight", dv->inflight);
 		json_uint(&w, "requests", dv->requests);

@@ -208,24 +208,6 @@ static int oom(struct cat_yaml *p)
 	return -ENOMEM;
 }
 
-static bool parse_bool(const char *s, bool *ret)
-{
-	static const char *const yes[] = { "true", "yes", "on" };
-	static const char *const no[] = { "false", "no", "off" };
-
-	for (size_t i = 0; i < 3; i++) {
-		if (!strcasecmp(s, yes[i])) {
-			*ret = true;
-			return true;
-		}
-		if (!strcasecmp(s, no[i])) {
-			*ret = false;
-			return true;
-		}
-	}
-	return false;
-}
-
 static const char *const class_names[IOSIG_CLASS_COUNT] = {
 	"ram", "nvm", "ssd", "hdd", "raid", "network",
 };
@@ -563,7 +545,7 @@ static int parse_value(struct cat_yaml *p, const struct cfg_key *k, const yaml_n
 		s = cat_yaml_scalar(p, node, k->name, cat_type_expect(k->type));
 		if (!s)
 			return -EINVAL;
-		if (!parse_bool(s, &b))
+		if (!cat_parse_bool(s, &b))
 			return cat_yaml_err(p, node, "%s: bad value '%s': expected true or false",
 					k->name, cat_yaml_shown(s, sb, sizeof(sb)));
 		switch (k->key) {

@@ -53,6 +53,7 @@ static void test_keys(void **state)
 		"      policy: \"bid-hdd:wait_max=50ms\"\n"
 		"      queue_depth: 2\n"
 		"    \"/mnt/ssd*\": { queue_depth: 64 }\n"
+		"    /mnt/gluster: { schedule: yes }\n"
 		"  limits:\n"
 		"    clients: 10\n"
 		"    fds_per_client: 20\n"
@@ -65,7 +66,7 @@ static void test_keys(void **state)
 	assert_int_equal(load(&cfg, text, err, sizeof(err)), 0);
 	assert_string_equal(cfg.socket, "/run/test/iosigd.sock");
 	assert_string_equal(cfg.policy, "deadline:fifo_batch=8");
-	assert_int_equal(cfg.ndevices, 2);
+	assert_int_equal(cfg.ndevices, 3);
 	assert_int_equal(cfg.limits.clients, 10);
 	assert_int_equal(cfg.limits.fds_per_client, 20);
 	assert_int_equal(cfg.limits.ring_size, 1 << 20);
@@ -77,6 +78,10 @@ static void test_keys(void **state)
 	assert_int_equal(qd, 64);
 	assert_string_equal(dconfig_policy_for(&cfg, "/elsewhere", &qd), "deadline:fifo_batch=8");
 	assert_int_equal(qd, 0);
+	/* Global mounts are passed through unless an entry says schedule. */
+	assert_true(dconfig_schedules(&cfg, "/mnt/gluster"));
+	assert_false(dconfig_schedules(&cfg, "/mnt/hdd"));
+	assert_false(dconfig_schedules(&cfg, "/elsewhere"));
 	assert_string_equal(cfg.file, "c.yaml");
 	dconfig_free(&cfg);
 }
@@ -104,7 +109,9 @@ static const struct {
 	{ "daemon:\n  devices:\n    /a: { queue_depth: 0 }\n",
 	  "c.yaml:3:24: queue_depth: expected a whole number from 1 to 4096, got '0'" },
 	{ "daemon:\n  devices:\n    /a: { depth: 1 }\n",
-	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy or queue_depth" },
+	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth or schedule" },
+	{ "daemon:\n  devices:\n    /a: { schedule: maybe }\n",
+	  "c.yaml:3:21: daemon: device '/a': schedule: bad value 'maybe': expected true or false" },
 	{ "daemon:\n  devices:\n    /a: { policy: \"cfq:quantum=0\" }\n",
 	  "c.yaml:3:19: daemon: device '/a': cfq: option 'quantum': 0 is out of range [1, 1024]" },
 	{ "daemon:\n  limits:\n    ring_size: 1KiB\n",
