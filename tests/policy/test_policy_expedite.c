@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The expedite hook of the home-device policies (noop, deadline, cfq,
+ * The expedite hook of the home-device policies (noop, deadline, cfq, bfq,
  * bid-hdd, burst): a request a program starts waiting for while the policy
  * holds it is served as the policy serves a request a process blocks on.
  * Each case runs the same workload twice, with and without the expedite,
@@ -170,6 +170,43 @@ static void test_cfq(void **state)
 	assert_int_equal(waited.expedited, 1);
 }
 
+/* BFQ: the same sweep of the shared async queue.  Waited, the write
+ * moves to stream 2's new sync queue, which is weight raised (a new queue
+ * is interactive) and preempts the async queue in service. */
+static void test_bfq(void **state)
+{
+	struct outcome plain = run("bfq", async_sweep, UINT64_MAX);
+	struct outcome waited = run("bfq", async_sweep, 2 * MS);
+
+	/* Plain: behind the sweep, more than back_seek_max away. */
+	assert_true(plain.before >= 90);
+	/* Waited: right after the command in flight at 2 ms. */
+	assert_true(waited.before <= 3);
+	assert_true(waited.issue_ns <= 4 * MS);
+	assert_int_equal(waited.expedited, 1);
+	assert_int_equal(plain.expedited, 0);
+}
+
+/* An already sync request (a read behind the sweep of its own queue) that
+ * a program waits for goes to the head of its queue's FIFO: next. */
+static unsigned sync_sweep(struct hx *h)
+{
+	for (unsigned i = 0; i < 60; i++)
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, 100 * MiB + (uint64_t)i * 256 * KiB, 4 * KiB,
+		       POLICY_REQ_SYNC);
+	return hx_add(h, 1 * MS + 1, 1, 0, POLICY_OP_READ, 1 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+}
+
+static void test_bfq_sync(void **state)
+{
+	struct outcome plain = run("bfq", sync_sweep, UINT64_MAX);
+	struct outcome waited = run("bfq", sync_sweep, 2 * MS);
+
+	assert_true(plain.before >= 50);
+	assert_true(waited.before <= 3);
+	assert_int_equal(waited.expedited, 1);
+}
+
 /* Three writes of stream 1 staged together; a wait of at least 1 s. */
 static unsigned staged_three(struct hx *h)
 {
@@ -234,9 +271,9 @@ static void test_burst(void **state)
  * the SYNC flag from the engine (the harness shows it: run() checks). */
 static void test_all_have_it(void **state)
 {
-	static const char *const names[] = { "noop", "deadline", "cfq", "bid-hdd", "burst" };
+	static const char *const names[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
 
-	for (unsigned i = 0; i < 5; i++) {
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct policy_ops *ops = policy_find(names[i]);
 
 		assert_non_null(ops);
@@ -251,6 +288,8 @@ int main(void)
 		cmocka_unit_test(test_order_among_waited),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_cfq),
+		cmocka_unit_test(test_bfq),
+		cmocka_unit_test(test_bfq_sync),
 		cmocka_unit_test(test_bid_hdd),
 		cmocka_unit_test(test_bid_hdd_alone),
 		cmocka_unit_test(test_burst),
