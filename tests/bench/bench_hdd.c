@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -515,6 +516,14 @@ static void collect(struct mode *md, bool bulk, const char *out, double t0, stru
 	free(text);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
 static void run_mode(const struct opts *o, struct mode *md, unsigned round)
 {
 	char dir[PATH_LEN], log[PATH_LEN], key[PATH_LEN];
@@ -524,6 +533,7 @@ static void run_mode(const struct opts *o, struct mode *md, unsigned round)
 	struct samples bulk_done = { 0 }, small_done = { 0 };
 	double t0, last = 0;
 	char c;
+	int fd;
 
 	pathf(dir, "%s/%s-%u", mnt, md->name, round);
 	if (mkdir(dir, 0755) < 0)
@@ -604,8 +614,13 @@ static void run_mode(const struct opts *o, struct mode *md, unsigned round)
 		if (rc < 0 || !WIFEXITED(rc) || WEXITSTATUS(rc))
 			fail("%s: iosigd did not exit 0 on SIGTERM", md->name);
 	}
-	/* Free the space for the next mode (unthrottled: not in the cgroup). */
-	tmnt_sh("rm -rf '%s' && sync -f '%s'", dir, mnt);
+	/* Free the space for the next mode (unthrottled: not in the cgroup;
+	 * not through system(), which would ignore a SIGINT meanwhile). */
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || syncfs(fd) < 0)
+		fail("syncfs %s: %s", mnt, strerror(errno));
+	close(fd);
 }
 
 /* ---- output ---- */
