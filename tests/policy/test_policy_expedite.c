@@ -267,6 +267,49 @@ static void test_burst(void **state)
 	assert_int_equal(waited.expedited, 1);
 }
 
+/* Random workloads with random expedites - some of requests already
+ * issued, some twice, some of sync ones: every policy still serves every
+ * request exactly once (the harness checks issues and completions). */
+static void test_random_expedites(void **state)
+{
+	static const char *const names[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
+
+	for (unsigned p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct hx *h = hx_new(1, &hx_hdd, &flat1);
+			uint64_t x = seed * 0x9e3779b97f4a7c15ull;
+			unsigned n = 400, waited = 0;
+			char err[256];
+
+			if (hx_policy(h, names[p], err, sizeof(err)) != 0)
+				fail_msg("%s: %s", names[p], err);
+			for (unsigned i = 0; i < n; i++) {
+				uint32_t stream = (uint32_t)(x >> 60) % 6 + 1;
+				bool read = (x >> 20) % 5 == 0;
+
+				hx_add(h, (x >> 8) % (200 * MS), stream, 0, read ? POLICY_OP_READ : POLICY_OP_WRITE,
+				       stream * GiB + ((x >> 30) % 4096) * 64 * KiB, (1 + (x >> 40) % 16) * 4 * KiB,
+				       read || (x >> 50) % 7 == 0 ? POLICY_REQ_SYNC : 0);
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+			}
+			for (unsigned i = 0; i < 200; i++) {
+				hx_expedite(h, (x >> 8) % (300 * MS), (unsigned)((x >> 33) % n));
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+			}
+			hx_run(h, UINT64_MAX);
+			assert_int_equal(hx_outstanding(h), 0);
+			for (unsigned i = 0; i < n; i++) {
+				assert_true(hx_r(h, i)->issued);
+				assert_int_equal(hx_r(h, i)->status, 0);
+				waited += hx_r(h, i)->expedited;
+			}
+			/* The expedites found requests held: the hook ran. */
+			assert_true(waited > 0);
+			hx_free(h);
+		}
+	}
+}
+
 /* Every home-device policy has the hook; a policy without it still gets
  * the SYNC flag from the engine (the harness shows it: run() checks). */
 static void test_all_have_it(void **state)
@@ -293,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_bid_hdd),
 		cmocka_unit_test(test_bid_hdd_alone),
 		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_random_expedites),
 		cmocka_unit_test(test_all_have_it),
 	};
 
