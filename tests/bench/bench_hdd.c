@@ -825,5 +825,14 @@ int main(int argc, char **argv)
 			run_mode(&o, &modes[(k + r) % nmodes], r);
 	print_results(&o, modes, nmodes);
 	cleanup();
+	for (unsigned k = 0; k < nmodes; k++) {
+		struct samples *all[] = { &modes[k].makespan, &modes[k].bulk_done_mean, &modes[k].bulk_done_max,
+					  &modes[k].small_done_mean, &modes[k].small_done_max, &modes[k].bulk_lat,
+					  &modes[k].small_lat, &modes[k].d_commands, &modes[k].d_requests,
+					  &modes[k].d_expedited, &modes[k].d_latency_ms };
+
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			free(all[i]->v);
+	}
 	return 0;
 }
