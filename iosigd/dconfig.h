@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* The policies iosigd runs: they keep data on its home device. */
-#define DCFG_HOME_POLICIES "noop, deadline, cfq, bid-hdd, burst"
+#define DCFG_HOME_POLICIES "noop, deadline, cfq, bfq, bid-hdd, burst"
 
 /* One entry of `daemon: devices:`. */
 struct dcfg_device {

@@ -14,7 +14,7 @@
 
 /* The policies that keep data on its home device: the ones iosigd runs
  * until it has tiers (bid-hybrid, mios-d/e and nvcache need them). */
-static const char *const home_policies[] = { "noop", "deadline", "cfq", "bid-hdd", "burst" };
+static const char *const home_policies[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
 
 int dpolicy_check(const char *spec, char *err, size_t errlen)
 {

@@ -60,7 +60,7 @@ from iosig_testlib import (Scratch, check, differing, finish, make_input, need_r
 IOSIGD = os.environ.get("IOSIGD", "iosigd")
 REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
 DWORK = os.environ.get("DWORK", "dwork")
-POLICIES = ["noop", "deadline", "cfq", "bid-hdd", "burst"]
+POLICIES = ["noop", "deadline", "cfq", "bfq", "bid-hdd", "burst"]
 
 # ---------------------------------------------------------------------------
 # the daemon
