@@ -399,11 +399,11 @@ def test_gzip(world, pristine, cache):
         p = subprocess.run([gz, "-dc", name + ".gz"], cwd=rt, env=env, capture_output=True)
         check(p.returncode == 0 and hashlib.sha256(p.stdout).hexdigest() == digest,
               "gzip -dc gives the input back")
-        data_gz = os.readlink(name + ".gz")
+        data_gz = os.readlink(name + ".gz") if is_redirected(world, name + ".gz") else None
         n = world.redirected(GZIP_OPENER)
         p = run([gz, "-d", name + ".gz"], rt, env)
         check(p.returncode == 0 and not os.path.lexists(name + ".gz") and
-              not os.path.exists(data_gz),
+              data_gz and not os.path.exists(data_gz),
               "gzip -d of the redirected .gz (O_NOFOLLOW) works and frees its data (%s)" %
               p.stderr.strip())
         check(is_redirected(world, name) and sha(name) == digest and
@@ -470,10 +470,10 @@ def test_bzip2(world, pristine, compiler, cc, load):
         p = subprocess.run([bz, "-dc", name + ".bz2"], cwd=rt, env=env, capture_output=True)
         check(p.returncode == 0 and hashlib.sha256(p.stdout).hexdigest() == digest,
               "%s: bzip2 -dc gives the input back" % compiler)
-        data_bz = os.readlink(name + ".bz2")
+        data_bz = os.readlink(name + ".bz2") if is_redirected(world, name + ".bz2") else None
         p = run([bz, "-d", name + ".bz2"], rt, env)
         check(p.returncode == 0 and not os.path.lexists(name + ".bz2") and
-              not os.path.exists(data_bz),
+              data_bz and not os.path.exists(data_bz),
               "%s: bzip2 -d takes the redirected .bz2 as a normal file and frees its data (%s)" %
               (compiler, p.stderr.strip()))
         check(is_redirected(world, name) and sha(name) == digest,
