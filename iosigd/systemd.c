@@ -59,10 +59,14 @@ void sysd_ready(struct daemon *d)
 
 void sysd_stopping(struct daemon *d)
 {
+	unsigned clients = 0;
 	char state[256];
 
+	/* Clients are the sessions with a ring (status queries have none). */
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next)
+		clients += pol_container_of(l, struct dsession, link)->version != 0;
 	snprintf(state, sizeof(state),
-		 "STOPPING=1\nSTATUS=draining: finishing the queued I/O of %u session%s", d->nsessions,
-		 d->nsessions == 1 ? "" : "s");
+		 "STOPPING=1\nSTATUS=draining: finishing the queued I/O of %u client%s", clients,
+		 clients == 1 ? "" : "s");
 	notify(state);
 }

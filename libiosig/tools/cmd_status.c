@@ -28,6 +28,9 @@ static const char cmd[] = "status";
 /* Largest status accepted (a daemon with thousands of clients sends some
  * hundred KiB). */
 #define STATUS_MAX (64u << 20)
+/* What a daemon that hangs up on us means (it refuses the peer). */
+#define HANGUP "the daemon closed the connection before it answered"
+#define HANGUP_HINT " (a daemon in user mode answers only its own user and root)"
 
 static void usage(FILE *fp)
 {
@@ -98,7 +101,12 @@ static char *ask(int fd)
 	int n = iosd_encode(buf, sizeof(buf), IOSD_VERSION, IOSD_STATUS, 1, NULL, 0, NULL, 0);
 
 	if (n < 0 || send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n) {
-		tool_err(cmd, "cannot ask the daemon: %s", strerror(n < 0 ? -n : errno));
+		int e = n < 0 ? -n : errno;
+
+		if (e == EPIPE || e == ECONNRESET)
+			tool_err(cmd, "%s: %s" HANGUP_HINT, HANGUP, strerror(e));
+		else
+			tool_err(cmd, "cannot ask the daemon: %s", strerror(e));
 		return NULL;
 	}
 	for (;;) {
@@ -118,9 +126,8 @@ static char *ask(int fd)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			tool_err(cmd, "the daemon closed the connection before it answered%s%s "
-				      "(a daemon in user mode answers only its own user)",
-				 got < 0 ? ": " : "", got < 0 ? strerror(errno) : "");
+			tool_err(cmd, "%s%s%s" HANGUP_HINT, HANGUP, got < 0 ? ": " : "",
+				 got < 0 ? strerror(errno) : "");
 			goto out_free;
 		}
 		if (iosd_decode(buf, (size_t)got, 0, &m, &why) < 0) {

@@ -1131,7 +1131,7 @@ def socket_activation(s, how):
         rc = d.p.wait(timeout=60)
     except subprocess.TimeoutExpired:
         rc = "hung"
-    check(stopping is not None and "STATUS=draining: finishing the queued I/O of 1 session" in stopping.split("\n"),
+    check(stopping is not None and "STATUS=draining: finishing the queued I/O of 1 client" in stopping.split("\n"),
           "%s: SIGTERM: STOPPING=1 with a STATUS line (%r)" % (how, stopping))
     check(rc == 0 and "drained:" in d.log(), "%s: SIGTERM: drained and exit 0 (%r)" % (how, rc))
     check(len(st["clients"]) == 1 and st["clients"][0]["pid"] == p.pid and p.poll() is None,
