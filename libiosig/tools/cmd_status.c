@@ -4,7 +4,8 @@
  * that this user's programs would use (daemon_socket.h) for its state - the
  * STATUS message of the protocol (docs/daemon.md), answered by iosigd's
  * status.c - and prints the daemon, its clients, its devices with their
- * queues and the policies' counters.  --json passes the daemon's JSON on.
+ * queues and the policies' counters (status_view.c).  --json passes the
+ * daemon's JSON on.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,10 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "catalog_yaml.h"
 #include "daemon_socket.h"
-#include "fmt.h"
 #include "proto.h"
+#include "status_view.h"
 #include "tool.h"
 
 static const char cmd[] = "status";
@@ -164,200 +164,6 @@ out_free:
 	return NULL;
 }
 
-/* ---- reading the answer (JSON is YAML's flow style: the catalog's loader) */
-
-static const yaml_node_t *get(struct cat_yaml *y, const yaml_node_t *map, const char *key)
-{
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
-
-		if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
-			return yaml_document_get_node(&y->doc, p->value);
-	}
-	return NULL;
-}
-
-/* The scalar text of map[key], "-" when absent or null. */
-static const char *str(struct cat_yaml *y, const yaml_node_t *map, const char *key)
-{
-	const yaml_node_t *n = get(y, map, key);
-
-	if (!n || n->type != YAML_SCALAR_NODE || !strcmp((const char *)n->data.scalar.value, "null"))
-		return "-";
-	return (const char *)n->data.scalar.value;
-}
-
-static double num(struct cat_yaml *y, const yaml_node_t *map, const char *key)
-{
-	const char *s = str(y, map, key);
-	char *end;
-	double v = strtod(s, &end);
-
-	return end != s ? v : 0;
-}
-
-static size_t count(const yaml_node_t *seq)
-{
-	return seq && seq->type == YAML_SEQUENCE_NODE ?
-		(size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start) : 0;
-}
-
-static const yaml_node_t *item(struct cat_yaml *y, const yaml_node_t *seq, size_t i)
-{
-	return yaml_document_get_node(&y->doc, seq->data.sequence.items.start[i]);
-}
-
-static void print_daemon(struct cat_yaml *y, const yaml_node_t *dm)
-{
-	char up[32], *sock = tool_printable(str(y, dm, "socket"));
-	char *cfg = tool_printable(str(y, dm, "config"));
-
-	fmt_duration(num(y, dm, "uptime_s"), up, sizeof(up));
-	printf("iosigd %s: pid %s, uid %s, %s mode, up %s%s\n", str(y, dm, "version"),
-	       str(y, dm, "pid"), str(y, dm, "uid"), str(y, dm, "mode"), up,
-	       !strcmp(str(y, dm, "draining"), "true") ? ", draining (stopping)" : "");
-	printf("  socket         %s%s\n", sock,
-	       !strcmp(str(y, dm, "socket_activated"), "true") ? " (socket activation)" : "");
-	printf("  configuration  %s\n", strcmp(cfg, "-") ? cfg : "none (the defaults)");
-	printf("  operations     %s\n", str(y, dm, "operations"));
-	free(sock);
-	free(cfg);
-}
-
-static void print_clients(struct cat_yaml *y, const yaml_node_t *cl)
-{
-	static const char *const hdr[] = { "SESSION", "PID", "UID", "FDS", "QUEUED", "OUTSTANDING",
-					   "RING USE", "RING DATA", "OPERATIONS" };
-	struct tool_table *t;
-	size_t n = count(cl);
-
-	printf("\n%zu client%s\n", n, n == 1 ? "" : "s");
-	if (!n)
-		return;
-	t = tool_table_new(9, hdr);
-	for (unsigned c = 0; c < 9; c++)
-		if (c != 6)
-			tool_table_align_right(t, c);
-	for (size_t i = 0; i < n; i++) {
-		const yaml_node_t *c = item(y, cl, i);
-		char queued[32], data[32], use[64];
-		const char *cells[9];
-
-		fmt_bytes(num(y, c, "queued_bytes"), queued, sizeof(queued));
-		fmt_bytes(num(y, c, "ring_bytes"), data, sizeof(data));
-		/* An entry is in use from its publication until it completes. */
-		snprintf(use, sizeof(use), "%.0f/%s entries",
-			 num(y, c, "ring_unread") + num(y, c, "outstanding"), str(y, c, "ring_entries"));
-		cells[0] = str(y, c, "session");
-		cells[1] = str(y, c, "pid");
-		cells[2] = str(y, c, "uid");
-		cells[3] = str(y, c, "descriptors");
-		cells[4] = queued;
-		cells[5] = str(y, c, "outstanding");
-		cells[6] = use;
-		cells[7] = data;
-		cells[8] = str(y, c, "operations");
-		tool_table_row(t, cells);
-	}
-	tool_table_print(t, stdout);
-	tool_table_free(t);
-}
-
-/* "name=value ..." of a device's counters. */
-static void counters_note(struct cat_yaml *y, const yaml_node_t *cn, char *buf, size_t size)
-{
-	size_t off = (size_t)snprintf(buf, size, "  policy counters:");
-
-	if (!cn || cn->type != YAML_MAPPING_NODE || cn->data.mapping.pairs.start == cn->data.mapping.pairs.top) {
-		snprintf(buf + off, size - off, " none");
-		return;
-	}
-	for (yaml_node_pair_t *p = cn->data.mapping.pairs.start; p < cn->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
-		const yaml_node_t *v = yaml_document_get_node(&y->doc, p->value);
-
-		if (off >= size || !k || !v || k->type != YAML_SCALAR_NODE || v->type != YAML_SCALAR_NODE)
-			continue;
-		off += (size_t)snprintf(buf + off, size - off, " %s=%s", (const char *)k->data.scalar.value,
-					(const char *)v->data.scalar.value);
-	}
-}
-
-static void print_devices(struct cat_yaml *y, const yaml_node_t *dv)
-{
-	static const char *const hdr[] = { "MOUNT", "POLICY", "QD", "INFLIGHT", "REQUESTS",
-					   "COMMANDS", "READ", "WRITTEN", "EXPEDITED", "MEAN LAT" };
-	struct tool_table *t;
-	size_t n = count(dv);
-
-	printf("\n%zu device%s\n", n, n == 1 ? "" : "s");
-	if (!n)
-		return;
-	t = tool_table_new(10, hdr);
-	for (unsigned c = 2; c < 10; c++)
-		tool_table_align_right(t, c);
-	for (size_t i = 0; i < n; i++) {
-		const yaml_node_t *d = item(y, dv, i);
-		char rd[32], wr[32], lat[32], note[1024];
-		const char *cells[10];
-
-		fmt_bytes_compact(num(y, d, "bytes_read"), rd, sizeof(rd));
-		fmt_bytes_compact(num(y, d, "bytes_written"), wr, sizeof(wr));
-		fmt_duration_compact(num(y, d, "mean_latency_ms") / 1e3, lat, sizeof(lat));
-		cells[0] = str(y, d, "mount");
-		cells[1] = str(y, d, "policy");
-		cells[2] = str(y, d, "queue_depth");
-		cells[3] = str(y, d, "inflight");
-		cells[4] = str(y, d, "requests");
-		cells[5] = str(y, d, "commands");
-		cells[6] = rd;
-		cells[7] = wr;
-		cells[8] = str(y, d, "expedited");
-		cells[9] = lat;
-		tool_table_row(t, cells);
-		counters_note(y, get(y, d, "counters"), note, sizeof(note));
-		tool_table_note(t, note);
-	}
-	tool_table_fit(t, 100);
-	tool_table_print(t, stdout);
-	tool_table_free(t);
-}
-
-/* Prints the status: the daemon's JSON as it is (json), else as text.
- * TOOL_EXIT_OK, or TOOL_EXIT_FAIL after a message when the answer is not
- * the status JSON. */
-static int print_status(const char *text, bool json)
-{
-	struct iosig_error err;
-	struct cat_yaml y = { .file = "the daemon's status", .err = &err };
-	const yaml_node_t *root, *dm;
-	int ret = TOOL_EXIT_OK;
-
-	memset(&err, 0, sizeof(err));
-	if (cat_yaml_load(&y, text, strlen(text)) < 0) {
-		tool_err(cmd, "the daemon's status is not JSON: %s", err.msg);
-		return TOOL_EXIT_FAIL;
-	}
-	root = yaml_document_get_root_node(&y.doc);
-	dm = get(&y, root, "daemon");
-	if (!dm || dm->type != YAML_MAPPING_NODE) {
-		tool_err(cmd, "the daemon's status has no \"daemon\" object");
-		ret = TOOL_EXIT_FAIL;
-	} else if (json) {
-		printf("%s\n", text);
-	} else {
-		print_daemon(&y, dm);
-		print_clients(&y, get(&y, root, "clients"));
-		print_devices(&y, get(&y, root, "devices"));
-	}
-	cat_yaml_done(&y);
-	if (fflush(stdout) != 0)
-		ret = TOOL_EXIT_FAIL;
-	return ret;
-}
-
 static int run(int argc, char **argv)
 {
 	enum { OPT_JSON = 256 };
@@ -369,7 +175,7 @@ static int run(int argc, char **argv)
 	};
 	const char *path = NULL;
 	bool json = false;
-	char *text;
+	char *text, err[256];
 	int c, fd, ret;
 
 	optind = 0; /* full re-initialisation of GNU getopt */
@@ -400,7 +206,13 @@ static int run(int argc, char **argv)
 	close(fd);
 	if (!text)
 		return TOOL_EXIT_FAIL;
-	ret = print_status(text, json);
+	ret = TOOL_EXIT_OK;
+	if (status_view_print(text, json, stdout, err, sizeof(err)) < 0) {
+		tool_err(cmd, "%s", err);
+		ret = TOOL_EXIT_FAIL;
+	}
+	if (fflush(stdout) != 0)
+		ret = TOOL_EXIT_FAIL;
 	free(text);
 	return ret;
 }
