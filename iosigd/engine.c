@@ -1068,6 +1068,7 @@ static void on_signal(struct daemon *d)
 		dlog(DLOG_INFO, "%s: finishing what clients queued, then exiting",
 		     si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
 		d->draining = true;
+		sysd_stopping(d);
 		listener_close(d);
 		/* Ingest up to what is published now; what comes later the
 		 * clients write themselves once the session closes. */

@@ -13,6 +13,7 @@
  *               it (policy_dev_from_mount()), the policies iosigd runs
  *   extmap.c    FIEMAP: where a file's bytes lie on the device
  *   status.c    the STATUS answer (JSON)
+ *   systemd.c   socket activation and readiness (libsystemd)
  *
  * One thread does everything; nothing here is locked.
  */
@@ -185,7 +186,11 @@ struct daemon {
 	struct dconfig cfg;
 	struct iosig_catalog *cat;    /* built lazily (device.c) */
 	uint64_t cat_built_ns;
+	const char *mode;          /* "system", "user", "foreground" (status) */
 	const char *socket_path;
+	char socket_name[112];     /* an inherited socket's name ('@' + sun_path) */
+	bool socket_owned;         /* we bound it: remove the name at exit */
+	bool socket_activated;     /* systemd passed the listening socket */
 	dev_t sock_dev;            /* the socket's name, to remove only our own */
 	ino_t sock_ino;
 	int epfd, listen_fd, timer_fd, signal_fd;
@@ -261,6 +266,10 @@ int session_send(struct dsession *s, unsigned type, const void *body, size_t len
 /* Binds and listens on path (a stale socket is replaced, a live one is an
  * error); 0 or -errno with a message in err. */
 int listener_open(struct daemon *d, const char *path, char *err, size_t errlen);
+/* Listens on fd, a socket systemd bound (socket activation): checked to be
+ * a listening Unix SOCK_SEQPACKET socket; its name is never removed.  0 or
+ * -errno with a message in err. */
+int listener_adopt(struct daemon *d, int fd, char *err, size_t errlen);
 void listener_accept(struct daemon *d);
 void listener_close(struct daemon *d);
 
@@ -291,5 +300,19 @@ void extmap_free(struct dextmap *m);
 /* The daemon's state as JSON (malloc'ed, NUL-terminated); NULL when out
  * of memory. */
 char *status_json(struct daemon *d);
+
+/* ---- systemd.c ---- */
+
+/*
+ * The listening socket systemd passed (sd_listen_fds(3); the variables are
+ * unset): -ENOENT when none was passed (bind one), the descriptor, or
+ * another -errno with a message in err (more than one socket).
+ */
+int sysd_listen_fd(char *err, size_t errlen);
+/* Tells systemd (sd_notify(3), when NOTIFY_SOCKET is set) that the daemon
+ * serves: READY=1 and a STATUS= line. */
+void sysd_ready(struct daemon *d);
+/* Tells systemd that the daemon drains and stops: STOPPING=1, STATUS=. */
+void sysd_stopping(struct daemon *d);
 
 #endif /* IOSIGD_H */
