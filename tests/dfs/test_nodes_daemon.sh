@@ -4,7 +4,7 @@
 # Each node runs its own daemon at the same socket path in its node-local
 # tmpfs (as /run is on a real node), and the job's processes
 # (tests/dfs/nodeio, annotated opens) find it through IOSIG_DAEMON_SOCKET.
-# Checked, from the daemons' own status:
+# Checked, from the daemons' own status (`iosig status --json`):
 #  - a `local` file written on node A is scheduled by node A's daemon (its
 #    bytes are counted on the node's tmpfs) and by no other: node B's daemon
 #    never sees a client or a byte of node A's;
@@ -20,6 +20,7 @@ set -u
 build=${1:?usage: with-glusterfs -- sh test_nodes_daemon.sh BUILD_DIR}
 nodeio=$build/tests/dfs/nodeio
 iosigd=$build/iosigd/iosigd
+iosig=$build/libiosig/tools/iosig
 [ -n "${IOSIG_GLUSTER_REP2:-}" ] || { echo "run this test through scripts/with-glusterfs"; exit 2; }
 [ -x "$nodeio" ] || { echo "SKIP: $nodeio was not built (it needs the GCC plugin)"; exit 77; }
 [ -x "$iosigd" ] || { echo "SKIP: $iosigd was not built"; exit 77; }
@@ -65,26 +66,14 @@ daemon_stop() {
 	node_run "$1" rm -f "$sock"
 }
 
-# status NODE EXPR: EXPR of the status JSON (`s`) of NODE's daemon, printed
-# by Python (the STATUS message of docs/daemon.md, "The protocol").
+# status NODE EXPR: EXPR of `iosig status --json` (`s`) of NODE's daemon;
+# dev(MOUNT) is that mount's entry of s["devices"].
 status() {
-	node_run "$1" python3 - "$sock" "$2" <<'PY'
-import json, socket, struct, sys
-c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-c.settimeout(10)
-c.connect(sys.argv[1])
-c.send(struct.pack("<IHHII", 0x44534f49, 1, 6, 16, 1))
-text = b""
-while True:
-    m = c.recv(9000)
-    flags, n = struct.unpack_from("<II", m, 16)
-    text += m[24:24 + n]
-    if not flags & 1:
-        break
-s = json.loads(text)
+	node_run "$1" "$iosig" status --json --socket "$sock" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
 dev = lambda mnt: next((d for d in s["devices"] if d["mount"] == mnt), {})
-print(eval(sys.argv[2]))
-PY
+print(eval(sys.argv[1]))' "$2"
 }
 
 daemon_start node-a || exit 1
