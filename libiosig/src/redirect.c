@@ -50,6 +50,7 @@
 #include "rd_link.h"
 #include "realfn.h"
 #include "runtime.h"
+#include "stream.h"
 #include "tag.h"
 
 /* ------------------------------------------------------------------------
@@ -1072,25 +1073,26 @@ static int rd_decide(struct rd_ctx *c)
  * ---------------------------------------------------------------------- */
 
 /*
- * Tags fd (>= 0) after an annotated call, or clears a stale tag.  A
- * descriptor (not a stream: stdio writes through libc's internal calls,
- * which bypass the interposers) is also handed to iosigd when one runs.
+ * Tags fd (>= 0) after an annotated call, or clears a stale tag, and hands
+ * fd to iosigd when one runs.  A stream's descriptor only when `reg`: stdio
+ * writes through libc's internal calls, which bypass the interposers, so
+ * only a stream that is about to be replaced by one that makes its calls
+ * through them (stream.h) may be registered.  True when the daemon took fd.
  */
-static void tag_result(const struct rd_ctx *c, int fd, bool stream)
+static bool tag_result(const struct rd_ctx *c, int fd, bool reg)
 {
 	if (fd < 0)
-		return;
+		return false;
 	if (!c->have_sig) {
 		tag_clear(fd);
-		return;
+		return false;
 	}
 	if (tag_set(fd, &c->sig, c->placed, c->abs_path[0] ? c->abs_path : c->req->path,
 		    c->data_path[0] ? c->data_path : NULL)) {
 		tag_clear(fd);
-		return;
+		return false;
 	}
-	if (!stream && !rt_env()->dryrun)
-		client_register(fd, c->req->flags, &c->sig);
+	return reg && !rt_env()->dryrun && client_register(fd, c->req->flags, &c->sig);
 }
 
 static void log_result(struct rd_ctx *c, int result, int err)
@@ -1136,18 +1138,30 @@ static void log_result(struct rd_ctx *c, int result, int err)
  */
 static int finish_fd(struct rd_ctx *c, int fd, int err, int saved)
 {
-	tag_result(c, fd, false);
+	tag_result(c, fd, true);
 	log_result(c, fd, fd < 0 ? err : 0);
 	ctx_done(c);
 	errno = fd < 0 ? err : saved;
 	return fd;
 }
 
-/* The same for a call that returns a stream. */
-static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved)
+/*
+ * The same for a call that returns a stream.  With `handover` (fopen, not
+ * freopen: its stream is the caller's FILE, which cannot become another)
+ * a stream whose descriptor the daemon takes is replaced by one whose
+ * I/O reaches it (stream.h); a stream it does not take stays as it is.
+ */
+static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved, bool handover)
 {
-	if (fp)
-		tag_result(c, fileno(fp), true);
+	struct rd_stream *st;
+
+	if (fp) {
+		st = handover && c->have_sig && !rt_env()->dryrun ? stream_new(fp) : NULL;
+		if (tag_result(c, fileno(fp), st != NULL))
+			fp = stream_adopt(st, fp);
+		else if (st)
+			stream_discard(st);
+	}
 	log_result(c, fp ? fileno(fp) : -1, fp ? 0 : err);
 	ctx_done(c);
 	errno = fp ? saved : err;
@@ -1421,9 +1435,13 @@ static FILE *fopen_req(const struct rd_req *in, bool large)
 			fd = rt_fd_low(c.fd, req.flags & O_CLOEXEC);
 			c.fd = -1;
 			fmode_no_excl(mode, buf, sizeof(buf));
+			/* fopen starts a write-only append stream at the end
+			 * (ftell before the first write says so); fdopen does not. */
+			if ((req.flags & (O_ACCMODE | O_APPEND)) == (O_WRONLY | O_APPEND))
+				lseek(fd, 0, SEEK_END);
 			fp = fdopen(fd, buf);
 			if (fp)
-				return finish_stream(&c, fp, 0, saved);
+				return finish_stream(&c, fp, 0, saved, true);
 			err = errno;
 			c.fd = fd;
 			rd_undo(&c);
@@ -1435,14 +1453,14 @@ static FILE *fopen_req(const struct rd_req *in, bool large)
 			finish_refused(&c);
 			return NULL;
 		case RD_FAIL:
-			return finish_stream(&c, NULL, -c.err, saved);
+			return finish_stream(&c, NULL, -c.err, saved, false);
 		default:
 			break;
 		}
 	}
 	ctx_close_dir(&c);
 	fp = plain_fopen(path, mode, large);
-	return finish_stream(&c, fp, errno, saved);
+	return finish_stream(&c, fp, errno, saved, ok && path);
 }
 
 FILE *rd_fopen(const struct rd_req *in, bool large)
@@ -1527,7 +1545,7 @@ static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 			/* Reopen through the link: freopen must keep the FILE object.
 			 * Without 'x': the exclusive creation already happened. */
 			fp = plain_freopen(path, fdmode, stream, large);
-			return finish_stream(&c, fp, errno, saved);
+			return finish_stream(&c, fp, errno, saved, false);
 		case RD_OPENED:
 			/* The user's own link, checked: freopen reopens it by name. */
 			close(c.fd);
@@ -1541,14 +1559,14 @@ static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 			return NULL;
 		case RD_FAIL:
 			fclose(stream);
-			return finish_stream(&c, NULL, -c.err, saved);
+			return finish_stream(&c, NULL, -c.err, saved, false);
 		default:
 			break;
 		}
 	}
 	ctx_close_dir(&c);
 	fp = plain_freopen(path, mode, stream, large);
-	return finish_stream(&c, fp, errno, saved);
+	return finish_stream(&c, fp, errno, saved, false);
 }
 
 FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)

@@ -23,6 +23,11 @@ Groups (daemon_test.py GROUP):
             under iosig-redirect and with the gcc plugin, through the daemon:
             outputs and files byte-identical to plain runs, and the daemon
             did the I/O (its status counts it)
+  stdio     ext4 and xfs loop mounts, every home-device policy: dstdio (every
+            stdio use on annotated fopen streams) built plainly under
+            iosig-redirect and with the gcc plugin, through the daemon:
+            output and files byte-identical to a plain run, and the daemon
+            did the streams' bytes; without a daemon the same output
   xproc     read-after-write between two processes that tagged one file,
             with policies that hold writes back; fsync: every block written
             before it is on the device (read below the filesystem)
@@ -42,7 +47,7 @@ Every group runs in a private mount namespace (it re-executes itself under
 unshare), starts its own daemons with private sockets and configurations,
 and leaves none running: each daemon dies with the test (PR_SET_PDEATHSIG).
 Programs come from the environment (CMakeLists.txt): IOSIGD, IOSIG_REDIRECT,
-IOSIG_TOOL, DWORK, DWORK_SRC, the units IOSIGD_UNITS (built) and
+IOSIG_TOOL, DWORK, DWORK_SRC, DSTDIO, DSTDIO_SRC, the units IOSIGD_UNITS (built) and
 IOSIGD_UNITS_SRC and, for plugin builds, IOSIG_GCC, IOSIG_GCC_PLUGIN,
 IOSIG_INCLUDE, IOSIG_LIBDIR.  Exit 77 = skipped, with the reason printed.
 """
@@ -71,6 +76,7 @@ IOSIGD = os.environ.get("IOSIGD", "iosigd")
 REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
 TOOL = os.environ.get("IOSIG_TOOL", "iosig")
 DWORK = os.environ.get("DWORK", "dwork")
+DSTDIO = os.environ.get("DSTDIO", "dstdio")
 POLICIES = ["noop", "deadline", "cfq", "bfq", "bid-hdd", "burst"]
 
 # ---------------------------------------------------------------------------
@@ -341,6 +347,74 @@ def test_programs():
             print("note: no gcc plugin: plugin-built programs are not run")
         programs_on(s, "ext4", s.mount_ext4("ext4", "256M"), plugin_dwork)
         programs_on(s, "xfs", s.mount_xfs("xfs"), plugin_dwork)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# stdio
+# ---------------------------------------------------------------------------
+
+STDIO_MIB = 3   # what dstdio writes and reads back through its streams, at least
+
+
+def stdio_on(s, fs, mnt, plugin_dstdio):
+    plain = os.path.join(mnt, "stdio-plain")
+    os.makedirs(plain)
+    r0, o0, e0 = run([DSTDIO, plain])
+    check(r0 == 0 and not e0 and o0.count("fclose 0") == 9, "%s: dstdio runs plainly (%r)" % (fs, e0))
+    if plugin_dstdio:
+        # No daemon: the plain streams, the same output.
+        nod = os.path.join(mnt, "stdio-nodaemon")
+        os.makedirs(nod)
+        cfg = s.path("stdio-%s.yaml" % fs)
+        with open(cfg, "w") as f:
+            f.write(config([(mnt, "hdd")], "noop"))
+        r, o, e = run([plugin_dstdio, nod], env={"IOSIG_DAEMON_SOCKET": s.path("no-daemon.sock"), "IOSIG_CONFIG": cfg})
+        check(r == 0 and o == o0 and not differing(tree(nod), tree(plain)),
+              "%s: plugin-built dstdio without a daemon: output and files as plain (%r)" % (fs, e))
+    for policy in POLICIES:
+        with serving(s, "s-%s-%s" % (fs, policy), config([(mnt, "hdd")], policy), "%s %s" % (fs, policy)) as d:
+            runs = [("iosig-redirect", lambda w: redirected(d, w, [DSTDIO, w], sig="sequential"))]
+            if plugin_dstdio:
+                runs.append(("plugin-built", lambda w: run([plugin_dstdio, w], env=d.env())))
+            for how, fn in runs:
+                work = os.path.join(mnt, "stdio-%s-%s" % (policy, how))
+                os.makedirs(work)
+                before = device_of(d.status(), mnt)
+                r, o, e = fn(work)
+                after = device_of(d.status(), mnt)
+                check(r == 0 and o == o0, "%s %s %s: dstdio prints what it prints plainly (%r)%s"
+                      % (fs, policy, how, e, "" if o == o0 else "\n" + "\n".join(
+                          "  tagged: %s\n  plain:  %s" % (x, y) for x, y in zip(o.splitlines(), o0.splitlines())
+                          if x != y)))
+                diff = differing(tree(work), tree(plain))
+                check(not diff, "%s %s %s: every file is byte-identical to the plain run's %s"
+                      % (fs, policy, how, diff[:5]))
+                # The streams' bytes went through the daemon: without the
+                # hand-over the daemon would see none of them.
+                w = after["bytes_written"] - (before["bytes_written"] if before else 0)
+                rd = after["bytes_read"] - (before["bytes_read"] if before else 0)
+                check(w >= STDIO_MIB << 20 and rd >= STDIO_MIB << 20,
+                      "%s %s %s: the daemon did the streams' I/O (%d written, %d read)" % (fs, policy, how, w, rd))
+            for _ in range(100):   # the daemon sees the last client leave
+                if not d.status()["clients"]:
+                    break
+                time.sleep(0.05)
+            check(not d.status()["clients"], "%s %s: no client session is left" % (fs, policy))
+
+
+def test_stdio():
+    need_root()
+    s = Scratch("iosigd-stdio.")
+    try:
+        src = os.environ.get("DSTDIO_SRC", "")
+        plugin_dstdio = plugin_build(s, src, s.path("dstdio-plugin")) if src else None
+        if not plugin_dstdio:
+            print("note: no gcc plugin: the plugin-built dstdio is not run")
+        stdio_on(s, "ext4", s.mount_ext4("ext4", "256M"), plugin_dstdio)
+        stdio_on(s, "xfs", s.mount_xfs("xfs"), plugin_dstdio)
     finally:
         Daemon.kill_all()
         s.close()
@@ -1340,7 +1414,8 @@ def fallback(s, base):
         subprocess.run(["umount", "-l", "/run/user"], capture_output=True)
 
 
-GROUPS = {"cli": test_cli, "systemd": test_systemd, "user": test_user, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
+GROUPS = {"cli": test_cli, "systemd": test_systemd, "user": test_user, "programs": test_programs, "stdio": test_stdio,
+          "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
           "hostile": test_hostile, "load": test_load}
 
 
