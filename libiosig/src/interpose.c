@@ -24,7 +24,8 @@
  *                                                   release (the last one waits)
  *   dup, dup2, dup3, fcntl(64) F_DUPFD(_CLOEXEC)    the copy is tagged
  *   fcntl(64) F_SETFL changing O_APPEND or setting O_DIRECT, mmap(64),
- *   sendfile(64), copy_file_range, splice, fdopen   detach, then libc
+ *   sendfile(64), copy_file_range, splice, fdopen,
+ *   freopen(64) of a stream on one (libiosig.so)    detach, then libc
  *   fcntl(64) unlock, flock LOCK_UN, lockf F_ULOCK  barrier, then libc
  *   sync, syncfs, exec*, posix_spawn(p), system, popen  drain, then libc
  *   fork                                            (the client's pthread_atfork)
@@ -149,6 +150,7 @@ __attribute__((constructor)) static void interpose_attach(void)
 	X(fstat) X(fstat64) X(close) X(close_range) \
 	X(closefrom) X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(flock) X(lockf) X(lockf64) \
 	X(mmap) X(mmap64) X(sendfile) X(sendfile64) X(copy_file_range) X(splice) X(fdopen) \
+	X(freopen) X(freopen64) \
 	X(execve) X(execv) X(execvp) X(execvpe) X(fexecve) X(execveat) X(posix_spawn) \
 	X(posix_spawnp) X(system) X(popen)
 
@@ -200,6 +202,7 @@ typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
 typedef ssize_t (*cfr_fn)(int, off64_t *, int, off64_t *, size_t, unsigned);
 typedef ssize_t (*splice_fn)(int, off64_t *, int, off64_t *, size_t, unsigned);
 typedef FILE *(*fdopen_fn)(int, const char *);
+typedef FILE *(*freopen_fn)(const char *, const char *, FILE *);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
@@ -901,6 +904,39 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 	}
 	return ((fdopen_fn)real(R_fdopen))(fd, mode);
 }
+
+void interpose_stream_leaving(FILE *stream)
+{
+	int fd = stream ? fileno(stream) : -1;
+
+	if (fd >= 0 && unlikely(fdtab_get(&tab, fd)))
+		detach(fd);
+}
+
+#ifdef IOSIG_INTERPOSE_ATTACH
+/* A stream iosigd handles (stream.h) is reopened on another file: glibc
+ * flushes it through its cookie (the ring), then replaces the descriptor
+ * behind the interposers.  (The preload's front has its own freopen.) */
+static FILE *freopen_any(enum real_id id, const char *path, const char *mode, FILE *stream)
+{
+	interpose_stream_leaving(stream);
+	if (!real(id)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return ((freopen_fn)real(id))(path, mode, stream);
+}
+
+EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	return freopen_any(R_freopen, path, mode, stream);
+}
+
+EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return freopen_any(R_freopen64, path, mode, stream);
+}
+#endif
 
 /* ------------------------------------------------------------------------
  * exec and spawn: what the new program may read is in the files first

@@ -22,6 +22,8 @@
  *                 fileno(), for its own calls on a file's descriptor (which
  *                 the cookie jump table replaces), to ask whether the stream
  *                 is open (it is) and for freopen;
+ *   freopen       works: glibc makes the stream a plain file stream again
+ *                 (its cookie, which it never closes, stays allocated);
  *   the plain FILE  freed without closing its descriptor: fclose of a FILE
  *                 whose _fileno is -1 unlinks and frees it and skips the
  *                 close (_IO_file_close_it and _IO_file_finish only close
@@ -150,6 +152,12 @@ FILE *stream_adopt(struct rd_stream *st, FILE *fp)
 
 	st->fd = fileno(fp);
 	r->_fileno = st->fd;
+	/* A byte stream's wide data is (void *)-1 ("crash if used"), but
+	 * glibc's freopen sets the wide vtable of any stream whose wide data is
+	 * not NULL: NULL, so that freopen works as on a plain stream (it makes
+	 * it a plain file stream; the descriptor left the daemon before,
+	 * interpose_stream_leaving). */
+	r->_wide_data = NULL;
 	setvbuf(r, st->buf, _IOFBF, st->bufsize);
 	fp->_fileno = -1;
 	fclose(fp);

@@ -363,7 +363,7 @@ def stdio_on(s, fs, mnt, plugin_dstdio):
     plain = os.path.join(mnt, "stdio-plain")
     os.makedirs(plain)
     r0, o0, e0 = run([DSTDIO, plain])
-    check(r0 == 0 and not e0 and o0.count("fclose 0") == 9, "%s: dstdio runs plainly (%r)" % (fs, e0))
+    check(r0 == 0 and not e0 and o0.count("fclose 0") == 10, "%s: dstdio runs plainly (%r)" % (fs, e0))
     if plugin_dstdio:
         # No daemon: the plain streams, the same output.
         nod = os.path.join(mnt, "stdio-nodaemon")

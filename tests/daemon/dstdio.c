@@ -16,6 +16,7 @@
 #define _GNU_SOURCE   /* built by the test too, without the project's flags */
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,10 +65,10 @@ int main(int argc, char **argv)
 {
 	static char big[3 * 1024 * 1024 + 17], back[sizeof(big)];
 	const char *what;
-	char line[256];
+	char line[256], path[4200];
 	FILE *fp, *ex;
 	size_t i, n;
-	int c, r;
+	int c, r, fd;
 
 	if (argc != 2 || strlen(argv[1]) >= sizeof(dir)) {
 		fprintf(stderr, "usage: dstdio DIR\n");
@@ -188,6 +189,27 @@ int main(int argc, char **argv)
 		fputs("0123456789", fp);
 	SHOW("size without fflush %zu", fsize(fp));
 	SHOW("fclose %d", fclose(fp));
+
+	/* freopen of a stream onto another file (not annotated): glibc puts the
+	 * new file behind the old descriptor number and, at fclose, frees the
+	 * number, which an untagged open then gets */
+	what = "freopen";
+	fp = opened(what, "s-fr1", "w");
+	if (!fp)
+		return 0;
+	fputs("before freopen\n", fp);
+	snprintf(path, sizeof(path), "%s/s-fr2", dir);
+	fp = freopen(path, "w", fp);
+	SHOW("freopen %s", fp ? "open" : strerror(errno));
+	if (!fp)
+		return 0;
+	fputs("after freopen\n", fp);
+	SHOW("fclose %d", fclose(fp));
+	snprintf(path, sizeof(path), "%s/s-fr3", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	SHOW("open %s", fd >= 0 ? "ok" : strerror(errno));
+	SHOW("write %zd", write(fd, "plain\n", 6));
+	SHOW("close %d", close(fd));
 
 	/* "r" of a missing file and "wx" of an existing one fail as plainly */
 	what = "errors";
