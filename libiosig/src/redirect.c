@@ -1079,20 +1079,42 @@ static int rd_decide(struct rd_ctx *c)
  * only a stream that is about to be replaced by one that makes its calls
  * through them (stream.h) may be registered.  True when the daemon took fd.
  */
-static bool tag_result(const struct rd_ctx *c, int fd, bool reg)
+static bool tag_fd(int fd, const struct iosig_sig *sig, const struct iosig_mount *placed,
+		   const char *path, const char *data_path, int flags, bool reg)
 {
 	if (fd < 0)
 		return false;
-	if (!c->have_sig) {
+	if (!sig) {
 		tag_clear(fd);
 		return false;
 	}
-	if (tag_set(fd, &c->sig, c->placed, c->abs_path[0] ? c->abs_path : c->req->path,
-		    c->data_path[0] ? c->data_path : NULL)) {
+	if (tag_set(fd, sig, placed, path, data_path)) {
 		tag_clear(fd);
 		return false;
 	}
-	return reg && !rt_env()->dryrun && client_register(fd, c->req->flags, &c->sig);
+	return reg && !rt_env()->dryrun && client_register(fd, flags, sig);
+}
+
+static bool tag_result(const struct rd_ctx *c, int fd, bool reg)
+{
+	return tag_fd(fd, c->have_sig ? &c->sig : NULL, c->placed,
+		      c->abs_path[0] ? c->abs_path : c->req->path,
+		      c->data_path[0] ? c->data_path : NULL, c->req->flags, reg);
+}
+
+/* A plain stream just opened on a file with signature sig (NULL: none):
+ * tagged, and replaced by one whose I/O reaches the daemon when it takes
+ * the descriptor (stream.h).  The stream to give the program. */
+static FILE *tag_stream(FILE *fp, const struct iosig_sig *sig, const struct iosig_mount *placed,
+			const char *path, const char *data_path, int flags)
+{
+	struct rd_stream *st = sig && !rt_env()->dryrun ? stream_new(fp) : NULL;
+
+	if (tag_fd(fileno(fp), sig, placed, path, data_path, flags, st != NULL))
+		return stream_adopt(st, fp);
+	if (st)
+		stream_discard(st);
+	return fp;
 }
 
 static void log_result(struct rd_ctx *c, int result, int err)
@@ -1153,15 +1175,12 @@ static int finish_fd(struct rd_ctx *c, int fd, int err, int saved)
  */
 static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved, bool handover)
 {
-	struct rd_stream *st;
-
-	if (fp) {
-		st = handover && c->have_sig && !rt_env()->dryrun ? stream_new(fp) : NULL;
-		if (tag_result(c, fileno(fp), st != NULL))
-			fp = stream_adopt(st, fp);
-		else if (st)
-			stream_discard(st);
-	}
+	if (fp && handover)
+		fp = tag_stream(fp, c->have_sig ? &c->sig : NULL, c->placed,
+				c->abs_path[0] ? c->abs_path : c->req->path,
+				c->data_path[0] ? c->data_path : NULL, c->req->flags);
+	else if (fp)
+		tag_result(c, fileno(fp), false);
 	log_result(c, fp ? fileno(fp) : -1, fp ? 0 : err);
 	ctx_done(c);
 	errno = fp ? saved : err;
@@ -1227,6 +1246,83 @@ int rd_openat(const struct rd_req *req)
 	return r;
 }
 
+/*
+ * What iosig_prepare decided, for the stream's own open that follows it
+ * (a C++ stream: libstdc++'s filebuf opens with fopen64 and then reads,
+ * writes and seeks its descriptor with read/write/writev/lseek64, which the
+ * interposers see).  The next fopen/fopen64 of the thread takes it; it is
+ * used when it opens the very path the program prepared.
+ */
+struct rd_prepared {
+	struct iosig_sig sig;
+	const struct iosig_mount *placed;
+	int flags;
+	char *path;            /* as the program gave it */
+	char *abs_path;        /* for the tag; NULL: path */
+	char *data_path;       /* NULL: not redirected */
+};
+
+/* initial-exec as rd_openers below: 8 bytes of static TLS. */
+static __thread struct rd_prepared *rd_pending __attribute__((tls_model("initial-exec")));
+
+static void prepared_free(struct rd_prepared *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->abs_path);
+	free(p->data_path);
+	free(p);
+}
+
+static void prepared_set(const struct rd_ctx *c)
+{
+	struct rd_prepared *p;
+
+	prepared_free(rd_pending);
+	rd_pending = NULL;
+	if (!c->have_sig || !c->req->path || rt_env()->dryrun)
+		return;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return;
+	p->sig = c->sig;
+	p->placed = c->placed;
+	p->flags = c->req->flags;
+	p->path = strdup(c->req->path);
+	p->abs_path = c->abs_path[0] ? strdup(c->abs_path) : NULL;
+	p->data_path = c->data_path[0] ? strdup(c->data_path) : NULL;
+	if (!p->path || (c->abs_path[0] && !p->abs_path) || (c->data_path[0] && !p->data_path)) {
+		prepared_free(p);
+		return;
+	}
+	rd_pending = p;
+}
+
+bool rd_prepared_pending(void)
+{
+	return rd_pending != NULL;
+}
+
+FILE *rd_prepared_fopen(const char *path, const char *mode,
+			FILE *(*open_fn)(const char *, const char *))
+{
+	struct rd_prepared *p = rd_pending;
+	int saved;
+	FILE *fp;
+
+	rd_pending = NULL;
+	fp = open_fn(path, mode);
+	if (fp && p && path && !strcmp(path, p->path)) {
+		saved = errno;
+		fp = tag_stream(fp, &p->sig, p->placed, p->abs_path ? p->abs_path : p->path,
+				p->data_path, p->flags);
+		errno = saved;
+	}
+	prepared_free(p);
+	return fp;
+}
+
 static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 {
 	int saved = errno;
@@ -1266,6 +1362,8 @@ static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 	}
 out_log:
 	ctx_close_dir(&c);
+	if (r == 0)
+		prepared_set(&c);
 	log_result(&c, -1, r < 0 ? -r : 0);
 	if (ret_result) {
 		ret_result->action = c.action;
