@@ -1275,13 +1275,14 @@ static void prepared_free(struct rd_prepared *p)
 	free(p);
 }
 
+/* Records c's decision for the thread's next stream open (NULL: none). */
 static void prepared_set(const struct rd_ctx *c)
 {
 	struct rd_prepared *p;
 
 	prepared_free(rd_pending);
 	rd_pending = NULL;
-	if (!c->have_sig || !c->req->path || rt_env()->dryrun)
+	if (!c || !c->have_sig || !c->req->path || rt_env()->dryrun)
 		return;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -1362,9 +1363,9 @@ static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 	}
 out_log:
 	ctx_close_dir(&c);
-	if (r == 0)
-		prepared_set(&c);
 	log_result(&c, -1, r < 0 ? -r : 0);
+	/* Last: nothing of the runtime opens a stream before the program's. */
+	prepared_set(r == 0 ? &c : NULL);
 	if (ret_result) {
 		ret_result->action = c.action;
 		ret_result->chosen = c.chosen;

@@ -1183,9 +1183,17 @@ def socket_activation(s, how):
     d = Daemon(s, "act-" + how, config([], "deadline"))
     notify = Notify(s.path("notify-" + how))
     activated(d, how, notify)
-    # The first connection starts it (systemd-socket-activate waits for one).
+    # The first connection starts it (systemd-socket-activate waits for one;
+    # its socket's name exists from bind(), before listen(): refused until then).
     c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    c.connect(d.sock)
+    for _ in range(500):
+        try:
+            c.connect(d.sock)
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.01)
+    else:
+        c.connect(d.sock)
     ready = notify.wait("READY=1")
     c.close()
     check(ready is not None and "STATUS=serving on %s (socket activation) (foreground mode, default policy deadline)"
