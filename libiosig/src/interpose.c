@@ -55,6 +55,7 @@
 #include "realfn.h"
 #ifdef IOSIG_INTERPOSE_ATTACH
 #include "redirect.h"
+#include "stream.h"
 #endif
 
 #define EXPORT __attribute__((visibility("default")))
@@ -925,12 +926,19 @@ void interpose_stream_leaving(FILE *stream)
  * behind the interposers.  (The preload's front has its own freopen.) */
 static FILE *freopen_any(enum real_id id, const char *path, const char *mode, FILE *stream)
 {
+	struct rd_stream *st;
+	FILE *r;
+
 	interpose_stream_leaving(stream);
 	if (!real(id)) {
 		errno = ENOSYS;
 		return NULL;
 	}
-	return ((freopen_fn)real(id))(path, mode, stream);
+	st = stream ? stream_reopening(stream) : NULL;
+	r = ((freopen_fn)real(id))(path, mode, stream);
+	if (st)
+		stream_reopened(st);
+	return r;
 }
 
 EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)

@@ -23,7 +23,8 @@
  *                 the cookie jump table replaces), to ask whether the stream
  *                 is open (it is) and for freopen;
  *   freopen       works: glibc makes the stream a plain file stream again
- *                 (its cookie, which it never closes, stays allocated);
+ *                 without closing its cookie, which libiosig.so's freopen
+ *                 frees after it (stream_reopening);
  *   the plain FILE  freed without closing its descriptor: fclose of a FILE
  *                 whose _fileno is -1 unlinks and frees it and skips the
  *                 close (_IO_file_close_it and _IO_file_finish only close
@@ -36,6 +37,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@
 #include <unistd.h>
 
 struct rd_stream {
+	struct rd_stream *next;   /* the live handed-over streams (stream_reopening) */
 	FILE *fp;              /* the cookie stream */
 	int fd;                /* -1 until adopted (then closing closes nothing) */
 	size_t bufsize;
@@ -51,6 +54,47 @@ struct rd_stream {
 
 /* A stream was handed over in this process (stream_flush_all). */
 static atomic_bool adopted;
+
+/* The handed-over streams, so that a freopen can free its cookie (a
+ * program has a handful open: a list). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rd_stream *live;
+
+/* Takes st (adopted) off the list, if it is on it. */
+static void live_remove(struct rd_stream *st)
+{
+	struct rd_stream **pp;
+
+	pthread_mutex_lock(&live_lock);
+	for (pp = &live; *pp; pp = &(*pp)->next) {
+		if (*pp == st) {
+			*pp = st->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
+}
+
+struct rd_stream *stream_reopening(FILE *fp)
+{
+	struct rd_stream **pp, *st = NULL;
+
+	pthread_mutex_lock(&live_lock);
+	for (pp = &live; *pp; pp = &(*pp)->next) {
+		if ((*pp)->fp == fp) {
+			st = *pp;
+			*pp = st->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
+	return st;
+}
+
+void stream_reopened(struct rd_stream *st)
+{
+	free(st);
+}
 
 void stream_flush_all(void)
 {
@@ -102,6 +146,8 @@ static int st_close(void *cookie)
 	struct rd_stream *st = cookie;
 	int r = st->fd >= 0 ? close(st->fd) : 0;
 
+	if (st->fd >= 0)
+		live_remove(st);
 	free(st);
 	return r;
 }
@@ -161,6 +207,10 @@ FILE *stream_adopt(struct rd_stream *st, FILE *fp)
 	setvbuf(r, st->buf, _IOFBF, st->bufsize);
 	fp->_fileno = -1;
 	fclose(fp);
+	pthread_mutex_lock(&live_lock);
+	st->next = live;
+	live = st;
+	pthread_mutex_unlock(&live_lock);
 	atomic_store_explicit(&adopted, true, memory_order_relaxed);
 	errno = saved;
 	return r;

@@ -35,6 +35,12 @@ FILE *stream_adopt(struct rd_stream *st, FILE *fp);
 /* Frees a stream that stream_adopt() did not take. */
 void stream_discard(struct rd_stream *st);
 
+/* freopen of fp: glibc never closes a cookie it reopens.  Before the call,
+ * takes fp's handed-over stream (NULL: fp is not one), to be freed by
+ * stream_reopened() after it. */
+struct rd_stream *stream_reopening(FILE *fp);
+void stream_reopened(struct rd_stream *st);
+
 /* At exit, before the client waits for the ring: writes what the streams
  * a program did not close still buffer (exit() flushes them only after the
  * libraries' destructors).  Nothing when no stream was handed over. */
