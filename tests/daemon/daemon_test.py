@@ -27,7 +27,8 @@ Groups (daemon_test.py GROUP):
             stdio use on annotated fopen streams) and dstream (C++ streams)
             built plainly under iosig-redirect and with the gcc plugin, through the daemon:
             output and files byte-identical to a plain run, and the daemon
-            did the streams' bytes; without a daemon the same output
+            did the streams' bytes; without a daemon the same output; a
+            stream filling a small ext4: ENOSPC by fclose, plainly and tagged
   xproc     read-after-write between two processes that tagged one file,
             with policies that hold writes back; fsync: every block written
             before it is on the device (read below the filesystem)
@@ -411,6 +412,31 @@ def stdio_on(s, fs, mnt, progs):
                 check(not d.status()["clients"], "%s %s: no client session is left" % (fs, policy))
 
 
+def stdio_full(s, mnt, plugin_dstdio):
+    """A stream filling its file system: ENOSPC reaches the program by
+    fclose at the latest, plainly and through the daemon (as write-back:
+    there at fclose, not at fwrite or fflush)."""
+    plain = os.path.join(mnt, "full-plain")
+    os.makedirs(plain)
+    r, o, e = run([DSTDIO, plain, "64"])
+    check(r == 0 and o == "error ENOSPC by fclose\n", "full: plainly, ENOSPC by fclose (%r %r)" % (o, e))
+    shutil.rmtree(plain)
+    with serving(s, "s-full", config([(mnt, "hdd")], "noop"), "full") as d:
+        runs = [("iosig-redirect", lambda w: redirected(d, w, [DSTDIO, w, "64"], sig="sequential"))]
+        if plugin_dstdio:
+            runs.append(("plugin-built", lambda w: run([plugin_dstdio, w, "64"], env=d.env())))
+        for how, fn in runs:
+            work = os.path.join(mnt, "full-" + how)
+            os.makedirs(work)
+            before = device_of(d.status(), mnt)
+            r, o, e = fn(work)
+            after = device_of(d.status(), mnt)
+            check(r == 0 and o == "error ENOSPC by fclose\n", "full %s: ENOSPC by fclose (%r %r)" % (how, o, e))
+            w = after["bytes_written"] - (before["bytes_written"] if before else 0)
+            check(w >= 16 << 20, "full %s: through the daemon (%d written)" % (how, w))
+            shutil.rmtree(work)
+
+
 def test_stdio():
     need_root()
     s = Scratch("iosigd-stdio.")
@@ -425,6 +451,7 @@ def test_stdio():
             progs.append((name, binary, built))
         stdio_on(s, "ext4", s.mount_ext4("ext4", "256M"), progs)
         stdio_on(s, "xfs", s.mount_xfs("xfs"), progs)
+        stdio_full(s, s.mount_ext4("small", "32M"), progs[0][2])
     finally:
         Daemon.kill_all()
         s.close()

@@ -9,6 +9,9 @@
  *                  call returned, to compare with a plain run (byte-identical
  *                  output and files); leaves DIR/s-exit written but not
  *                  closed (exit flushes it)
+ *   dstdio DIR MiB writes MiB to DIR/s-fill through a stream, fflush, fclose;
+ *                  prints "error <errno name or ok> by fclose": the first
+ *                  error any of them reported
  *
  * Exits 0 (the output says what differs), 2 for bad arguments.
  */
@@ -64,6 +67,31 @@ static size_t fsize(FILE *fp)
 	return fstat(fileno(fp), &st) ? (size_t)-1 : (size_t)st.st_size;
 }
 
+/* Writes mib MiB through an annotated stream; the first error any call
+ * reported (a full file system: ENOSPC at the latest by fclose). */
+static int fill(int mib)
+{
+	static char buf[1 << 20];
+	FILE *fp = open_tagged("s-fill", "w");
+	int err = 0;
+
+	if (!fp) {
+		printf("fopen %s\n", strerror(errno));
+		return 0;
+	}
+	memset(buf, 'f', sizeof(buf));
+	for (int i = 0; i < mib && !err; i++) {
+		if (fwrite(buf, 1, sizeof(buf), fp) != sizeof(buf))
+			err = errno;
+	}
+	if (fflush(fp) && !err)
+		err = errno;
+	if (fclose(fp) && !err)
+		err = errno;
+	printf("error %s by fclose\n", err == ENOSPC ? "ENOSPC" : err ? strerror(err) : "ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char big[3 * 1024 * 1024 + 17], back[sizeof(big)];
@@ -73,11 +101,13 @@ int main(int argc, char **argv)
 	size_t i, n;
 	int c, r, fd;
 
-	if (argc != 2 || strlen(argv[1]) >= sizeof(dir)) {
-		fprintf(stderr, "usage: dstdio DIR\n");
+	if (argc < 2 || argc > 3 || strlen(argv[1]) >= sizeof(dir)) {
+		fprintf(stderr, "usage: dstdio DIR [MiB]\n");
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[1]);
+	if (argc == 3)
+		return fill(atoi(argv[2]));
 	for (i = 0; i < sizeof(big); i++)
 		big[i] = (char)('a' + (i * 7 + i / 4096) % 26);
 
