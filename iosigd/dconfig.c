@@ -77,30 +77,31 @@ void dconfig_free(struct dconfig *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd)
+/* The first `devices:` entry whose mount point or pattern matches, or NULL. */
+static const struct dcfg_device *device_for(const struct dconfig *cfg, const char *mount)
 {
-	*ret_qd = 0;
 	for (size_t i = 0; i < cfg->ndevices; i++) {
 		const struct dcfg_device *dv = &cfg->devices[i];
 
-		if (strcmp(dv->pattern, mount) && fnmatch(dv->pattern, mount, FNM_PATHNAME))
-			continue;
-		*ret_qd = dv->queue_depth;
-		return dv->policy ? dv->policy : cfg->policy;
+		if (!strcmp(dv->pattern, mount) || !fnmatch(dv->pattern, mount, FNM_PATHNAME))
+			return dv;
 	}
-	return cfg->policy;
+	return NULL;
+}
+
+const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd)
+{
+	const struct dcfg_device *dv = device_for(cfg, mount);
+
+	*ret_qd = dv ? dv->queue_depth : 0;
+	return dv && dv->policy ? dv->policy : cfg->policy;
 }
 
 bool dconfig_schedules(const struct dconfig *cfg, const char *mount)
 {
-	for (size_t i = 0; i < cfg->ndevices; i++) {
-		const struct dcfg_device *dv = &cfg->devices[i];
+	const struct dcfg_device *dv = device_for(cfg, mount);
 
-		if (strcmp(dv->pattern, mount) && fnmatch(dv->pattern, mount, FNM_PATHNAME))
-			continue;
-		return dv->schedule;
-	}
-	return false;
+	return dv && dv->schedule;
 }
 
 /* Index of key in names, or -1 after setting the error (with a suggestion
