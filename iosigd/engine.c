@@ -20,13 +20,18 @@
  *      truncate and fallocate.  An op goes ahead when no op of its file
  *      with a number <= dep_seq is left (conservative, and cheap: the
  *      oldest outstanding op of a file is the head of its list);
- *   5. ready writes and reads go to their device's policy (struct
- *      iosig_req, physical address from FIEMAP); the others run at once:
- *      fsync through io_uring, truncate directly, barriers complete;
- *   6. dispatch(): a policy issues commands through env->issue(); each
- *      request becomes an io_uring WRITE linked to SYNC_FILE_RANGE
- *      (WAIT_BEFORE|WRITE|WAIT_AFTER: done means on the device), or a READ
- *      into the ring's data area;
+ *   5. a ready write goes into the page cache at once (an io_uring WRITE
+ *      from the ring's data area); when it is there its entry completes
+ *      (ring space is free again, the file's next ops may go) and its
+ *      write-back - contiguous ones of a turn coalesced - goes to the
+ *      device's policy; ready reads go to the policy (struct iosig_req,
+ *      physical address from FIEMAP); the others run at once: fsync
+ *      through io_uring, truncate directly, barriers complete;
+ *   6. dispatch(): a policy issues commands through env->issue(); a
+ *      write-back becomes an io_uring SYNC_FILE_RANGE (WAIT_BEFORE|WRITE|
+ *      WAIT_AFTER: done means on the device; a failure is reported by the
+ *      file's next fsync or barrier), a read a READ into the ring's data
+ *      area;
  *   7. completions go back into the rings (and futex wake-ups to waiting
  *      clients); closed sessions with nothing left are freed.
  * A program waiting for an op held back by a policy (an fsync behind
@@ -59,11 +64,12 @@
 
 #define URING_ENTRIES 256
 #define TAG_IO 0u                  /* user_data low bits: the op's main I/O */
-#define TAG_SYNC 1u                /* the linked sync_file_range of a write */
+#define TAG_SYNC 1u                /* a write-back's sync_file_range */
 #define TAG_PROBE 2u               /* start-up probe, not an op */
-#define TAG_GROUP 3u               /* a group's WRITEV/READV (struct dgroup) */
-#define TAG_GSYNC 4u               /* a group's linked sync_file_range */
+#define TAG_GROUP 3u               /* a group's READV (struct dgroup) */
+#define TAG_GSYNC 4u               /* a group's sync_file_range (write-backs) */
 #define GROUP_MAX 256              /* requests in one vectored command */
+#define WB_RUN_MAX (4ull << 20)     /* bytes one write-back request may coalesce */
 #define SFR_ALL (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
 
 uint64_t dnow(void)
@@ -82,6 +88,18 @@ static bool is_data_op(unsigned op)
 static bool is_write_op(unsigned op)
 {
 	return op == IOSD_OP_WRITE || op == IOSD_OP_APPEND;
+}
+
+/* The file and the descriptor of an op's I/O: a write-back has outlived
+ * its registration and uses the file's own descriptor. */
+static struct dfile *op_file(const struct dop *op)
+{
+	return op->reg ? op->reg->file : op->file;
+}
+
+static int op_fd(const struct dop *op)
+{
+	return op->reg ? op->reg->fd : op->file->fd;
 }
 
 int engine_watch(struct daemon *d, int fd, struct dwatch *w, uint32_t events)
@@ -215,11 +233,27 @@ static void unblock(struct daemon *d, struct dfile *f)
 /* An op is finished: the next ones of its file may go, then its entry is
  * completed (which may free its registration and, with the last one, the
  * file: nothing looks at either afterwards). */
+static void wb_finish(struct daemon *d, struct dop *op);
+
 static void op_finish(struct daemon *d, struct dop *op)
 {
-	struct dfile *f = op->reg->file;
-	bool was_first = f->ops.next == &op->flink;
+	struct dfile *f;
+	bool was_first;
 
+	if (op->wb) {
+		wb_finish(d, op);
+		return;
+	}
+	f = op->reg->file;
+	was_first = f->ops.next == &op->flink;
+	/* A failed write-back reaches the program by the file's next fsync
+	 * or barrier (close, fstat), as the kernel's write-back errors do. */
+	if (f->wb_err && op->result >= 0 &&
+	    (op->op == IOSD_OP_FSYNC || op->op == IOSD_OP_FDATASYNC || op->op == IOSD_OP_SYNC_RANGE ||
+	     op->op == IOSD_OP_BARRIER)) {
+		op->result = f->wb_err;
+		f->wb_err = 0;
+	}
 	op->state = OP_DONE;
 	pol_list_del(&op->flink);
 	d->ops_total++;
@@ -266,35 +300,28 @@ static struct io_uring_sqe *get_sqe(struct daemon *d)
 /* Submits an op's I/O (the rest of a write after a short one). */
 static int op_submit_io(struct daemon *d, struct dop *op)
 {
-	struct io_uring_sqe *sqe, *sync;
-	int fd = op->reg->fd;
+	struct io_uring_sqe *sqe;
+	int fd = op_fd(op);
 	void *buf;
 
-	/* A write and its sync are linked: both or neither fit. */
-	if (io_uring_sq_space_left(&d->uring) < 2) {
-		io_uring_submit(&d->uring);
-		d->uring_pending = 0;
-	}
 	sqe = get_sqe(d);
 	if (!sqe)
 		return -EBUSY;
 	switch (op->op) {
 	case IOSD_OP_WRITE:
 	case IOSD_OP_APPEND:
+		if (op->wb) {
+			/* Its write-back: the device does the work now. */
+			io_uring_prep_sync_file_range(sqe, fd, (unsigned)op->len, op->foff, SFR_ALL);
+			io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | TAG_SYNC);
+			op->cqes = 1;
+			return 0;
+		}
 		buf = op->s->ring.data + op->data_off + op->done;
 		io_uring_prep_write(sqe, fd, buf, (unsigned)(op->len - op->done), op->foff + op->done);
 		if (d->noappend)
 			sqe->rw_flags = RWF_NOAPPEND;
-		sqe->flags |= IOSQE_IO_LINK;
-		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | TAG_IO);
-		sync = get_sqe(d);
-		if (!sync)
-			return -EBUSY;
-		io_uring_prep_sync_file_range(sync, fd, (unsigned)(op->len - op->done),
-					      op->foff + op->done, SFR_ALL);
-		io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)op | TAG_SYNC);
-		op->cqes = 2;
-		return 0;
+		break;
 	case IOSD_OP_READ:
 		io_uring_prep_read(sqe, fd, op->s->ring.data + op->data_off, (unsigned)op->len,
 				   op->foff);
@@ -321,9 +348,9 @@ static void command_done(struct daemon *d, struct dop *head);
 
 /*
  * A run of a merged chain that continues itself in one file through one
- * registration: one WRITEV (linked to one SYNC_FILE_RANGE) or READV for
- * all of it, as the policy meant by merging.  What goes wrong with it
- * (an error, a short transfer) is sorted out per request.
+ * descriptor: one SYNC_FILE_RANGE (write-backs) or READV for all of it, as
+ * the policy meant by merging.  What goes wrong with it (an error, a short
+ * read) is sorted out per request.
  */
 struct dgroup {
 	unsigned n, cqes;
@@ -339,9 +366,10 @@ static void member_done(struct daemon *d, struct dop *op);
 static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 {
 	struct dgroup *g = malloc(sizeof(*g));
-	struct io_uring_sqe *sqe, *sync;
+	struct io_uring_sqe *sqe;
 	struct dop *first = ops[0];
 	uint64_t total = 0;
+	bool read = first->op == IOSD_OP_READ;
 
 	if (!g)
 		return -ENOMEM;
@@ -350,34 +378,29 @@ static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 	g->done = 0;
 	for (unsigned i = 0; i < n; i++) {
 		g->op[i] = ops[i];
-		g->iov[i].iov_base = ops[i]->s->ring.data + ops[i]->data_off;
-		g->iov[i].iov_len = ops[i]->len;
+		if (read) {
+			g->iov[i].iov_base = ops[i]->s->ring.data + ops[i]->data_off;
+			g->iov[i].iov_len = ops[i]->len;
+		}
 		total += ops[i]->len;
 	}
-	if (io_uring_sq_space_left(&d->uring) < 2) {
-		io_uring_submit(&d->uring);
-		d->uring_pending = 0;
+	if (!read && total > UINT32_MAX) {
+		free(g);
+		return -EINVAL;   /* one by one */
 	}
 	sqe = get_sqe(d);
 	if (!sqe) {
 		free(g);
 		return -EBUSY;
 	}
-	if (first->op == IOSD_OP_READ) {
-		io_uring_prep_readv(sqe, first->reg->fd, g->iov, n, first->foff);
+	if (read) {
+		io_uring_prep_readv(sqe, op_fd(first), g->iov, n, first->foff);
 		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
-		g->cqes = 1;
-		return 0;
+	} else {
+		io_uring_prep_sync_file_range(sqe, op_fd(first), (unsigned)total, first->foff, SFR_ALL);
+		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GSYNC);
 	}
-	io_uring_prep_writev(sqe, first->reg->fd, g->iov, n, first->foff);
-	if (d->noappend)
-		sqe->rw_flags = RWF_NOAPPEND;
-	sqe->flags |= IOSQE_IO_LINK;
-	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
-	sync = get_sqe(d);
-	io_uring_prep_sync_file_range(sync, first->reg->fd, (unsigned)total, first->foff, SFR_ALL);
-	io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)g | TAG_GSYNC);
-	g->cqes = 2;
+	g->cqes = 1;
 	return 0;
 }
 
@@ -405,13 +428,8 @@ static void on_group_cqe(struct daemon *d, struct dgroup *g, unsigned tag, int r
 
 		left -= k;
 		op->done = k;
-		if (g->err) {
+		if (g->err)
 			op->err = g->err;
-		} else if (op->op != IOSD_OP_READ && k < op->len) {
-			if (op_submit_io(d, op) == 0)
-				continue;
-			op->err = -EIO;
-		}
 		member_done(d, op);
 	}
 	free(g);
@@ -456,7 +474,7 @@ static int env_issue(struct policy_env *env, struct policy_req *req, unsigned de
 
 			/* A run ends where the next request does not continue it in
 			 * the same file through the same registration. */
-			if (k && (!op || k == GROUP_MAX || op->reg != run[k - 1]->reg ||
+			if (k && (!op || k == GROUP_MAX || op_fd(op) != op_fd(run[k - 1]) ||
 				  op->foff != run[k - 1]->foff + run[k - 1]->len)) {
 				int r = k > 1 ? group_submit(d, run, k) : -1;
 
@@ -553,7 +571,7 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
  * chain order, then their entries complete. */
 static void command_done(struct daemon *d, struct dop *head)
 {
-	struct ddev *dv = head->reg->file->dev;
+	struct ddev *dv = op_file(head)->dev;
 	struct policy_req *m, *next;
 	uint64_t now = dnow();
 
@@ -566,9 +584,7 @@ static void command_done(struct daemon *d, struct dop *head)
 		m->status = op->err;
 		dv->pol->ops->complete(dv->pol, m);
 		if (m->op == POLICY_OP_READ)
-			dv->bytes_read += m->len;
-		else
-			dv->bytes_written += m->len;
+			dv->bytes_read += m->len;   /* (writes: counted in the page cache) */
 		dv->lat_sum_ns += now - m->arrival_ns;
 		dv->lat_n++;
 	}
@@ -648,6 +664,8 @@ void engine_session_expedite(struct daemon *d, struct dsession *s)
 	}
 }
 
+static void cached(struct daemon *d, struct dop *op);
+
 /* Gives op its place in its file's order. */
 static void admit(struct daemon *d, struct dop *op)
 {
@@ -656,6 +674,15 @@ static void admit(struct daemon *d, struct dop *op)
 	struct stat st;
 
 	op->seq = ++d->op_seq;
+	if (op->op == IOSD_OP_WRITTEN) {
+		/* The client wrote it itself, after its own earlier writes were
+		 * done: it is in the page cache; only its write-back is left. */
+		if (op->foff + op->len > f->logical_end)
+			f->logical_end = op->foff + op->len;
+		op->done = op->len;
+		cached(d, op);
+		return;
+	}
 	switch (op->op) {
 	case IOSD_OP_APPEND:
 		/* The end as this daemon knows it, or as the file is when a
@@ -737,53 +764,118 @@ void engine_ops_admit(struct daemon *d, struct policy_list *round)
 	}
 }
 
+/* Hands a read or a write-back to its device's policy. */
+static void to_policy(struct daemon *d, struct dop *op, bool waited)
+{
+	struct dfile *f = op_file(op);
+	struct ddev *dv = f->dev;
+	uint64_t now = dnow(), addr = extmap_addr(f, op->foff, now);
+	int r;
+
+	if (dv->info.capacity > op->len && addr > dv->info.capacity - op->len)
+		addr = dv->info.capacity - op->len;
+	op->req.id = ++d->req_id;
+	op->req.offset = addr;
+	op->req.len = op->len;
+	op->req.arrival_ns = now;
+	op->req.dev = 0;
+	op->req.op = op->op == IOSD_OP_READ ? POLICY_OP_READ : POLICY_OP_WRITE;
+	/* Reads are synchronous; so is anything a program already waits
+	 * for (its own flag, or an op admitted later depends on it). */
+	op->req.flags = op->op == IOSD_OP_READ || waited ? POLICY_REQ_SYNC : 0;
+	op->state = OP_QUEUED;
+	op->queued_ns = now;
+	dv->requests++;
+	dv->dirty = true;
+	r = dv->pol->ops->submit(dv->pol, &op->req);
+	if (r < 0) {
+		op->result = r;
+		op_finish(d, op);
+		return;
+	}
+	/* The flag at submit is not enough for every policy (BID stages
+	 * writes whatever their flags): a waited request is expedited. */
+	if (waited && op->state == OP_QUEUED && dv->pol->ops->expedite) {
+		dv->pol->ops->expedite(dv->pol, &op->req);
+		dv->expedited++;
+	}
+}
+
+/*
+ * A write is in the page cache (or failed): its write-back is a new op of
+ * its own, which holds the file (not the registration, which the client
+ * may drop meanwhile); contiguous writes of a turn by one process extend
+ * one write-back, which goes to the policy when the turn's ready ops
+ * start.  Then the write's entry completes: its ring space is free and the
+ * file's next ops may go - they see the page cache, as with plain I/O.
+ */
+static void cached(struct daemon *d, struct dop *op)
+{
+	struct dfile *f = op->reg->file;
+	struct dop *wb = f->wb_open;
+
+	op->result = op->err ? op->err : (int64_t)op->len;
+	if (!op->err)
+		f->dev->bytes_written += op->len;
+	if (!op->err && wb && wb->foff + wb->len == op->foff && wb->req.stream == (uint32_t)op->s->pid &&
+	    wb->len + op->len <= WB_RUN_MAX) {
+		wb->len += op->len;
+	} else if (!op->err && (wb = engine_op_new(d))) {
+		/* (Out of memory: the kernel writes it back.) */
+		wb->wb = true;
+		wb->op = IOSD_OP_WRITE;
+		wb->foff = op->foff;
+		wb->len = op->len;
+		wb->file = f;
+		wb->req.hint_size = op->reg->size_per_io;
+		wb->req.hint_pattern = op->reg->pattern;
+		wb->req.stream = (uint32_t)op->s->pid;
+		f->refs++;
+		f->wb_open = wb;
+		d->wb_ops++;
+		pol_list_add_tail(&d->writeback, &wb->slink);
+		wb->state = OP_READY;
+		pol_list_add_tail(&d->ready, &wb->blink);
+	}
+	op_finish(d, op);
+}
+
+/* A write-back is done (on the device, or failed: the file's next fsync
+ * or barrier reports it). */
+static void wb_finish(struct daemon *d, struct dop *op)
+{
+	struct dfile *f = op->file;
+
+	if (op->err && !f->wb_err)
+		f->wb_err = op->err;
+	if (f->wb_open == op)
+		f->wb_open = NULL;
+	pol_list_del(&op->slink);
+	d->wb_ops--;
+	engine_file_put(d, f);
+	engine_op_free(d, op);
+}
+
 /* Starts an op whose turn came. */
 static void start(struct daemon *d, struct dop *op)
 {
-	struct dfile *f = op->reg->file;
-	struct ddev *dv = f->dev;
-	bool waited;
+	struct dfile *f = op_file(op);
 	int r;
 
+	if (op->wb) {
+		/* Coalescing ends when the write-back goes to its policy. */
+		if (f->wb_open == op)
+			f->wb_open = NULL;
+		to_policy(d, op, d->draining);
+		return;
+	}
 	switch (op->op) {
-	case IOSD_OP_WRITE:
-	case IOSD_OP_APPEND:
-	case IOSD_OP_READ: {
-		uint64_t now = dnow(), addr = extmap_addr(f, op->foff, now);
-
-		if (dv->info.capacity > op->len && addr > dv->info.capacity - op->len)
-			addr = dv->info.capacity - op->len;
-		op->req.id = ++d->req_id;
-		op->req.offset = addr;
-		op->req.len = op->len;
-		op->req.arrival_ns = now;
+	case IOSD_OP_READ:
 		op->req.hint_size = op->reg->size_per_io;
 		op->req.hint_pattern = op->reg->pattern;
 		op->req.stream = (uint32_t)op->s->pid;
-		op->req.dev = 0;
-		op->req.op = op->op == IOSD_OP_READ ? POLICY_OP_READ : POLICY_OP_WRITE;
-		/* Reads are synchronous; so is anything a program already waits
-		 * for (its own flag, or an op admitted later depends on it). */
-		waited = (op->flags & IOSD_EF_WAITED) || op->seq <= f->waited_dep;
-		op->req.flags = op->op == IOSD_OP_READ || waited ? POLICY_REQ_SYNC : 0;
-		op->state = OP_QUEUED;
-		op->queued_ns = now;
-		dv->requests++;
-		dv->dirty = true;
-		r = dv->pol->ops->submit(dv->pol, &op->req);
-		if (r < 0) {
-			op->result = r;
-			op_finish(d, op);
-			return;
-		}
-		/* The flag at submit is not enough for every policy (BID stages
-		 * writes whatever their flags): a waited request is expedited. */
-		if (waited && op->state == OP_QUEUED && dv->pol->ops->expedite) {
-			dv->pol->ops->expedite(dv->pol, &op->req);
-			dv->expedited++;
-		}
+		to_policy(d, op, (op->flags & IOSD_EF_WAITED) || op->seq <= f->waited_dep);
 		return;
-	}
 	case IOSD_OP_BARRIER:
 		op->result = 0;
 		op_finish(d, op);
@@ -794,7 +886,10 @@ static void start(struct daemon *d, struct dop *op)
 		op_finish(d, op);
 		return;
 	default:
+		/* Writes (into the page cache), fsync, sync_file_range,
+		 * fallocate: through io_uring at once. */
 		op->state = OP_ISSUED;
+		op->done = 0;
 		r = op_submit_io(d, op);
 		if (r < 0) {
 			op->result = r;
@@ -843,29 +938,25 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 		return;
 	}
 	op->cqes--;
-	if (is_write_op(op->op)) {
-		if (tag == TAG_IO) {
-			if (res < 0 && !op->err)
-				op->err = res;
-			else if (res >= 0)
-				op->done += (uint64_t)res;
-		} else if (res < 0 && res != -ECANCELED && !op->err) {
+	if (op->wb) {
+		if (res < 0 && res != -ECANCELED && !op->err)
 			op->err = res;   /* write-back failed: the kernel's EIO/ENOSPC */
-		}
-		if (op->cqes)
-			return;
-		if (!op->err && op->done < op->len) {
-			/* Short write: the link broke before the sync; go on with
-			 * the rest (no progress at all is an error). */
-			if (res == 0 && tag == TAG_IO) {
-				op->err = -EIO;
-			} else if (op_submit_io(d, op) == 0) {
-				return;
-			} else {
-				op->err = -EIO;
-			}
-		}
 		member_done(d, op);
+		return;
+	}
+	if (is_write_op(op->op)) {
+		if (res < 0)
+			op->err = res;
+		else
+			op->done += (uint64_t)res;
+		if (!op->err && op->done < op->len) {
+			/* Short write: go on with the rest (no progress at all is
+			 * an error). */
+			if (res > 0 && op_submit_io(d, op) == 0)
+				return;
+			op->err = -EIO;
+		}
+		cached(d, op);
 		return;
 	}
 	if (op->cqes)
@@ -970,6 +1061,7 @@ int engine_init(struct daemon *d)
 	pol_list_init(&d->ready);
 	pol_list_init(&d->failed);
 	pol_list_init(&d->free_ops);
+	pol_list_init(&d->writeback);
 	d->listen_fd = d->timer_fd = d->signal_fd = -1;
 	d->timer_armed = UINT64_MAX;
 	d->start_ns = dnow();
@@ -1027,6 +1119,14 @@ void engine_fini(struct daemon *d)
 		pol_list_del(&dv->link);
 		policy_destroy(dv->pol);
 		free(dv);
+	}
+	/* (After the policies, which may hold them.) */
+	while (!pol_list_empty(&d->writeback)) {
+		struct dop *op = pol_container_of(d->writeback.next, struct dop, slink);
+
+		pol_list_del(&op->slink);
+		engine_file_put(d, op->file);
+		free(op);
 	}
 	while (!pol_list_empty(&d->files)) {
 		struct dfile *f = pol_container_of(d->files.next, struct dfile, link);
@@ -1157,6 +1257,11 @@ static void expedite_all(struct daemon *d)
 {
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next)
 		engine_session_expedite(d, pol_container_of(l, struct dsession, link));
+	for (struct policy_list *l = d->writeback.next; l != &d->writeback; l = l->next) {
+		struct dop *o = pol_container_of(l, struct dop, slink);
+
+		expedite(o->file->dev, o);
+	}
 }
 
 /* True when the daemon may sleep: every ring set NEED_WAKEUP with nothing
@@ -1171,12 +1276,12 @@ static bool prepare_sleep(struct daemon *d)
 		if (!s->version || s->dead)
 			continue;
 		if (s->capped) {
-			if (s->head != s->cap_tail && s->queued < d->cfg.limits.queued_bytes)
+			if (s->head != s->cap_tail && session_may_ingest(d, s))
 				return false;
 			continue;
 		}
 		if (iosd_ring_sleep_prepare(&s->ring, s->head)) {
-			if (s->queued < d->cfg.limits.queued_bytes)
+			if (session_may_ingest(d, s))
 				return false;
 		} else {
 			s->sleeping = true;
@@ -1198,9 +1303,11 @@ static void wake_rings(struct daemon *d)
 }
 
 /* Draining: done when every session has ingested up to its cap and has
- * nothing outstanding. */
+ * nothing outstanding, and every write-back is done. */
 static bool drained(struct daemon *d)
 {
+	if (d->wb_ops)
+		return false;
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 

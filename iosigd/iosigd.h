@@ -107,6 +107,8 @@ struct dfile {
 	uint64_t last_write_seq;   /* newest write admitted */
 	uint64_t w_lo, w_hi;       /* covers every outstanding write's range */
 	uint64_t a_lo, a_hi;       /* covers every outstanding range op's range */
+	int wb_err;                /* a write-back failed: for the next fsync/barrier */
+	struct dop *wb_open;       /* its write-back this turn may still extend */
 	struct dextmap map;
 };
 
@@ -131,9 +133,11 @@ struct dop {
 	struct policy_req req;      /* what the policy sees (WRITE, READ) */
 	struct policy_list flink;   /* in dfile.ops */
 	struct policy_list blink;   /* in dfile.blocked, daemon.ready or the free list */
-	struct policy_list slink;   /* in dsession.ops */
-	struct dsession *s;
-	struct dreg *reg;
+	struct policy_list slink;   /* in dsession.ops, or daemon.writeback */
+	struct dsession *s;        /* NULL in write-back */
+	struct dreg *reg;          /* NULL in write-back */
+	struct dfile *file;        /* write-back: its file (holds a reference) */
+	bool wb;                   /* a write in the page cache: its write-back */
 	uint64_t seq;              /* global ingest order */
 	uint64_t dep_seq;          /* ready when no op of the file with seq <= this is left */
 	uint32_t pos;              /* ring position */
@@ -209,12 +213,19 @@ struct daemon {
 	struct policy_list ready;   /* ops whose turn came (blink) */
 	struct policy_list failed;  /* requests whose issue failed (blink) */
 	struct policy_list free_ops;
+	struct policy_list writeback; /* writes in the page cache, at their policy (slink) */
+	unsigned wb_ops;           /* how many (at most DAEMON_WB_OPS_MAX) */
 	uint64_t op_seq, req_id;
 	uint64_t timer_armed;      /* timerfd set for, UINT64_MAX = not */
 	bool noappend;             /* the kernel takes RWF_NOAPPEND */
 	uint64_t start_ns;
 	uint64_t ops_total, bytes_total;
 };
+
+/* Write-backs (writes in the page cache, not yet on the device) at once:
+ * beyond this many no ring is ingested until some are done (each costs
+ * the daemon an op; the kernel's dirty limits bound their bytes). */
+#define DAEMON_WB_OPS_MAX 8192u
 
 /* ---- engine.c ---- */
 
@@ -256,6 +267,12 @@ void session_fail(struct daemon *d, struct dsession *s, int err, const char *fmt
 void session_op_done(struct daemon *d, struct dop *op);
 /* Frees s when it is closed and has nothing outstanding; true if freed. */
 bool session_reap(struct daemon *d, struct dsession *s);
+/* Whether s's ring may be ingested now (back-pressure: its queued bytes,
+ * the daemon's write-backs). */
+static inline bool session_may_ingest(const struct daemon *d, const struct dsession *s)
+{
+	return s->queued < d->cfg.limits.queued_bytes && d->wb_ops < DAEMON_WB_OPS_MAX;
+}
 void session_free(struct daemon *d, struct dsession *s);
 /* Sends one message; 0 or -errno (the caller fails the session). */
 int session_send(struct dsession *s, unsigned type, const void *body, size_t len,

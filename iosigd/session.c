@@ -503,7 +503,7 @@ bool session_ingest(struct daemon *d, struct dsession *s, struct policy_list *ro
 		struct dop *op;
 
 		/* Back-pressure: the rest waits in the ring. */
-		if (s->queued >= d->cfg.limits.queued_bytes)
+		if (!session_may_ingest(d, s))
 			break;
 		iosd_ring_copy(&s->ring, s->head, &e);
 		if (iosd_entry_check(&s->ring, &e, s->head, &why) < 0) {

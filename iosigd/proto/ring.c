@@ -110,6 +110,7 @@ static const char *const op_names[IOSD_OP_MAX + 1] = {
 	[IOSD_OP_FSYNC] = "FSYNC", [IOSD_OP_FDATASYNC] = "FDATASYNC",
 	[IOSD_OP_SYNC_RANGE] = "SYNC_RANGE", [IOSD_OP_TRUNCATE] = "TRUNCATE",
 	[IOSD_OP_FALLOCATE] = "FALLOCATE", [IOSD_OP_BARRIER] = "BARRIER",
+	[IOSD_OP_WRITTEN] = "WRITTEN",
 };
 
 const char *iosd_op_name(unsigned op)
@@ -177,6 +178,11 @@ int iosd_entry_check(const struct iosd_ring *r, const struct iosd_entry *e, uint
 	case IOSD_OP_TRUNCATE:
 		if (e->length || e->data_off || e->aux || e->offset > (uint64_t)INT64_MAX)
 			return bad(ret_why, "TRUNCATE: bad arguments");
+		return 0;
+	case IOSD_OP_WRITTEN:
+		if (e->data_off || e->aux || !e->length || e->length > IOSD_WRITTEN_MAX ||
+		    !range_ok(e->offset, e->length))
+			return bad(ret_why, "WRITTEN: bad range");
 		return 0;
 	case IOSD_OP_FALLOCATE:
 		if (e->data_off || !e->length || !range_ok(e->offset, e->length))

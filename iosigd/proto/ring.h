@@ -64,7 +64,9 @@ enum iosd_op {
 	IOSD_OP_TRUNCATE = 7,     /* ftruncate(offset) after every earlier operation */
 	IOSD_OP_FALLOCATE = 8,    /* fallocate(aux, offset, length) after every earlier one */
 	IOSD_OP_BARRIER = 9,      /* done when every earlier write of the file is done */
-	IOSD_OP_MAX = 9
+	IOSD_OP_WRITTEN = 10,     /* the client wrote length bytes at offset itself (no data
+				   * here): schedule their write-back; done at once */
+	IOSD_OP_MAX = 10
 };
 
 /* Entry flags (set by the client). */
@@ -135,6 +137,12 @@ bool iosd_ring_geometry_ok(uint32_t entries, uint64_t data);
 uint64_t iosd_ring_bytes(uint32_t entries, uint64_t data);
 /* Largest data one entry may carry: D/4, at most 1 MiB. */
 uint64_t iosd_ring_max_io(uint64_t data);
+/* Largest range one WRITTEN entry may name. */
+#define IOSD_WRITTEN_MAX (1ull << 30)
+/* Writes of at least this many bytes the client does itself, straight into
+ * the page cache, and names in a WRITTEN entry (one copy instead of two:
+ * docs/daemon.md "The ring"). */
+#define IOSD_WRITTEN_MIN (32ull << 10)
 
 /* Client: writes a fresh header into mem (iosd_ring_bytes() bytes, zeroed)
  * and sets up the view. */

@@ -232,6 +232,12 @@ static void test_entry_check(void **state)
 	    "TRUNCATE: bad arguments");
 	BAD((x.op = IOSD_OP_FALLOCATE, x.data_off = 0, x.length = 0), "FALLOCATE: bad range");
 	BAD((x.op = IOSD_OP_FALLOCATE, x.data_off = 0, x.aux = 0x10000), "FALLOCATE: unknown mode");
+	BAD((x.op = IOSD_OP_WRITTEN, x.data_off = 64), "WRITTEN: bad range");
+	BAD((x.op = IOSD_OP_WRITTEN, x.data_off = 0, x.length = 0), "WRITTEN: bad range");
+	BAD((x.op = IOSD_OP_WRITTEN, x.data_off = 0, x.length = IOSD_WRITTEN_MAX + 1),
+	    "WRITTEN: bad range");
+	BAD((x.op = IOSD_OP_WRITTEN, x.data_off = 0, x.offset = INT64_MAX), "WRITTEN: bad range");
+	BAD((x.op = IOSD_OP_WRITTEN, x.data_off = 0, x.aux = 1), "WRITTEN: bad range");
 #undef BAD
 	/* Good shapes of the other ops. */
 	e.data_off = 0;
@@ -247,6 +253,12 @@ static void test_entry_check(void **state)
 	e.length = 4096;
 	e.aux = 3;   /* KEEP_SIZE | PUNCH_HOLE */
 	assert_int_equal(iosd_entry_check(&f->r, &e, pos, &why), 0);
+	/* WRITTEN names a range, larger than any entry's data may be. */
+	e.op = IOSD_OP_WRITTEN;
+	e.aux = 0;
+	e.length = IOSD_WRITTEN_MAX;
+	assert_int_equal(iosd_entry_check(&f->r, &e, pos, &why), 0);
+	assert_string_equal(iosd_op_name(IOSD_OP_WRITTEN), "WRITTEN");
 }
 
 static void test_doorbell(void **state)
