@@ -230,11 +230,11 @@ static void unblock(struct daemon *d, struct dfile *f)
 	}
 }
 
+static void wb_finish(struct daemon *d, struct dop *op);
+
 /* An op is finished: the next ones of its file may go, then its entry is
  * completed (which may free its registration and, with the last one, the
  * file: nothing looks at either afterwards). */
-static void wb_finish(struct daemon *d, struct dop *op);
-
 static void op_finish(struct daemon *d, struct dop *op)
 {
 	struct dfile *f;
