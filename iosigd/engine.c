@@ -676,9 +676,9 @@ static void admit(struct daemon *d, struct dop *op)
 	op->seq = ++d->op_seq;
 	if (op->op == IOSD_OP_WRITTEN) {
 		/* The client wrote it itself, after its own earlier writes were
-		 * done: it is in the page cache; only its write-back is left. */
-		if (op->foff + op->len > f->logical_end)
-			f->logical_end = op->foff + op->len;
+		 * done: it is in the page cache; only its write-back is left.
+		 * (Not trusted for the file's end: an APPEND looks at the
+		 * file's size, which that write made.) */
 		op->done = op->len;
 		cached(d, op);
 		return;
