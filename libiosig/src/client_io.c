@@ -268,7 +268,7 @@ static bool op_write(void *fv, int fd, const struct iovec *iov, int cnt, off_t o
 		*ret = r;
 		return true;
 	}
-		max = iosd_ring_max_io(s->ring.data_bytes);
+	max = iosd_ring_max_io(s->ring.data_bytes);
 	while (done < total) {
 		struct iosd_entry *e;
 		uint64_t doff;
