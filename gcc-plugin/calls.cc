@@ -5,6 +5,9 @@
  *
  *   open(p, f[, m])          -> iosig_open(&site, p, f, m or 0, values...)
  *   open64, openat, creat, fopen, fopen64, freopen: likewise
+ *   MPI_File_open(c, p, a, i, fh)
+ *                            -> iosig_MPI_File_open(&site, c, p, a, i, fh, values...)
+ *                               (libiosig-mpi, iosig_mpi.h)
  *   std::[io]fstream ctor/open(path[, mode])
  *                            -> the path argument becomes
  *                               (iosig_prepare(&site, AT_FDCWD, c_str, flags, values...), path)
@@ -31,12 +34,13 @@ enum gp_shape {
 	GP_FOPEN,   /* path, mode string */
 	GP_FREOPEN, /* path, mode string, stream */
 	GP_STREAM,  /* C++ stream constructor or open(): this, path[, openmode] */
+	GP_MPI,     /* MPI_File_open: comm, path, amode, info, fh */
 };
 
 /* Trees kept between functions (GC roots). */
 enum gp_tree_index {
 	GP_T_OPEN, GP_T_OPEN64, GP_T_OPENAT, GP_T_CREAT, GP_T_FOPEN, GP_T_FOPEN64,
-	GP_T_FREOPEN, GP_T_PREPARE, GP_T_JOBWIDE,
+	GP_T_FREOPEN, GP_T_PREPARE, GP_T_JOBWIDE, GP_T_MPI_FILE_OPEN,
 	GP_T_SITE_TYPE,       /* struct iosig_site */
 	GP_T_STREAM_FLAGS,    /* openmode bits -> open(2) flags table */
 	GP_T_KEPT,            /* TREE_LIST of trees kept for pragmas (gp_keep_tree) */
@@ -72,6 +76,7 @@ static const struct gp_callee gp_callees[] = {
 	{ "fopen64", "iosig_fopen64", GP_T_FOPEN64, GP_FOPEN, 2, 2, false },
 	{ "freopen", "iosig_freopen", GP_T_FREOPEN, GP_FREOPEN, 3, 3, false },
 	{ "freopen64", "iosig_freopen", GP_T_FREOPEN, GP_FREOPEN, 3, 3, true },
+	{ "MPI_File_open", "iosig_MPI_File_open", GP_T_MPI_FILE_OPEN, GP_MPI, 5, 5, false },
 };
 
 /* The C++ streams; `implied` is the openmode bit the class adds. */
@@ -234,7 +239,7 @@ bool gp_classify_call(tree *tp, struct gp_call *ret)
 		if (strcmp(sym, gp_callees[i].symbol) != 0)
 			continue;
 		unsigned n = (unsigned)call_expr_nargs(call);
-		unsigned path = gp_callees[i].shape == GP_OPENAT ? 1 : 0;
+		unsigned path = gp_callees[i].shape == GP_OPENAT || gp_callees[i].shape == GP_MPI;
 
 		if (n < gp_callees[i].min_args || n > gp_callees[i].max_args ||
 		    !POINTER_TYPE_P(TREE_TYPE(CALL_EXPR_ARG(call, path))))
@@ -310,6 +315,13 @@ static tree gp_entry_type(const struct gp_callee *callee, tree call)
 		return build_varargs_function_type_list(integer_type_node, site,
 							integer_type_node, cstr,
 							integer_type_node, NULL_TREE);
+	case GP_MPI:
+		/* The MPI handles keep the program's own types (mpi.h). */
+		return build_varargs_function_type_list(integer_type_node, site,
+							TREE_TYPE(CALL_EXPR_ARG(call, 0)), cstr,
+							integer_type_node,
+							TREE_TYPE(CALL_EXPR_ARG(call, 3)),
+							TREE_TYPE(CALL_EXPR_ARG(call, 4)), NULL_TREE);
 	}
 	gcc_unreachable();
 }

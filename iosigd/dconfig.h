@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dconfig.h - what iosigd knows about this machine: its configuration (the
- * `daemon:` section of the configuration file, dconfig.c) and the
- * catalog's description of a mount (catalog.c).  Plain types only: this is
- * included both where libiosig's iosig.h is seen and where the policies'
- * policy.h is (iosigd.h), which must never meet in one file (both define
- * enum iosig_op).
+ * dconfig.h - the daemon's configuration: the `daemon:` section of the
+ * configuration file (dconfig.c).
  */
 #ifndef IOSIGD_DCONFIG_H
 #define IOSIGD_DCONFIG_H
@@ -59,40 +55,6 @@ void dconfig_free(struct dconfig *cfg);
 /* The policy spec for a mount point and the configured queue depth (0 =
  * by class). */
 const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd);
-
-/* ---- catalog.c ---- */
-
-struct iosig_catalog;
-
-/* The catalog, built lazily. */
-struct dcatalog {
-	struct iosig_catalog *cat;
-	uint64_t built_ns;         /* when (CLOCK_MONOTONIC ns) */
-	char err[320];             /* why the last build failed, "" if it did not */
-};
-
-/* What iosigd needs to know about the mount a file is on. */
-struct dmount {
-	char path[64];             /* the mount point ("dev MAJ:MIN" if unknown) */
-	bool ram, nvm, hdd;        /* memory, persistent memory, rotational disk;
-				      none of them: flash or network */
-	uint64_t capacity;         /* bytes, 0 = unknown */
-	uint64_t block_size;       /* bytes, 0 = unknown */
-	double bcw[5];             /* W_f, W_m (bytes), L_f, L_m, L_s (s); 0 = unknown */
-};
-
-/*
- * The catalog's mount of the filesystem st_dev, built with the
- * configuration file `config` (NULL or "": none).  A filesystem the
- * catalog does not know makes it build again (a mount that appeared after
- * the start), at most every 2 s.  True, or false with a generic
- * description ("dev MAJ:MIN", flash).
- */
-bool dcat_lookup(struct dcatalog *c, const char *config, uint64_t st_dev, uint64_t now_ns,
-		 struct dmount *ret);
-void dcat_free(struct dcatalog *c);
-/* libiosig's version string. */
-const char *dcat_version(void);
 
 /* Checks a policy spec for the configuration: a home-device policy whose
  * options parse.  0, or -errno with a message in err (device.c, where the

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * device.c - what a policy knows about a device (struct iosig_dev_info),
- * from the catalog's description of the mount (class, capacity, block
- * size, the probe cache's buffered-write profile); which policies iosigd
- * runs.
+ * device.c - what iosigd knows about a device: the catalog's mount of the
+ * filesystem as the policies see it (policy_dev_from_mount(), the one
+ * conversion), the queue depth, and which policies iosigd runs.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "iosigd.h"
 
@@ -18,7 +18,7 @@ static const char *const home_policies[] = { "noop", "deadline", "cfq", "bid-hdd
 
 int dpolicy_check(const char *spec, char *err, size_t errlen)
 {
-	const struct iosig_policy_ops *ops;
+	const struct policy_ops *ops;
 	const char *colon = strchr(spec, ':');
 	size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
 	bool home = false;
@@ -49,14 +49,18 @@ int dpolicy_check(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = ops->opts ? policy_opts_defaults(ops->opts, opts, err, errlen) : 0;
-	if (r == 0 && colon && colon[1]) {
-		if (ops->opts) {
-			r = policy_opts_parse(ops->opts, opts, colon + 1, err, errlen);
-		} else {
-			snprintf(err, errlen, "%s takes no options", name);
-			r = -EINVAL;
+	{
+		char why[256] = "";
+
+		r = ops->opts ? policy_opts_defaults(ops->opts, opts, why, sizeof(why)) : 0;
+		if (r == 0 && colon && colon[1]) {
+			if (ops->opts)
+				r = policy_opts_parse(ops->opts, opts, colon + 1, why, sizeof(why));
+			else
+				r = -EINVAL, snprintf(why, sizeof(why), "takes no options");
 		}
+		if (r < 0)
+			snprintf(err, errlen, "%s: %s", name, why);
 	}
 	free(opts);
 	return r;
@@ -65,33 +69,83 @@ int dpolicy_check(const char *spec, char *err, size_t errlen)
 /* Commands in flight at once when the configuration does not say (ours:
  * a disk gets a few, so that a policy's order is the order the disk sees;
  * flash and memory get what they need to reach their bandwidth). */
-static unsigned default_queue_depth(enum iosig_dev_class cls)
+static unsigned default_queue_depth(const struct iosig_mount *m)
 {
-	switch (cls) {
-	case IOSIG_DEV_HDD:
+	switch (m->cls) {
+	case IOSIG_CLASS_HDD:
 		return 4;
-	case IOSIG_DEV_SSD:
+	case IOSIG_CLASS_RAID:
+		return m->rotational ? 4 : 32;
+	case IOSIG_CLASS_SSD:
+	case IOSIG_CLASS_NETWORK:
 		return 32;
 	default:
 		return 64;
 	}
 }
-void device_info_from_mount(const struct dmount *m, unsigned queue_depth,
-			    struct iosig_dev_info *ret)
+
+/* The catalog's mount of st_dev, the catalog built again (at most every
+ * 2 s) when it does not know it; NULL if it still does not. */
+static const struct iosig_mount *catalog_mount(struct daemon *d, uint64_t st_dev)
 {
-	memset(ret, 0, sizeof(*ret));
-	ret->name = m->path;
-	ret->cls = m->ram ? IOSIG_DEV_RAM : m->nvm ? IOSIG_DEV_NVM : m->hdd ? IOSIG_DEV_HDD :
-	           IOSIG_DEV_SSD;
+	for (int pass = 0; pass < 2; pass++) {
+		struct iosig_catalog_opts opts = { .config = d->cfg.file[0] ? d->cfg.file : "" };
+		struct iosig_error err;
+		uint64_t now = dnow();
+
+		for (size_t i = 0; d->cat && i < iosig_catalog_size(d->cat); i++) {
+			const struct iosig_mount *m = iosig_catalog_mount(d->cat, i);
+
+			if (m->dev == st_dev)
+				return m;
+		}
+		if (pass || (d->cat && now - d->cat_built_ns < 2 * POLICY_NS_PER_S))
+			break;
+		memset(&err, 0, sizeof(err));
+		iosig_catalog_free(d->cat);
+		d->cat = NULL;
+		if (iosig_catalog_new(&opts, &d->cat, &err) < 0)
+			dlog(DLOG_WARN, "catalog: %s", err.msg);
+		d->cat_built_ns = now;
+	}
+	return NULL;
+}
+
+void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
+		     const char **ret_spec, struct policy_dev_info *ret)
+{
+	const struct iosig_mount *m = catalog_mount(d, st_dev);
+	struct iosig_mount generic;
+	unsigned qd;
+
+	if (!m) {
+		/* Not in the catalog (a pseudo or hidden mount): flash. */
+		memset(&generic, 0, sizeof(generic));
+		generic.cls = IOSIG_CLASS_SSD;
+		generic.path = "";
+		m = &generic;
+		snprintf(name, size, "dev %u:%u", major((dev_t)st_dev), minor((dev_t)st_dev));
+	} else {
+		snprintf(name, size, "%s", m->path);
+	}
+	*ret_spec = dconfig_policy_for(&d->cfg, name, &qd);
+	if (policy_dev_from_mount(m, name, qd ? qd : default_queue_depth(m), ret) < 0) {
+		/* A mount the conversion refuses (a block size beyond 32 bits):
+		 * the generic description. */
+		memset(&generic, 0, sizeof(generic));
+		generic.cls = IOSIG_CLASS_SSD;
+		policy_dev_from_mount(&generic, name, qd ? qd : 32, ret);
+	}
 	/* Addresses are byte offsets on the filesystem's device; a mount whose
 	 * size is unknown gets the largest loff_t so that every address fits. */
-	ret->capacity = m->capacity ? m->capacity : (uint64_t)INT64_MAX;
-	ret->queue_depth = queue_depth ? queue_depth : default_queue_depth(ret->cls);
-	ret->block_size = m->block_size >= 512 && m->block_size <= (1u << 20) ?
-				  (uint32_t)m->block_size : 4096;
-	ret->bw_fast_bytes = (uint64_t)m->bcw[0];
-	ret->bw_mid_bytes = (uint64_t)m->bcw[1];
-	ret->bw_lat_fast_ns = (uint64_t)(m->bcw[2] * 1e9);
-	ret->bw_lat_mid_ns = (uint64_t)(m->bcw[3] * 1e9);
-	ret->bw_lat_slow_ns = (uint64_t)(m->bcw[4] * 1e9);
+	if (!ret->capacity)
+		ret->capacity = (uint64_t)INT64_MAX;
+	if (ret->block_size < 512)
+		ret->block_size = 4096;
+}
+
+void device_fini(struct daemon *d)
+{
+	iosig_catalog_free(d->cat);
+	d->cat = NULL;
 }

@@ -71,7 +71,7 @@ uint64_t dnow(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * IOSIG_NS_PER_S + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * POLICY_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 static bool is_data_op(unsigned op)
@@ -100,7 +100,7 @@ void engine_unwatch(struct daemon *d, int fd)
  * ops
  * ---------------------------------------------------------------------- */
 
-static struct dop *op_of(struct iosig_req *r)
+static struct dop *op_of(struct policy_req *r)
 {
 	return pol_container_of(r, struct dop, req);
 }
@@ -149,7 +149,7 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 	struct dfile *f;
 	struct stat st;
 
-	for (struct iosig_list *l = d->files.next; l != &d->files; l = l->next) {
+	for (struct policy_list *l = d->files.next; l != &d->files; l = l->next) {
 		f = pol_container_of(l, struct dfile, link);
 		if (f->st_dev == st_dev && f->ino == ino) {
 			f->refs++;
@@ -198,7 +198,7 @@ static void unblock(struct daemon *d, struct dfile *f)
 	} else {
 		first = pol_container_of(f->ops.next, struct dop, flink)->seq;
 	}
-	for (struct iosig_list *l = f->blocked.next, *n; l != &f->blocked; l = n) {
+	for (struct policy_list *l = f->blocked.next, *n; l != &f->blocked; l = n) {
 		struct dop *b = pol_container_of(l, struct dop, blink);
 
 		n = l->next;
@@ -234,17 +234,17 @@ static void op_finish(struct daemon *d, struct dop *op)
  * devices and the environment their policies see
  * ---------------------------------------------------------------------- */
 
-static struct ddev *env_dev(struct iosig_env *env)
+static struct ddev *env_dev(struct policy_env *env)
 {
 	return env->ctx;
 }
 
-static uint64_t env_now(struct iosig_env *env)
+static uint64_t env_now(struct policy_env *env)
 {
 	return dnow();
 }
 
-static unsigned env_inflight(struct iosig_env *env, unsigned dev)
+static unsigned env_inflight(struct policy_env *env, unsigned dev)
 {
 	return dev == 0 ? env_dev(env)->inflight : 0;
 }
@@ -427,7 +427,7 @@ static void member_done(struct daemon *d, struct dop *op)
 		command_done(d, head);
 }
 
-static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset)
+static int env_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset)
 {
 	struct ddev *dv = env_dev(env);
 	struct daemon *d = dv->d;
@@ -439,9 +439,9 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 		return -EINVAL;
 	if (dv->inflight >= dv->info.queue_depth)
 		return -EBUSY;
-	for (struct iosig_req *m = req; m; m = m->merge_next) {
+	for (struct policy_req *m = req; m; m = m->merge_next) {
 		if (m->engine_data != d || op_of(m)->state != OP_QUEUED || m->op != req->op ||
-		    m->op == IOSIG_OP_FLUSH || ++n > (1u << 20))
+		    m->op == POLICY_OP_FLUSH || ++n > (1u << 20))
 			return -EINVAL;
 	}
 	head = op_of(req);
@@ -452,7 +452,7 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 		struct dop *run[GROUP_MAX];
 		unsigned k = 0;
 
-		for (struct iosig_req *m = req; ; m = m->merge_next) {
+		for (struct policy_req *m = req; ; m = m->merge_next) {
 			struct dop *op = m ? op_of(m) : NULL;
 
 			/* A run ends where the next request does not continue it in
@@ -488,7 +488,7 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 	return 0;
 }
 
-static void env_finish(struct iosig_env *env, struct iosig_req *req, int status)
+static void env_finish(struct policy_env *env, struct policy_req *req, int status)
 {
 	struct ddev *dv = env_dev(env);
 	struct dop *op;
@@ -504,7 +504,7 @@ static void env_finish(struct iosig_env *env, struct iosig_req *req, int status)
 	op_finish(dv->d, op);
 }
 
-static void env_wake_at(struct iosig_env *env, uint64_t when)
+static void env_wake_at(struct policy_env *env, uint64_t when)
 {
 	struct ddev *dv = env_dev(env);
 
@@ -514,13 +514,11 @@ static void env_wake_at(struct iosig_env *env, uint64_t when)
 
 struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t errlen)
 {
-	struct dmount m;
 	struct ddev *dv;
 	const char *spec;
-	unsigned qd;
 	int r;
 
-	for (struct iosig_list *l = d->devs.next; l != &d->devs; l = l->next) {
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
 		dv = pol_container_of(l, struct ddev, link);
 		if (dv->st_dev == st_dev)
 			return dv;
@@ -530,20 +528,14 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	/* A filesystem the catalog does not know (a pseudo or hidden mount)
-	 * is a generic device served by the default policy. */
-	if (!dcat_lookup(&d->cat, d->cfg.file, st_dev, dnow(), &m) && d->cat.err[0])
-		dlog(DLOG_WARN, "catalog: %s", d->cat.err);
-	snprintf(dv->name, sizeof(dv->name), "%s", m.path);
-	spec = dconfig_policy_for(&d->cfg, dv->name, &qd);
-	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
-	device_info_from_mount(&m, qd, &dv->info);
+	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info);
 	dv->info.name = dv->name;
+	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
 	dv->d = d;
 	dv->st_dev = st_dev;
 	dv->wake = UINT64_MAX;
-	dv->env = (struct iosig_env){
-		.version = IOSIG_POLICY_ENV_VERSION, .ctx = dv, .ndev = 1, .dev = &dv->info,
+	dv->env = (struct policy_env){
+		.version = POLICY_ENV_VERSION, .ctx = dv, .ndev = 1, .dev = &dv->info,
 		.now = env_now, .inflight = env_inflight, .issue = env_issue, .finish = env_finish,
 		.wake_at = env_wake_at,
 	};
@@ -563,7 +555,7 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 static void command_done(struct daemon *d, struct dop *head)
 {
 	struct ddev *dv = head->reg->file->dev;
-	struct iosig_req *m, *next;
+	struct policy_req *m, *next;
 	uint64_t now = dnow();
 
 	dv->inflight--;
@@ -574,7 +566,7 @@ static void command_done(struct daemon *d, struct dop *head)
 		next = m->merge_next;
 		m->status = op->err;
 		dv->pol->ops->complete(dv->pol, m);
-		if (m->op == IOSIG_OP_READ)
+		if (m->op == POLICY_OP_READ)
 			dv->bytes_read += m->len;
 		else
 			dv->bytes_written += m->len;
@@ -608,7 +600,7 @@ static uint64_t range_dep(const struct dfile *f, const struct dop *op, bool writ
 
 	if (lo >= hi || !overlaps(op->foff, op->len, lo, hi))
 		return 0;
-	for (struct iosig_list *l = f->ops.prev; l != &f->ops; l = l->prev) {
+	for (struct policy_list *l = f->ops.prev; l != &f->ops; l = l->prev) {
 		const struct dop *o = pol_container_of(l, struct dop, flink);
 
 		if (!is_data_op(o->op) || (!write && o->op == IOSD_OP_READ))
@@ -619,42 +611,41 @@ static uint64_t range_dep(const struct dfile *f, const struct dop *op, bool writ
 	return 0;
 }
 
-/* Every op of f up to dep is now waited for: the policy serves those it
- * holds as it serves a process that blocks. */
+/* A program waits for o: if its policy holds it (and was not told yet),
+ * it serves it as it serves a process that blocks. */
+static void expedite(struct ddev *dv, struct dop *o)
+{
+	if (o->state != OP_QUEUED || (o->req.flags & POLICY_REQ_SYNC))
+		return;
+	o->req.flags |= POLICY_REQ_SYNC;
+	if (dv->pol->ops->expedite)
+		dv->pol->ops->expedite(dv->pol, &o->req);
+	dv->expedited++;
+	dv->dirty = true;
+}
+
+/* Every op of f up to dep is now waited for. */
 static void expedite_deps(struct daemon *d, struct dfile *f, uint64_t dep)
 {
 	struct ddev *dv = f->dev;
 
 	if (dep > f->waited_dep)
 		f->waited_dep = dep;
-	for (struct iosig_list *l = f->ops.next; l != &f->ops; l = l->next) {
+	for (struct policy_list *l = f->ops.next; l != &f->ops; l = l->next) {
 		struct dop *o = pol_container_of(l, struct dop, flink);
 
 		if (o->seq > dep)
 			break;
-		if (o->state != OP_QUEUED || (o->req.flags & IOSIG_REQ_SYNC))
-			continue;
-		o->req.flags |= IOSIG_REQ_SYNC;
-		if (dv->pol->ops->expedite)
-			dv->pol->ops->expedite(dv->pol, &o->req);
-		dv->expedited++;
-		dv->dirty = true;
+		expedite(dv, o);
 	}
 }
 
 void engine_session_expedite(struct daemon *d, struct dsession *s)
 {
-	for (struct iosig_list *l = s->ops.next; l != &s->ops; l = l->next) {
+	for (struct policy_list *l = s->ops.next; l != &s->ops; l = l->next) {
 		struct dop *o = pol_container_of(l, struct dop, slink);
-		struct ddev *dv = o->reg->file->dev;
 
-		if (o->state != OP_QUEUED || (o->req.flags & IOSIG_REQ_SYNC))
-			continue;
-		o->req.flags |= IOSIG_REQ_SYNC;
-		if (dv->pol->ops->expedite)
-			dv->pol->ops->expedite(dv->pol, &o->req);
-		dv->expedited++;
-		dv->dirty = true;
+		expedite(o->reg->file->dev, o);
 	}
 }
 
@@ -730,12 +721,12 @@ static void admit(struct daemon *d, struct dop *op)
 		expedite_deps(d, f, dep);
 }
 
-void engine_ops_admit(struct daemon *d, struct iosig_list *round)
+void engine_ops_admit(struct daemon *d, struct policy_list *round)
 {
 	/* Entries nobody waits for first, then the waited ones (published
 	 * concurrently with them: any order is one the program could see). */
 	for (int pass = 0; pass < 2; pass++) {
-		for (struct iosig_list *l = round->next, *n; l != round; l = n) {
+		for (struct policy_list *l = round->next, *n; l != round; l = n) {
 			struct dop *op = pol_container_of(l, struct dop, blink);
 
 			n = l->next;
@@ -771,11 +762,11 @@ static void start(struct daemon *d, struct dop *op)
 		op->req.hint_pattern = op->reg->pattern;
 		op->req.stream = (uint32_t)op->s->pid;
 		op->req.dev = 0;
-		op->req.op = op->op == IOSD_OP_READ ? IOSIG_OP_READ : IOSIG_OP_WRITE;
+		op->req.op = op->op == IOSD_OP_READ ? POLICY_OP_READ : POLICY_OP_WRITE;
 		/* Reads are synchronous; so is anything a program already waits
 		 * for (its own flag, or an op admitted later depends on it). */
 		waited = (op->flags & IOSD_EF_WAITED) || op->seq <= f->waited_dep;
-		op->req.flags = op->op == IOSD_OP_READ || waited ? IOSIG_REQ_SYNC : 0;
+		op->req.flags = op->op == IOSD_OP_READ || waited ? POLICY_REQ_SYNC : 0;
 		op->state = OP_QUEUED;
 		op->queued_ns = now;
 		dv->requests++;
@@ -950,6 +941,24 @@ out_mfd:
 	return ok;
 }
 
+/* A descriptor the loop watches (fd < 0: its creation failed): stored
+ * in *ret_fd, or closed on failure.  0 or -errno. */
+static int watch_new(struct daemon *d, int fd, int *ret_fd, struct dwatch *w, enum dwatch_kind kind)
+{
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	*w = (struct dwatch){ .kind = kind };
+	r = engine_watch(d, fd, w, EPOLLIN);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
 int engine_init(struct daemon *d)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 4 * URING_ENTRIES };
@@ -984,33 +993,21 @@ int engine_init(struct daemon *d)
 	r = engine_watch(d, d->uring.ring_fd, &d->wuring, EPOLLIN);
 	if (r < 0)
 		goto out_uring;
-	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (d->timer_fd < 0) {
-		r = -errno;
-		goto out_uring;
-	}
-	d->wtimer = (struct dwatch){ .kind = DW_TIMER };
-	r = engine_watch(d, d->timer_fd, &d->wtimer, EPOLLIN);
+	r = watch_new(d, timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK), &d->timer_fd,
+		      &d->wtimer, DW_TIMER);
 	if (r < 0)
-		goto out_timer;
+		goto out_uring;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (d->signal_fd < 0) {
-		r = -errno;
-		goto out_timer;
-	}
-	d->wsignal = (struct dwatch){ .kind = DW_SIGNAL };
-	r = engine_watch(d, d->signal_fd, &d->wsignal, EPOLLIN);
+	r = watch_new(d, signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK), &d->signal_fd, &d->wsignal,
+		      DW_SIGNAL);
 	if (r < 0)
-		goto out_signal;
+		goto out_timer;
 	return 0;
 
-out_signal:
-	close(d->signal_fd);
 out_timer:
 	close(d->timer_fd);
 out_uring:
@@ -1047,7 +1044,7 @@ void engine_fini(struct daemon *d)
 		free(op);
 	}
 	listener_close(d);
-	dcat_free(&d->cat);
+	device_fini(d);
 	io_uring_queue_exit(&d->uring);
 	close(d->signal_fd);
 	close(d->timer_fd);
@@ -1075,7 +1072,7 @@ static void on_signal(struct daemon *d)
 		listener_close(d);
 		/* Ingest up to what is published now; what comes later the
 		 * clients write themselves once the session closes. */
-		for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 			struct dsession *s = pol_container_of(l, struct dsession, link);
 
 			if (s->version && !s->capped) {
@@ -1089,7 +1086,7 @@ static void on_signal(struct daemon *d)
 
 static void ticks_due(struct daemon *d, uint64_t now)
 {
-	for (struct iosig_list *l = d->devs.next; l != &d->devs; l = l->next) {
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
 		struct ddev *dv = pol_container_of(l, struct ddev, link);
 
 		if (dv->wake <= now) {
@@ -1105,7 +1102,7 @@ static void arm_timer(struct daemon *d)
 	uint64_t when = UINT64_MAX;
 	struct itimerspec its = { 0 };
 
-	for (struct iosig_list *l = d->devs.next; l != &d->devs; l = l->next) {
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
 		struct ddev *dv = pol_container_of(l, struct ddev, link);
 
 		if (dv->wake < when)
@@ -1117,8 +1114,8 @@ static void arm_timer(struct daemon *d)
 	if (when != UINT64_MAX) {
 		if (!when)
 			when = 1;   /* 0 would disarm */
-		its.it_value.tv_sec = (time_t)(when / IOSIG_NS_PER_S);
-		its.it_value.tv_nsec = (long)(when % IOSIG_NS_PER_S);
+		its.it_value.tv_sec = (time_t)(when / POLICY_NS_PER_S);
+		its.it_value.tv_nsec = (long)(when % POLICY_NS_PER_S);
 	}
 	timerfd_settime(d->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
@@ -1126,12 +1123,12 @@ static void arm_timer(struct daemon *d)
 /* One ingest round over every session (see the head of the file). */
 static void ingest(struct daemon *d)
 {
-	struct iosig_list round;
+	struct policy_list round;
 	bool waited = false;
 
 	pol_list_init(&round);
 	for (int pass = 0; pass < 2; pass++) {
-		for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next)
+		for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next)
 			session_ingest(d, pol_container_of(l, struct dsession, link), &round, &waited);
 		if (!waited)
 			break;
@@ -1143,7 +1140,7 @@ static void ingest(struct daemon *d)
  * expedited, once per wait. */
 static void space_waits(struct daemon *d)
 {
-	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 		bool waits;
 
@@ -1158,7 +1155,7 @@ static void space_waits(struct daemon *d)
 
 static void expedite_all(struct daemon *d)
 {
-	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next)
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next)
 		engine_session_expedite(d, pol_container_of(l, struct dsession, link));
 }
 
@@ -1168,7 +1165,7 @@ static bool prepare_sleep(struct daemon *d)
 {
 	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring))
 		return false;
-	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 
 		if (!s->version || s->dead)
@@ -1190,7 +1187,7 @@ static bool prepare_sleep(struct daemon *d)
 
 static void wake_rings(struct daemon *d)
 {
-	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 
 		if (s->sleeping) {
@@ -1204,7 +1201,7 @@ static void wake_rings(struct daemon *d)
  * nothing outstanding. */
 static bool drained(struct daemon *d)
 {
-	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 
 		if (s->outstanding || (s->version && !s->dead && s->head != s->cap_tail))
@@ -1263,7 +1260,7 @@ int engine_run(struct daemon *d)
 		space_waits(d);
 		if (d->draining)
 			expedite_all(d);
-		for (struct iosig_list *l = d->devs.next; l != &d->devs; l = l->next) {
+		for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
 			struct ddev *dv = pol_container_of(l, struct ddev, link);
 
 			if (dv->dirty) {
@@ -1278,7 +1275,7 @@ int engine_run(struct daemon *d)
 			io_uring_submit(&d->uring);
 			d->uring_pending = 0;
 		}
-		for (struct iosig_list *l = d->sessions.next, *nx; l != &d->sessions; l = nx) {
+		for (struct policy_list *l = d->sessions.next, *nx; l != &d->sessions; l = nx) {
 			struct dsession *s = pol_container_of(l, struct dsession, link);
 
 			nx = l->next;

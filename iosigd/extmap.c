@@ -22,7 +22,7 @@
 #include "iosigd.h"
 
 #define MAX_EXTENTS 256
-#define REFRESH_NS (50 * IOSIG_NS_PER_MS)
+#define REFRESH_NS (50 * POLICY_NS_PER_MS)
 
 static int fetch(struct dfile *f)
 {

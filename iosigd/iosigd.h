@@ -9,16 +9,12 @@
  *   session.c   one client: its messages, its ring, its registrations
  *   engine.c    the loop: epoll, io_uring, devices and their policies,
  *               files and the ordering of their operations
- *   catalog.c   the catalog's description of the mount a file is on
- *   device.c    a device description for the policies, from that
+ *   device.c    a file's device: the catalog's mount as the policies see
+ *               it (policy_dev_from_mount()), the policies iosigd runs
  *   extmap.c    FIEMAP: where a file's bytes lie on the device
  *   status.c    the STATUS answer (JSON)
  *
  * One thread does everything; nothing here is locked.
- *
- * libiosig's iosig.h and the policies' policy.h both define enum
- * iosig_op, so no file includes both: catalog.c and dconfig.c see the
- * catalog (through dconfig.h's plain types), the rest sees the policies.
  */
 #ifndef IOSIGD_H
 #define IOSIGD_H
@@ -32,6 +28,7 @@
 #include <liburing.h>
 
 #include "dconfig.h"
+#include "iosig.h"
 #include "pol_util.h"   /* lists (pol_list_*), shared with the policies */
 #include "policy.h"
 #include "proto.h"
@@ -62,14 +59,14 @@ struct dwatch {
 /* One device (a mounted filesystem) with its policy instance (one device
  * per instance: the home-device policies keep per-device state only). */
 struct ddev {
-	struct iosig_list link;    /* in daemon.devs */
+	struct policy_list link;    /* in daemon.devs */
 	struct daemon *d;
 	uint64_t st_dev;           /* of the filesystem */
 	char name[IOSD_NAME_MAX];  /* the mount point */
 	char policy_spec[IOSD_NAME_MAX * 2];
-	struct iosig_dev_info info;
-	struct iosig_env env;
-	struct iosig_policy *pol;
+	struct policy_dev_info info;
+	struct policy_env env;
+	struct policy *pol;
 	unsigned inflight;         /* commands issued, not completed */
 	uint64_t wake;             /* tick wanted at (ns), UINT64_MAX = none */
 	bool dirty;                /* dispatch() is due */
@@ -94,13 +91,13 @@ struct dextmap {
 
 /* One open file (dev, ino), shared by the sessions that registered it. */
 struct dfile {
-	struct iosig_list link;    /* in daemon.files */
+	struct policy_list link;    /* in daemon.files */
 	uint64_t st_dev, ino;
 	struct ddev *dev;
 	int fd;                    /* a descriptor of the file (FIEMAP, fstat) */
 	unsigned refs;             /* registrations */
-	struct iosig_list ops;     /* outstanding ops, ingest (seq) order */
-	struct iosig_list blocked; /* ops waiting for earlier ones */
+	struct policy_list ops;     /* outstanding ops, ingest (seq) order */
+	struct policy_list blocked; /* ops waiting for earlier ones */
 	uint64_t logical_end;      /* end of the file including ingested writes */
 	uint64_t waited_dep;       /* ops with seq <= this are waited for (SYNC) */
 	uint64_t barrier_seq;      /* newest TRUNCATE/FALLOCATE admitted */
@@ -128,10 +125,10 @@ enum dop_state { OP_NEW, OP_BLOCKED, OP_READY, OP_QUEUED, OP_ISSUED, OP_DONE };
 
 /* One ingested ring entry. */
 struct dop {
-	struct iosig_req req;      /* what the policy sees (WRITE, READ) */
-	struct iosig_list flink;   /* in dfile.ops */
-	struct iosig_list blink;   /* in dfile.blocked, daemon.ready or the free list */
-	struct iosig_list slink;   /* in dsession.ops */
+	struct policy_req req;      /* what the policy sees (WRITE, READ) */
+	struct policy_list flink;   /* in dfile.ops */
+	struct policy_list blink;   /* in dfile.blocked, daemon.ready or the free list */
+	struct policy_list slink;   /* in dsession.ops */
 	struct dsession *s;
 	struct dreg *reg;
 	uint64_t seq;              /* global ingest order */
@@ -152,7 +149,7 @@ struct dop {
 
 /* One client process. */
 struct dsession {
-	struct iosig_list link;    /* in daemon.sessions */
+	struct policy_list link;    /* in daemon.sessions */
 	struct daemon *d;
 	uint32_t id;
 	int sock;
@@ -170,7 +167,7 @@ struct dsession {
 	unsigned nregs_cap, nregs;
 	uint64_t queued;           /* bytes ingested, not completed */
 	unsigned outstanding;      /* ops not finished */
-	struct iosig_list ops;     /* its ops */
+	struct policy_list ops;     /* its ops */
 	bool hup;                  /* the client closed: ingest the rest, then free */
 	bool capped;               /* ingest only up to cap_tail (hung up, or draining) */
 	uint32_t cap_tail;
@@ -184,7 +181,8 @@ struct dsession {
 
 struct daemon {
 	struct dconfig cfg;
-	struct dcatalog cat;
+	struct iosig_catalog *cat;    /* built lazily (device.c) */
+	uint64_t cat_built_ns;
 	const char *socket_path;
 	dev_t sock_dev;            /* the socket's name, to remove only our own */
 	ino_t sock_ino;
@@ -196,14 +194,14 @@ struct daemon {
 	bool listening;
 	unsigned only_uid_set;     /* serve only only_uid (per-user mode) */
 	uid_t only_uid;
-	struct iosig_list sessions;
+	struct policy_list sessions;
 	unsigned nsessions;
 	uint32_t next_session;
-	struct iosig_list devs;
-	struct iosig_list files;
-	struct iosig_list ready;   /* ops whose turn came (blink) */
-	struct iosig_list failed;  /* requests whose issue failed (blink) */
-	struct iosig_list free_ops;
+	struct policy_list devs;
+	struct policy_list files;
+	struct policy_list ready;   /* ops whose turn came (blink) */
+	struct policy_list failed;  /* requests whose issue failed (blink) */
+	struct policy_list free_ops;
 	uint64_t op_seq, req_id;
 	uint64_t timer_armed;      /* timerfd set for, UINT64_MAX = not */
 	bool noappend;             /* the kernel takes RWF_NOAPPEND */
@@ -232,7 +230,7 @@ void engine_file_put(struct daemon *d, struct dfile *f);
 struct dop *engine_op_new(struct daemon *d);
 void engine_op_free(struct daemon *d, struct dop *op);
 /* Orders and starts the ops of one ingest round (non-waited first). */
-void engine_ops_admit(struct daemon *d, struct iosig_list *round);
+void engine_ops_admit(struct daemon *d, struct policy_list *round);
 /* Expedites every op s has in a policy (its ring is full). */
 void engine_session_expedite(struct daemon *d, struct dsession *s);
 
@@ -242,7 +240,7 @@ struct dsession *session_new(struct daemon *d, int sock, pid_t pid, uid_t uid, g
 /* The socket is readable (or hung up). */
 void session_on_sock(struct daemon *d, struct dsession *s, uint32_t events);
 /* Copies new ring entries into ops (appended to round); false when none. */
-bool session_ingest(struct daemon *d, struct dsession *s, struct iosig_list *round,
+bool session_ingest(struct daemon *d, struct dsession *s, struct policy_list *round,
 		    bool *ret_waited);
 /* Closes s for a protocol error: logs `why`, sends ERROR, stops reading. */
 void session_fail(struct daemon *d, struct dsession *s, int err, const char *fmt, ...)
@@ -266,10 +264,16 @@ void listener_close(struct daemon *d);
 
 /* ---- device.c ---- */
 
-/* A policy's description of the mount (queue_depth: the configured one,
- * else by class). */
-void device_info_from_mount(const struct dmount *m, unsigned queue_depth,
-			    struct iosig_dev_info *ret);
+/*
+ * The policy's description of the filesystem st_dev (the catalog's mount,
+ * by policy_dev_from_mount()): the mount point goes to name[size], the
+ * configured queue depth (else one by class) is used.  A filesystem the
+ * catalog does not know makes it build again (a mount that appeared since),
+ * at most every 2 s; if it still does not, a generic flash device.
+ */
+void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
+		     const char **ret_spec, struct policy_dev_info *ret);
+void device_fini(struct daemon *d);
 
 /* ---- extmap.c ---- */
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "iosigd.h"
 
 #define SYSTEM_DIR "/run/iosigd"
@@ -105,7 +106,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("iosigd %s\n", dcat_version());
+			printf("iosigd %s\n", iosig_version());
 			return 0;
 		case ':':
 			fprintf(stderr, "iosigd: %s needs a value\nTry 'iosigd --help'.\n", argv[optind - 1]);
@@ -133,7 +134,7 @@ static const char *socket_path(const struct args *a, const struct dconfig *cfg, 
 		return a->socket;
 	if (cfg->socket)
 		return cfg->socket;
-	if (a->mode == MODE_FOREGROUND && geteuid() != 0 && (xdg = secure_getenv("XDG_RUNTIME_DIR")) &&
+	if (a->mode == MODE_FOREGROUND && geteuid() != 0 && (xdg = env_get("XDG_RUNTIME_DIR")) &&
 	    xdg[0] == '/' && (size_t)snprintf(buf, size, "%s/iosigd.sock", xdg) < size)
 		return buf;
 	return SYSTEM_SOCKET;

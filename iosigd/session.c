@@ -475,7 +475,7 @@ void session_on_sock(struct daemon *d, struct dsession *s, uint32_t events)
 		hang_up(d, s);
 }
 
-bool session_ingest(struct daemon *d, struct dsession *s, struct iosig_list *round,
+bool session_ingest(struct daemon *d, struct dsession *s, struct policy_list *round,
 		    bool *ret_waited)
 {
 	uint32_t pending, n = 0;

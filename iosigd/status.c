@@ -37,7 +37,7 @@ char *status_json(struct daemon *d)
 	json_uint(&w, "operations", d->ops_total);
 	json_obj_end(&w);
 	json_arr_begin(&w, "clients");
-	for (struct iosig_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 
 		/* Connections without a ring (status queries) are no clients. */
@@ -57,7 +57,7 @@ char *status_json(struct daemon *d)
 	}
 	json_arr_end(&w);
 	json_arr_begin(&w, "devices");
-	for (struct iosig_list *l = d->devs.next; l != &d->devs; l = l->next) {
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next) {
 		struct ddev *dv = pol_container_of(l, struct ddev, link);
 
 		json_obj_begin(&w, NULL);

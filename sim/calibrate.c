@@ -124,7 +124,7 @@ int sim_calibrate_params(const struct sim_hdd_params *p, const char *trace_path,
 		n++;
 		res.meas_mean_ms += m;
 		res.pred_mean_ms += q;
-		add_class(io.op == SIM_OP_READ ? &res.read : &res.write, m, q);
+		add_class(io.op == POLICY_OP_READ ? &res.read : &res.write, m, q);
 		t = done + io.think_ns;
 	}
 	if (r < 0) {

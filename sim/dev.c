@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "env.h"
+
 #ifndef IOSIG_SIM_DISKSIM_DIRS
 #define IOSIG_SIM_DISKSIM_DIRS ""
 #endif
@@ -21,7 +23,7 @@ const struct sim_dev_class *const sim_dev_classes[] = {
 const char *sim_dev_disksim_path(void)
 {
 	static char buf[4096];
-	const char *env = getenv("IOSIG_DISKSIM_DIR");
+	const char *env = env_get("IOSIG_DISKSIM_DIR");
 
 	snprintf(buf, sizeof(buf), "%s%s%s", env && *env ? env : "",
 		 env && *env ? ":" : "", IOSIG_SIM_DISKSIM_DIRS);
@@ -105,7 +107,7 @@ void sim_dev_help(FILE *fp)
 {
 	for (unsigned i = 0; sim_dev_classes[i]; i++) {
 		const struct sim_dev_class *c = sim_dev_classes[i];
-		struct iosig_policy_ops fake = {
+		struct policy_ops fake = {
 			.name = c->name, .summary = c->summary, .opts = c->opts,
 		};
 

@@ -6,7 +6,7 @@
  * bandwidth).  Devices are made from a spec "CLASS[:MODEL][,opt=val...]",
  * e.g. "hdd:barracuda", "hdd:generic,bcw=on", "ssd:generic,channels=4",
  * "nvm", "ram,capacity=8GiB"; options come from one table per class
- * (struct iosig_opt, the policies' option machinery).
+ * (struct policy_opt, the policies' option machinery).
  */
 #ifndef IOSIG_SIM_DEV_H
 #define IOSIG_SIM_DEV_H
@@ -23,7 +23,7 @@ struct sim_dev;
 struct sim_hdd;
 
 struct sim_dev_ops {
-	/* Serves op (SIM_OP_*) on [offset, offset+len) issued at now; returns
+	/* Serves op (POLICY_OP_*) on [offset, offset+len) issued at now; returns
 	 * the completion time (>= now).  Offsets and lengths are in range. */
 	uint64_t (*serve)(struct sim_dev *d, int op, uint64_t offset, uint64_t len, uint64_t now);
 	/* Writes the model's own counters as members of the current object. */
@@ -34,7 +34,7 @@ struct sim_dev_ops {
 /* A device; models embed it first. */
 struct sim_dev {
 	const struct sim_dev_ops *ops;
-	struct iosig_dev_info info;   /* what the policy sees (name, class, capacity ...) */
+	struct policy_dev_info info;  /* what the policy sees (name, class, capacity ...) */
 	char name[16];                /* "hdd0" (info.name points here) */
 	char model[80];               /* "barracuda", "generic" */
 	struct sim_hdd *hdd;          /* HDD model, NULL for other classes */
@@ -45,7 +45,7 @@ struct sim_dev_class {
 	const char *name;             /* "hdd" */
 	const char *summary;
 	const char *models;           /* accepted MODEL names for --help */
-	const struct iosig_opt *opts;
+	const struct policy_opt *opts;
 	size_t opts_size;
 };
 

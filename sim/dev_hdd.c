@@ -27,30 +27,30 @@ struct hdd_opts {
 
 static const char *const wc_choices[] = { "model", "back", "through", NULL };
 
-static const struct iosig_opt hdd_opts_tab[] = {
-	{ .name = "capacity", .type = IOSIG_OPT_SIZE, .off = offsetof(struct hdd_opts, capacity),
+static const struct policy_opt hdd_opts_tab[] = {
+	{ .name = "capacity", .type = POLICY_OPT_SIZE, .off = offsetof(struct hdd_opts, capacity),
 	  .def = "0", .min = 0, .max = 1ull << 50,
 	  .help = "capacity of hdd:generic (0 = 1 TiB); DiskSim drives have their own" },
-	{ .name = "rpm", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct hdd_opts, rpm),
+	{ .name = "rpm", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct hdd_opts, rpm),
 	  .def = "0", .fmin = 0, .fmax = 30000, .help = "spindle speed (0 = the model's)" },
-	{ .name = "cache", .type = IOSIG_OPT_BOOL, .off = offsetof(struct hdd_opts, cache),
+	{ .name = "cache", .type = POLICY_OPT_BOOL, .off = offsetof(struct hdd_opts, cache),
 	  .def = "on", .help = "on-board cache: segments, read-ahead, write-back" },
-	{ .name = "write_cache", .type = IOSIG_OPT_ENUM, .off = offsetof(struct hdd_opts, write_cache),
+	{ .name = "write_cache", .type = POLICY_OPT_ENUM, .off = offsetof(struct hdd_opts, write_cache),
 	  .def = "model", .choices = wc_choices,
 	  .help = "write-back (acknowledge from the buffer) or write-through; model = as the drive's parameters say" },
-	{ .name = "bcw", .type = IOSIG_OPT_BOOL, .off = offsetof(struct hdd_opts, bcw),
+	{ .name = "bcw", .type = POLICY_OPT_BOOL, .off = offsetof(struct hdd_opts, bcw),
 	  .def = "off", .help = "buffered writes follow the BCW paper's Fast/Mid/Slow model" },
-	{ .name = "wf", .type = IOSIG_OPT_SIZE, .off = offsetof(struct hdd_opts, wf),
+	{ .name = "wf", .type = POLICY_OPT_SIZE, .off = offsetof(struct hdd_opts, wf),
 	  .def = "16MiB", .min = 4096, .max = 1ull << 40, .help = "BCW W_f: bytes absorbed in the Fast state" },
-	{ .name = "wm", .type = IOSIG_OPT_SIZE, .off = offsetof(struct hdd_opts, wm),
+	{ .name = "wm", .type = POLICY_OPT_SIZE, .off = offsetof(struct hdd_opts, wm),
 	  .def = "8MiB", .min = 4096, .max = 1ull << 40, .help = "BCW W_m: bytes absorbed in each Mid state" },
-	{ .name = "lf", .type = IOSIG_OPT_TIME, .off = offsetof(struct hdd_opts, lf),
-	  .def = "180us", .min = 0, .max = 10 * IOSIG_NS_PER_S, .help = "BCW L_f: latency of a Fast write" },
-	{ .name = "lm", .type = IOSIG_OPT_TIME, .off = offsetof(struct hdd_opts, lm),
-	  .def = "280us", .min = 0, .max = 10 * IOSIG_NS_PER_S, .help = "BCW L_m: latency of a Mid write" },
-	{ .name = "ls", .type = IOSIG_OPT_TIME, .off = offsetof(struct hdd_opts, ls),
-	  .def = "12ms", .min = 0, .max = 10 * IOSIG_NS_PER_S, .help = "BCW L_s: latency of a Slow write" },
-	{ .name = "queue_depth", .type = IOSIG_OPT_UINT, .off = offsetof(struct hdd_opts, queue_depth),
+	{ .name = "lf", .type = POLICY_OPT_TIME, .off = offsetof(struct hdd_opts, lf),
+	  .def = "180us", .min = 0, .max = 10 * POLICY_NS_PER_S, .help = "BCW L_f: latency of a Fast write" },
+	{ .name = "lm", .type = POLICY_OPT_TIME, .off = offsetof(struct hdd_opts, lm),
+	  .def = "280us", .min = 0, .max = 10 * POLICY_NS_PER_S, .help = "BCW L_m: latency of a Mid write" },
+	{ .name = "ls", .type = POLICY_OPT_TIME, .off = offsetof(struct hdd_opts, ls),
+	  .def = "12ms", .min = 0, .max = 10 * POLICY_NS_PER_S, .help = "BCW L_s: latency of a Slow write" },
+	{ .name = "queue_depth", .type = POLICY_OPT_UINT, .off = offsetof(struct hdd_opts, queue_depth),
 	  .def = "0", .min = 0, .max = 256,
 	  .help = "commands the drive accepts, served in order (0 = the model's, 1 for the built-in drives)" },
 	{ .name = NULL },
@@ -222,16 +222,16 @@ int sim_dev_hdd_create(const char *model, const char *optstr, struct sim_dev **r
 	x->dev.ops = &hdd_ops;
 	x->dev.hdd = x->h;
 	snprintf(x->dev.model, sizeof(x->dev.model), "%s", p->name);
-	x->dev.info.cls = IOSIG_DEV_HDD;
+	x->dev.info.cls = IOSIG_CLASS_HDD;
 	x->dev.info.capacity = p->blocks * SIM_SECTOR;
 	x->dev.info.queue_depth = p->queue_depth;
 	x->dev.info.block_size = SIM_SECTOR;
 	if (p->bcw) {
-		x->dev.info.bw_fast_bytes = o.wf;
-		x->dev.info.bw_mid_bytes = o.wm;
-		x->dev.info.bw_lat_fast_ns = o.lf;
-		x->dev.info.bw_lat_mid_ns = o.lm;
-		x->dev.info.bw_lat_slow_ns = o.ls;
+		x->dev.info.bcw = (struct iosig_bcw){
+			.wf = (double)o.wf, .wm = (double)o.wm,
+			.lf = (double)o.lf / POLICY_NS_PER_S, .lm = (double)o.lm / POLICY_NS_PER_S,
+			.ls = (double)o.ls / POLICY_NS_PER_S,
+		};
 	}
 	*ret = &x->dev;
 out:

@@ -23,31 +23,31 @@ struct mem_opts {
 
 #define MEM_OPTS(cap, rl, wl, rb, wb)                                                         \
 	{                                                                                     \
-		{ .name = "capacity", .type = IOSIG_OPT_SIZE,                                 \
+		{ .name = "capacity", .type = POLICY_OPT_SIZE,                                 \
 		  .off = offsetof(struct mem_opts, capacity), .def = cap, .min = 1u << 20,    \
 		  .max = 1ull << 50, .help = "capacity" },                                    \
-		{ .name = "read_latency", .type = IOSIG_OPT_TIME,                             \
+		{ .name = "read_latency", .type = POLICY_OPT_TIME,                             \
 		  .off = offsetof(struct mem_opts, read_lat), .def = rl, .min = 0,            \
-		  .max = IOSIG_NS_PER_S, .help = "latency of a read" },                       \
-		{ .name = "write_latency", .type = IOSIG_OPT_TIME,                            \
+		  .max = POLICY_NS_PER_S, .help = "latency of a read" },                       \
+		{ .name = "write_latency", .type = POLICY_OPT_TIME,                            \
 		  .off = offsetof(struct mem_opts, write_lat), .def = wl, .min = 0,           \
-		  .max = IOSIG_NS_PER_S, .help = "latency of a write" },                      \
-		{ .name = "read_bw", .type = IOSIG_OPT_RATE,                                  \
+		  .max = POLICY_NS_PER_S, .help = "latency of a write" },                      \
+		{ .name = "read_bw", .type = POLICY_OPT_RATE,                                  \
 		  .off = offsetof(struct mem_opts, read_bw), .def = rb, .min = 1u << 20,      \
 		  .max = 1ull << 42, .help = "read bandwidth" },                              \
-		{ .name = "write_bw", .type = IOSIG_OPT_RATE,                                 \
+		{ .name = "write_bw", .type = POLICY_OPT_RATE,                                 \
 		  .off = offsetof(struct mem_opts, write_bw), .def = wb, .min = 1u << 20,     \
 		  .max = 1ull << 42, .help = "write bandwidth" },                             \
-		{ .name = "queue_depth", .type = IOSIG_OPT_UINT,                              \
+		{ .name = "queue_depth", .type = POLICY_OPT_UINT,                              \
 		  .off = offsetof(struct mem_opts, queue_depth), .def = "64", .min = 1,       \
 		  .max = 65536, .help = "commands in flight" },                               \
 		{ .name = NULL },                                                             \
 	}
 
-static const struct iosig_opt nvm_tab[] = MEM_OPTS("256GiB", "300ns", "100ns", "6600MiB/s",
-						   "2300MiB/s");
-static const struct iosig_opt ram_tab[] = MEM_OPTS("16GiB", "100ns", "100ns", "20GiB/s",
-						   "20GiB/s");
+static const struct policy_opt nvm_tab[] = MEM_OPTS("256GiB", "300ns", "100ns", "6600MiB/s",
+						    "2300MiB/s");
+static const struct policy_opt ram_tab[] = MEM_OPTS("16GiB", "100ns", "100ns", "20GiB/s",
+						    "20GiB/s");
 
 const struct sim_dev_class sim_dev_class_nvm = {
 	.name = "nvm",
@@ -75,9 +75,9 @@ static uint64_t mem_serve(struct sim_dev *d, int op, uint64_t offset, uint64_t l
 {
 	struct dev_mem *m = (struct dev_mem *)d;
 	double start = (double)now > m->chan_free ? (double)now : m->chan_free;
-	bool wr = op == SIM_OP_WRITE;
+	bool wr = op == POLICY_OP_WRITE;
 
-	if (op == SIM_OP_FLUSH)
+	if (op == POLICY_OP_FLUSH)
 		return now;
 	m->chan_free = start + (double)len * 1e9 / (double)(wr ? m->o.write_bw : m->o.read_bw);
 	return (uint64_t)(m->chan_free + (double)(wr ? m->o.write_lat : m->o.read_lat));
@@ -98,7 +98,7 @@ static const struct sim_dev_ops mem_ops = {
 	.destroy = mem_destroy,
 };
 
-static int mem_create(const struct sim_dev_class *cls, enum iosig_dev_class c, const char *model,
+static int mem_create(const struct sim_dev_class *cls, enum iosig_class c, const char *model,
 		      const char *optstr, struct sim_dev **ret, char *err, size_t errlen)
 {
 	struct dev_mem *m;
@@ -131,11 +131,11 @@ static int mem_create(const struct sim_dev_class *cls, enum iosig_dev_class c, c
 int sim_dev_nvm_create(const char *model, const char *opts, struct sim_dev **ret, char *err,
 		       size_t errlen)
 {
-	return mem_create(&sim_dev_class_nvm, IOSIG_DEV_NVM, model, opts, ret, err, errlen);
+	return mem_create(&sim_dev_class_nvm, IOSIG_CLASS_NVM, model, opts, ret, err, errlen);
 }
 
 int sim_dev_ram_create(const char *model, const char *opts, struct sim_dev **ret, char *err,
 		       size_t errlen)
 {
-	return mem_create(&sim_dev_class_ram, IOSIG_DEV_RAM, model, opts, ret, err, errlen);
+	return mem_create(&sim_dev_class_ram, IOSIG_CLASS_RAM, model, opts, ret, err, errlen);
 }

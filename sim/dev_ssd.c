@@ -41,35 +41,35 @@ struct ssd_opts {
 	uint64_t queue_depth;
 };
 
-static const struct iosig_opt ssd_opts_tab[] = {
-	{ .name = "capacity", .type = IOSIG_OPT_SIZE, .off = offsetof(struct ssd_opts, capacity),
+static const struct policy_opt ssd_opts_tab[] = {
+	{ .name = "capacity", .type = POLICY_OPT_SIZE, .off = offsetof(struct ssd_opts, capacity),
 	  .def = "64GiB", .min = 1ull << 20, .max = 1ull << 46,
 	  .help = "logical capacity (mapping memory: up to 4 bytes per page)" },
-	{ .name = "channels", .type = IOSIG_OPT_UINT, .off = offsetof(struct ssd_opts, channels),
+	{ .name = "channels", .type = POLICY_OPT_UINT, .off = offsetof(struct ssd_opts, channels),
 	  .def = "8", .min = 1, .max = 64, .help = "flash channels" },
-	{ .name = "dies", .type = IOSIG_OPT_UINT, .off = offsetof(struct ssd_opts, dies),
+	{ .name = "dies", .type = POLICY_OPT_UINT, .off = offsetof(struct ssd_opts, dies),
 	  .def = "8", .min = 1, .max = 64, .help = "dies per channel" },
-	{ .name = "page", .type = IOSIG_OPT_SIZE, .off = offsetof(struct ssd_opts, page),
+	{ .name = "page", .type = POLICY_OPT_SIZE, .off = offsetof(struct ssd_opts, page),
 	  .def = "4KiB", .min = 512, .max = 1u << 20, .help = "flash page size" },
-	{ .name = "pages_per_block", .type = IOSIG_OPT_UINT, .off = offsetof(struct ssd_opts, ppb),
+	{ .name = "pages_per_block", .type = POLICY_OPT_UINT, .off = offsetof(struct ssd_opts, ppb),
 	  .def = "256", .min = 2, .max = 65536, .help = "pages per erase block" },
-	{ .name = "op", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct ssd_opts, op),
+	{ .name = "op", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct ssd_opts, op),
 	  .def = "0.07", .fmin = 0.01, .fmax = 4, .help = "over-provisioning (spare/logical capacity)" },
-	{ .name = "read", .type = IOSIG_OPT_TIME, .off = offsetof(struct ssd_opts, t_read),
-	  .def = "50us", .min = 0, .max = IOSIG_NS_PER_S, .help = "page read (sense) time" },
-	{ .name = "program", .type = IOSIG_OPT_TIME, .off = offsetof(struct ssd_opts, t_prog),
-	  .def = "200us", .min = 0, .max = IOSIG_NS_PER_S,
+	{ .name = "read", .type = POLICY_OPT_TIME, .off = offsetof(struct ssd_opts, t_read),
+	  .def = "50us", .min = 0, .max = POLICY_NS_PER_S, .help = "page read (sense) time" },
+	{ .name = "program", .type = POLICY_OPT_TIME, .off = offsetof(struct ssd_opts, t_prog),
+	  .def = "200us", .min = 0, .max = POLICY_NS_PER_S,
 	  .help = "program time of one page (effective, multi-plane)" },
-	{ .name = "erase", .type = IOSIG_OPT_TIME, .off = offsetof(struct ssd_opts, t_erase),
-	  .def = "3ms", .min = 0, .max = 10 * IOSIG_NS_PER_S, .help = "block erase time" },
-	{ .name = "overhead", .type = IOSIG_OPT_TIME, .off = offsetof(struct ssd_opts, overhead),
-	  .def = "20us", .min = 0, .max = IOSIG_NS_PER_S, .help = "controller/FTL time per command" },
-	{ .name = "channel_rate", .type = IOSIG_OPT_RATE, .off = offsetof(struct ssd_opts, channel_rate),
+	{ .name = "erase", .type = POLICY_OPT_TIME, .off = offsetof(struct ssd_opts, t_erase),
+	  .def = "3ms", .min = 0, .max = 10 * POLICY_NS_PER_S, .help = "block erase time" },
+	{ .name = "overhead", .type = POLICY_OPT_TIME, .off = offsetof(struct ssd_opts, overhead),
+	  .def = "20us", .min = 0, .max = POLICY_NS_PER_S, .help = "controller/FTL time per command" },
+	{ .name = "channel_rate", .type = POLICY_OPT_RATE, .off = offsetof(struct ssd_opts, channel_rate),
 	  .def = "400MiB/s", .min = 1u << 20, .max = 1ull << 40, .help = "bytes per second of one channel" },
-	{ .name = "gc_threshold", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct ssd_opts, gc_threshold),
+	{ .name = "gc_threshold", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct ssd_opts, gc_threshold),
 	  .def = "0.05", .fmin = 0, .fmax = 0.5,
 	  .help = "garbage collection starts when a die's free blocks fall below this fraction" },
-	{ .name = "queue_depth", .type = IOSIG_OPT_UINT, .off = offsetof(struct ssd_opts, queue_depth),
+	{ .name = "queue_depth", .type = POLICY_OPT_UINT, .off = offsetof(struct ssd_opts, queue_depth),
 	  .def = "32", .min = 1, .max = 65536, .help = "commands in flight (NCQ/NVMe queue)" },
 	{ .name = NULL },
 };
@@ -283,10 +283,10 @@ static uint64_t ssd_serve(struct sim_dev *dv, int op, uint64_t offset, uint64_t 
 	double t = (double)now + (double)s->o.overhead, done = t;
 	uint64_t first = offset / s->o.page, last = (offset + len + s->o.page - 1) / s->o.page;
 
-	if (op == SIM_OP_FLUSH)
+	if (op == POLICY_OP_FLUSH)
 		return (uint64_t)done;
 	for (uint64_t lpn = first; lpn < last && lpn < s->lpages; lpn++) {
-		double end = op == SIM_OP_WRITE ? page_write(s, lpn, t) : page_read(s, lpn, t);
+		double end = op == POLICY_OP_WRITE ? page_write(s, lpn, t) : page_read(s, lpn, t);
 
 		if (end > done)
 			done = end;
@@ -401,7 +401,7 @@ int sim_dev_ssd_create(const char *model, const char *optstr, struct sim_dev **r
 	}
 	s->dev.ops = &ssd_ops;
 	snprintf(s->dev.model, sizeof(s->dev.model), "generic");
-	s->dev.info.cls = IOSIG_DEV_SSD;
+	s->dev.info.cls = IOSIG_CLASS_SSD;
 	s->dev.info.capacity = s->lpages * s->o.page;
 	s->dev.info.queue_depth = (uint32_t)s->o.queue_depth;
 	s->dev.info.block_size = (uint32_t)s->o.page;

@@ -30,7 +30,7 @@ enum ev_kind { EV_ARRIVE, EV_DONE, EV_WAKE };
 
 struct ev {
 	uint64_t t, seq;
-	struct iosig_req *req;    /* ARRIVE: the request; DONE: the chain head */
+	struct policy_req *req;   /* ARRIVE: the request; DONE: the chain head */
 	uint16_t dev;
 	uint8_t kind;
 };
@@ -39,7 +39,7 @@ enum { RQ_FREE, RQ_HELD, RQ_ISSUED, RQ_DONE };
 
 /* A workload request and the engine's bookkeeping for it. */
 struct ereq {
-	struct iosig_req r;
+	struct policy_req r;
 	uint64_t think_ns;        /* closed loop: delay before the next arrival */
 	struct ereq *next;        /* free or deferred list */
 	uint8_t state;            /* RQ_* */
@@ -47,10 +47,10 @@ struct ereq {
 
 struct sim_engine {
 	struct sim_config cfg;
-	struct iosig_env env;
-	struct iosig_dev_info info[SIM_MAX_DEVS];
+	struct policy_env env;
+	struct policy_dev_info info[SIM_MAX_DEVS];
 	struct sim_dev_counters dc[SIM_MAX_DEVS];
-	struct iosig_policy *pol;
+	struct policy *pol;
 	uint64_t now, seq;
 
 	struct ev *heap;
@@ -78,7 +78,7 @@ static bool ev_less(const struct ev *a, const struct ev *b)
 	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
 }
 
-static int ev_push(struct sim_engine *e, uint64_t t, enum ev_kind kind, struct iosig_req *req,
+static int ev_push(struct sim_engine *e, uint64_t t, enum ev_kind kind, struct policy_req *req,
 		   unsigned dev)
 {
 	size_t i;
@@ -173,7 +173,7 @@ static struct ereq *req_alloc(struct sim_engine *e)
 	return q;
 }
 
-static struct ereq *ereq_of(struct sim_engine *e, struct iosig_req *r)
+static struct ereq *ereq_of(struct sim_engine *e, struct policy_req *r)
 {
 	return r && r->engine_data == e ? (struct ereq *)r : NULL;
 }
@@ -220,7 +220,7 @@ static void finish_workload(struct sim_engine *e, struct ereq *q, int status)
  */
 static int schedule_next(struct sim_engine *e, uint64_t base)
 {
-	const struct iosig_dev_info *home = &e->info[0];
+	const struct policy_dev_info *home = &e->info[0];
 	struct sim_io io;
 	struct ereq *q;
 	int r;
@@ -248,7 +248,7 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 		}
 		break;
 	}
-	if (io.op != SIM_OP_FLUSH) {
+	if (io.op != POLICY_OP_FLUSH) {
 		if (io.len > home->capacity) {
 			fail(e, -EINVAL, "request %" PRIu64 " of the workload is %" PRIu64 " bytes, larger "
 			     "than %s (%" PRIu64 " bytes)", e->read_count, io.len, home->name,
@@ -279,7 +279,7 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 	q->r.stream = io.stream;
 	q->r.dev = 0;
 	q->r.op = io.op;
-	q->r.flags = (io.flags & SIM_IO_SYNC) ? IOSIG_REQ_SYNC : 0;
+	q->r.flags = io.flags & POLICY_REQ_SYNC;
 	q->r.hint_size = io.hint_size;
 	q->r.hint_pattern = io.hint_pattern;
 	if (!io.hint_size && !io.hint_pattern)
@@ -300,29 +300,29 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 
 /* ---- the environment the policy sees ---- */
 
-static struct sim_engine *eng(struct iosig_env *env)
+static struct sim_engine *eng(struct policy_env *env)
 {
 	return env->ctx;
 }
 
-static uint64_t env_now(struct iosig_env *env)
+static uint64_t env_now(struct policy_env *env)
 {
 	return eng(env)->now;
 }
 
-static unsigned env_inflight(struct iosig_env *env, unsigned dev)
+static unsigned env_inflight(struct policy_env *env, unsigned dev)
 {
 	struct sim_engine *e = eng(env);
 
 	return dev < e->cfg.ndev ? e->dc[dev].inflight : 0;
 }
 
-static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset)
+static int env_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset)
 {
 	struct sim_engine *e = eng(env);
 	struct sim_dev_counters *c;
 	uint64_t total = 0, n = 0, done;
-	struct iosig_req *m;
+	struct policy_req *m;
 
 	if (!req || dev >= e->cfg.ndev)
 		return -EINVAL;
@@ -332,10 +332,10 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 	for (m = req; m; m = m->merge_next) {
 		struct ereq *q = ereq_of(e, m);
 
-		if (++n > (1u << 20) || m->op != req->op || m->op > IOSIG_OP_FLUSH ||
+		if (++n > (1u << 20) || m->op != req->op || m->op > POLICY_OP_FLUSH ||
 		    (q && q->state != RQ_HELD))
 			return -EINVAL;
-		if (m->op == IOSIG_OP_FLUSH ? (m->len || m != req || m->merge_next) : !m->len)
+		if (m->op == POLICY_OP_FLUSH ? (m->len || m != req || m->merge_next) : !m->len)
 			return -EINVAL;
 		total += m->len;
 	}
@@ -360,11 +360,11 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 		m->issue_ns = e->now;
 		offset += m->len;
 		c->requests++;
-		if (m->op == IOSIG_OP_READ)
+		if (m->op == POLICY_OP_READ)
 			c->bytes_read += m->len;
-		else if (m->op == IOSIG_OP_WRITE)
+		else if (m->op == POLICY_OP_WRITE)
 			c->bytes_written += m->len;
-		if (m->flags & IOSIG_REQ_PAD)
+		if (m->flags & POLICY_REQ_PAD)
 			c->padding_bytes += m->len;
 		if (!q)
 			c->internal_bytes += m->len;
@@ -377,7 +377,7 @@ static int env_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev,
 	return 0;
 }
 
-static void env_finish(struct iosig_env *env, struct iosig_req *req, int status)
+static void env_finish(struct policy_env *env, struct policy_req *req, int status)
 {
 	struct sim_engine *e = eng(env);
 	struct ereq *q = ereq_of(e, req);
@@ -389,7 +389,7 @@ static void env_finish(struct iosig_env *env, struct iosig_req *req, int status)
 	finish_workload(e, q, status);
 }
 
-static void env_wake_at(struct iosig_env *env, uint64_t when)
+static void env_wake_at(struct policy_env *env, uint64_t when)
 {
 	struct sim_engine *e = eng(env);
 
@@ -404,7 +404,7 @@ static void env_wake_at(struct iosig_env *env, uint64_t when)
 
 /* ---- events ---- */
 
-static void on_arrive(struct sim_engine *e, struct iosig_req *req)
+static void on_arrive(struct sim_engine *e, struct policy_req *req)
 {
 	struct ereq *q = (struct ereq *)req;
 	int r;
@@ -421,15 +421,15 @@ static void on_arrive(struct sim_engine *e, struct iosig_req *req)
 		schedule_next(e, e->now);
 }
 
-static void on_done(struct sim_engine *e, struct iosig_req *head, unsigned dev)
+static void on_done(struct sim_engine *e, struct policy_req *head, unsigned dev)
 {
 	struct sim_dev_counters *c = &e->dc[dev];
 
 	if (--c->inflight == 0)
 		c->busy_ns += e->now - c->busy_since;
 	e->last_activity = e->now;
-	for (struct iosig_req *m = head; m;) {
-		struct iosig_req *next = m->merge_next;
+	for (struct policy_req *m = head; m;) {
+		struct policy_req *next = m->merge_next;
 		struct ereq *q = ereq_of(e, m);
 
 		m->status = 0;
@@ -452,7 +452,7 @@ static bool devices_idle(const struct sim_engine *e)
 
 int sim_engine_run(struct sim_engine *e, char *err, size_t errlen)
 {
-	uint64_t drain = e->cfg.drain_ns ? e->cfg.drain_ns : 60 * IOSIG_NS_PER_S;
+	uint64_t drain = e->cfg.drain_ns ? e->cfg.drain_ns : 60 * POLICY_NS_PER_S;
 	uint64_t same = 0, last_t = 0;
 
 	schedule_next(e, 0);
@@ -534,8 +534,8 @@ int sim_engine_create(const struct sim_config *cfg, struct sim_engine **ret, cha
 	sim_metrics_init(&e->m);
 	for (unsigned d = 0; d < cfg->ndev; d++)
 		e->info[d] = cfg->devs[d]->info;
-	e->env = (struct iosig_env){
-		.version = IOSIG_POLICY_ENV_VERSION,
+	e->env = (struct policy_env){
+		.version = POLICY_ENV_VERSION,
 		.ctx = e,
 		.ndev = cfg->ndev,
 		.dev = e->info,
@@ -593,17 +593,6 @@ static void emit_counter(void *ctx, const char *key, double value)
 	json_num(ctx, key, value);
 }
 
-static const char *class_name(enum iosig_dev_class c)
-{
-	switch (c) {
-	case IOSIG_DEV_HDD: return "hdd";
-	case IOSIG_DEV_SSD: return "ssd";
-	case IOSIG_DEV_NVM: return "nvm";
-	case IOSIG_DEV_RAM: return "ram";
-	}
-	return "?";
-}
-
 void sim_engine_report(struct sim_engine *e, struct json_writer *w)
 {
 	uint64_t start = e->m.completed ? e->m.first_arrival_ns : 0;
@@ -641,7 +630,7 @@ void sim_engine_report(struct sim_engine *e, struct json_writer *w)
 
 		json_obj_begin(w, NULL);
 		json_str(w, "name", dv->name);
-		json_str(w, "class", class_name(dv->info.cls));
+		json_str(w, "class", iosig_class_name(dv->info.cls));
 		json_str(w, "model", dv->model);
 		json_uint(w, "capacity_bytes", dv->info.capacity);
 		json_uint(w, "queue_depth", dv->info.queue_depth);

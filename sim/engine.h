@@ -38,7 +38,7 @@ struct sim_config {
 	unsigned nhints;
 	/* Optional observers (plots, progress); ctx is passed back. */
 	void *ctx;
-	void (*on_complete)(void *ctx, const struct iosig_req *req, uint64_t done_ns);
+	void (*on_complete)(void *ctx, const struct policy_req *req, uint64_t done_ns);
 	void (*on_progress)(void *ctx, uint64_t now_ns, uint64_t completed, double fraction);
 };
 
@@ -55,7 +55,7 @@ struct sim_dev_counters {
 	uint64_t requests;               /* requests in those commands */
 	uint64_t bytes_read, bytes_written;
 	uint64_t internal_bytes;         /* bytes of requests the policy made itself */
-	uint64_t padding_bytes;          /* bytes of IOSIG_REQ_PAD requests */
+	uint64_t padding_bytes;          /* bytes of POLICY_REQ_PAD requests */
 	uint64_t redirected_bytes;       /* workload bytes issued away from their home device */
 	uint64_t busy_ns;                /* time with at least one command in flight */
 	unsigned inflight;

@@ -85,8 +85,8 @@ static int gen_next(struct sim_source *src, struct sim_io *ret)
 	memset(ret, 0, sizeof(*ret));
 	ret->arrival_ns = g->stream[s].t;
 	g->kind->emit(g, s, ret);
-	if (ret->op == SIM_OP_READ)
-		ret->flags |= SIM_IO_SYNC;
+	if (ret->op == POLICY_OP_READ)
+		ret->flags |= POLICY_REQ_SYNC;
 	g->emitted++;
 	sift_down(g, 0);
 	return 1;
@@ -182,7 +182,7 @@ int sim_gen_create(const char *spec, uint64_t seed, uint64_t capacity, struct si
 void sim_gen_help(FILE *fp)
 {
 	for (unsigned i = 0; sim_gen_kinds[i]; i++) {
-		struct iosig_policy_ops fake = {
+		struct policy_ops fake = {
 			.name = sim_gen_kinds[i]->name, .summary = sim_gen_kinds[i]->summary,
 			.opts = sim_gen_kinds[i]->opts,
 		};

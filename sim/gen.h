@@ -30,7 +30,7 @@ struct sim_gen;
 struct sim_gen_kind {
 	const char *name;
 	const char *summary;
-	const struct iosig_opt *opts;
+	const struct policy_opt *opts;
 	size_t opts_size;
 	/* Checks the options and sets up g's streams; -EINVAL with a reason. */
 	int (*init)(struct sim_gen *g, char *err, size_t errlen);
@@ -94,13 +94,13 @@ struct sim_gen_common {
 };
 
 #define SIM_GEN_COMMON_OPTS(T)                                                            \
-	{ .name = "requests", .type = IOSIG_OPT_UINT,                                        \
+	{ .name = "requests", .type = POLICY_OPT_UINT,                                        \
 	  .off = offsetof(T, c.requests), .def = "100000", .min = 0, .max = UINT64_MAX - 1, \
 	  .help = "requests to generate (0 = until duration)" },                            \
-	{ .name = "duration", .type = IOSIG_OPT_TIME, .off = offsetof(T, c.duration),      \
-	  .def = "0", .min = 0, .max = 1000000 * IOSIG_NS_PER_S,                            \
+	{ .name = "duration", .type = POLICY_OPT_TIME, .off = offsetof(T, c.duration),      \
+	  .def = "0", .min = 0, .max = 1000000 * POLICY_NS_PER_S,                            \
 	  .help = "simulated time to generate for (0 = until requests)" },                  \
-	{ .name = "span", .type = IOSIG_OPT_SIZE, .off = offsetof(T, c.span), .def = "0", \
+	{ .name = "span", .type = POLICY_OPT_SIZE, .off = offsetof(T, c.span), .def = "0", \
 	  .min = 0, .max = 1ull << 50,                                                       \
 	  .help = "address space used (0 = the capacity of the first device)" }
 

@@ -20,31 +20,31 @@ struct mr_opts {
 	double light_read;
 };
 
-static const struct iosig_opt mr_tab[] = {
+static const struct policy_opt mr_tab[] = {
 	SIM_GEN_COMMON_OPTS(struct mr_opts),
-	{ .name = "bulky", .type = IOSIG_OPT_UINT, .off = offsetof(struct mr_opts, bulky), .def = "4",
+	{ .name = "bulky", .type = POLICY_OPT_UINT, .off = offsetof(struct mr_opts, bulky), .def = "4",
 	  .min = 0, .max = 1024, .help = "bulky sequential processes (map/reduce tasks)" },
-	{ .name = "light", .type = IOSIG_OPT_UINT, .off = offsetof(struct mr_opts, light), .def = "4",
+	{ .name = "light", .type = POLICY_OPT_UINT, .off = offsetof(struct mr_opts, light), .def = "4",
 	  .min = 0, .max = 1024, .help = "light interrupting processes" },
-	{ .name = "bulky_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mr_opts, bulky_size),
+	{ .name = "bulky_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct mr_opts, bulky_size),
 	  .def = "128KiB", .min = 512, .max = 64ull << 20, .help = "request size of bulky processes" },
-	{ .name = "chunk", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mr_opts, chunk),
+	{ .name = "chunk", .type = POLICY_OPT_SIZE, .off = offsetof(struct mr_opts, chunk),
 	  .def = "64MiB", .min = 4096, .max = 1ull << 40,
 	  .help = "sequential run before a bulky process moves on (HDFS block)" },
-	{ .name = "bulky_gap", .type = IOSIG_OPT_TIME, .off = offsetof(struct mr_opts, bulky_gap),
-	  .def = "100ms", .min = 0, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "bulky_gap", .type = POLICY_OPT_TIME, .off = offsetof(struct mr_opts, bulky_gap),
+	  .def = "100ms", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "mean gap between a bulky process's requests (exponential)" },
-	{ .name = "bulky_pause", .type = IOSIG_OPT_TIME, .off = offsetof(struct mr_opts, bulky_pause),
-	  .def = "50ms", .min = 0, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "bulky_pause", .type = POLICY_OPT_TIME, .off = offsetof(struct mr_opts, bulky_pause),
+	  .def = "50ms", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "mean pause between two chunks of a bulky process (exponential)" },
-	{ .name = "bulky_read", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct mr_opts, bulky_read),
+	{ .name = "bulky_read", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct mr_opts, bulky_read),
 	  .def = "0.5", .fmin = 0, .fmax = 1, .help = "probability that a chunk is read (else written)" },
-	{ .name = "light_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mr_opts, light_size),
+	{ .name = "light_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct mr_opts, light_size),
 	  .def = "4KiB", .min = 512, .max = 64ull << 20, .help = "request size of light processes" },
-	{ .name = "light_gap", .type = IOSIG_OPT_TIME, .off = offsetof(struct mr_opts, light_gap),
-	  .def = "200ms", .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "light_gap", .type = POLICY_OPT_TIME, .off = offsetof(struct mr_opts, light_gap),
+	  .def = "200ms", .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "mean gap between a light process's requests (exponential)" },
-	{ .name = "light_read", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct mr_opts, light_read),
+	{ .name = "light_read", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct mr_opts, light_read),
 	  .def = "0.3", .fmin = 0, .fmax = 1, .help = "read fraction of light requests" },
 	{ .name = NULL },
 };
@@ -55,7 +55,7 @@ static void new_chunk(struct sim_gen *g, struct sim_gen_stream *s, const struct 
 {
 	s->pos = sim_gen_offset(&s->rng, 0, g->span, o->chunk, o->chunk);
 	s->left = o->chunk;
-	s->op = sim_rng_uniform(&s->rng) < o->bulky_read ? SIM_OP_READ : SIM_OP_WRITE;
+	s->op = sim_rng_uniform(&s->rng) < o->bulky_read ? POLICY_OP_READ : POLICY_OP_WRITE;
 }
 
 static int mr_init(struct sim_gen *g, char *err, size_t errlen)
@@ -110,7 +110,7 @@ static void mr_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 		io->offset = s->pos;
 		io->len = len;
 		io->hint_size = o->bulky_size;              /* what its signature declares */
-		io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
+		io->hint_pattern = POLICY_PATTERN_SEQUENTIAL;
 		s->pos += len;
 		s->left -= len;
 		s->t += (uint64_t)sim_rng_exp(&s->rng, (double)o->bulky_gap);
@@ -120,11 +120,11 @@ static void mr_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 		}
 		return;
 	}
-	io->op = sim_rng_uniform(&s->rng) < o->light_read ? SIM_OP_READ : SIM_OP_WRITE;
+	io->op = sim_rng_uniform(&s->rng) < o->light_read ? POLICY_OP_READ : POLICY_OP_WRITE;
 	io->len = o->light_size;
 	io->offset = sim_gen_offset(&s->rng, 0, g->span, o->light_size, 4096);
 	io->hint_size = o->light_size;
-	io->hint_pattern = IOSIG_PATTERN_RANDOM;
+	io->hint_pattern = POLICY_PATTERN_RANDOM;
 	s->t += 1 + (uint64_t)sim_rng_exp(&s->rng, (double)o->light_gap);
 }
 

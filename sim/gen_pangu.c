@@ -19,23 +19,23 @@ struct pangu_opts {
 	uint64_t clients;
 };
 
-static const struct iosig_opt pangu_tab[] = {
+static const struct policy_opt pangu_tab[] = {
 	SIM_GEN_COMMON_OPTS(struct pangu_opts),
-	{ .name = "rate", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct pangu_opts, rate),
+	{ .name = "rate", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct pangu_opts, rate),
 	  .def = "1500", .fmin = 0.001, .fmax = 1e8, .help = "requests per second between bursts" },
-	{ .name = "burst_rate", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct pangu_opts, burst_rate),
+	{ .name = "burst_rate", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct pangu_opts, burst_rate),
 	  .def = "11000", .fmin = 0.001, .fmax = 1e8,
 	  .help = "requests per second during a burst (11K/s in the paper's workload D)" },
-	{ .name = "burst_len", .type = IOSIG_OPT_TIME, .off = offsetof(struct pangu_opts, burst_len),
-	  .def = "200ms", .min = 0, .max = 3600 * IOSIG_NS_PER_S, .help = "length of a burst" },
-	{ .name = "burst_every", .type = IOSIG_OPT_TIME, .off = offsetof(struct pangu_opts, burst_every),
-	  .def = "2s", .min = 1, .max = 3600 * IOSIG_NS_PER_S, .help = "period of the bursts" },
-	{ .name = "write", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct pangu_opts, write),
+	{ .name = "burst_len", .type = POLICY_OPT_TIME, .off = offsetof(struct pangu_opts, burst_len),
+	  .def = "200ms", .min = 0, .max = 3600 * POLICY_NS_PER_S, .help = "length of a burst" },
+	{ .name = "burst_every", .type = POLICY_OPT_TIME, .off = offsetof(struct pangu_opts, burst_every),
+	  .def = "2s", .min = 1, .max = 3600 * POLICY_NS_PER_S, .help = "period of the bursts" },
+	{ .name = "write", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct pangu_opts, write),
 	  .def = "0.9", .fmin = 0, .fmax = 1, .help = "write fraction (77-95% in Pangu)" },
-	{ .name = "large", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct pangu_opts, large),
+	{ .name = "large", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct pangu_opts, large),
 	  .def = "0.05", .fmin = 0, .fmax = 1,
 	  .help = "fraction of large requests (64 KiB, 256 KiB or 1 MiB); the rest are 4, 8 or 16 KiB" },
-	{ .name = "clients", .type = IOSIG_OPT_UINT, .off = offsetof(struct pangu_opts, clients),
+	{ .name = "clients", .type = POLICY_OPT_UINT, .off = offsetof(struct pangu_opts, clients),
 	  .def = "8", .min = 1, .max = SIM_GEN_MAX_STREAMS - 1, .help = "append streams (chunk logs)" },
 	{ .name = NULL },
 };
@@ -136,15 +136,15 @@ static void pangu_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 	io->len = len;
 	/* What its signature declares: small sequential appends to a log. */
 	io->hint_size = 4096;
-	io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
+	io->hint_pattern = POLICY_PATTERN_SEQUENTIAL;
 	if (sim_rng_uniform(&s0->rng) < o->write) {
-		io->op = SIM_OP_WRITE;
+		io->op = POLICY_OP_WRITE;
 		if (cl->pos + len > cl->size)
 			cl->pos = 0;          /* the log wraps */
 		io->offset = cl->base + cl->pos;
 		cl->pos += len;
 	} else {
-		io->op = SIM_OP_READ;
+		io->op = POLICY_OP_READ;
 		io->offset = sim_gen_offset(&s0->rng, 0, g->span, len, 4096);
 	}
 	s0->t = next_arrival(g, s0->t);

@@ -18,23 +18,23 @@ struct vms_opts {
 	double idle_iops, write;
 };
 
-static const struct iosig_opt vms_tab[] = {
+static const struct policy_opt vms_tab[] = {
 	SIM_GEN_COMMON_OPTS(struct vms_opts),
-	{ .name = "vms", .type = IOSIG_OPT_UINT, .off = offsetof(struct vms_opts, vms), .def = "4",
+	{ .name = "vms", .type = POLICY_OPT_UINT, .off = offsetof(struct vms_opts, vms), .def = "4",
 	  .min = 1, .max = SIM_GEN_MAX_STREAMS, .help = "virtual machines" },
-	{ .name = "size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct vms_opts, size),
+	{ .name = "size", .type = POLICY_OPT_SIZE, .off = offsetof(struct vms_opts, size),
 	  .def = "256KiB", .min = 512, .max = 64ull << 20, .help = "request size within a burst" },
-	{ .name = "burst", .type = IOSIG_OPT_SIZE, .off = offsetof(struct vms_opts, burst),
+	{ .name = "burst", .type = POLICY_OPT_SIZE, .off = offsetof(struct vms_opts, burst),
 	  .def = "64MiB", .min = 4096, .max = 1ull << 40, .help = "bytes moved by one burst" },
-	{ .name = "rate", .type = IOSIG_OPT_RATE, .off = offsetof(struct vms_opts, rate),
+	{ .name = "rate", .type = POLICY_OPT_RATE, .off = offsetof(struct vms_opts, rate),
 	  .def = "8MiB/s", .min = 1024, .max = 1ull << 40,
 	  .help = "bandwidth a VM asks for during a burst (above B_threshold = bursty)" },
-	{ .name = "idle", .type = IOSIG_OPT_TIME, .off = offsetof(struct vms_opts, idle),
-	  .def = "1s", .min = 0, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "idle", .type = POLICY_OPT_TIME, .off = offsetof(struct vms_opts, idle),
+	  .def = "1s", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "mean quiet time between bursts (exponential)" },
-	{ .name = "idle_iops", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct vms_opts, idle_iops),
+	{ .name = "idle_iops", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct vms_opts, idle_iops),
 	  .def = "5", .fmin = 0, .fmax = 1e6, .help = "small random reads per second while quiet" },
-	{ .name = "write", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct vms_opts, write),
+	{ .name = "write", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct vms_opts, write),
 	  .def = "0.5", .fmin = 0, .fmax = 1, .help = "probability that a burst writes (else reads)" },
 	{ .name = NULL },
 };
@@ -52,7 +52,7 @@ static void start_burst(struct sim_gen_stream *s, const struct vms_opts *o, uint
 {
 	s->kind = BURST;
 	s->left = o->burst;
-	s->op = sim_rng_uniform(&s->rng) < o->write ? SIM_OP_WRITE : SIM_OP_READ;
+	s->op = sim_rng_uniform(&s->rng) < o->write ? POLICY_OP_WRITE : POLICY_OP_READ;
 	s->t = t;
 }
 
@@ -112,9 +112,9 @@ static void vms_emit(struct sim_gen *g, unsigned i, struct sim_io *io)
 	io->stream = s->id;
 	/* What its signature declares: a disk image moved in bulky sequential runs. */
 	io->hint_size = o->size;
-	io->hint_pattern = IOSIG_PATTERN_SEQUENTIAL;
+	io->hint_pattern = POLICY_PATTERN_SEQUENTIAL;
 	if (s->kind == QUIET) {
-		io->op = SIM_OP_READ;
+		io->op = POLICY_OP_READ;
 		io->len = 4096;
 		io->offset = sim_gen_offset(&s->rng, s->base, s->size, 4096, 4096);
 		quiet_next(s, o, s->t);

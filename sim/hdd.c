@@ -871,7 +871,7 @@ uint64_t sim_hdd_serve(struct sim_hdd *h, int op, uint64_t lbn, uint32_t nblocks
 
 	if (t < h->fg_free)
 		t = h->fg_free;
-	if (op != SIM_OP_FLUSH) {
+	if (op != POLICY_OP_FLUSH) {
 		if (lbn >= h->p.blocks)
 			lbn = h->p.blocks - 1;
 		if (nblocks == 0)
@@ -880,11 +880,11 @@ uint64_t sim_hdd_serve(struct sim_hdd *h, int op, uint64_t lbn, uint32_t nblocks
 			nblocks = (uint32_t)(h->p.blocks - lbn);
 	}
 	switch (op) {
-	case SIM_OP_READ:
+	case POLICY_OP_READ:
 		done = serve_read(h, lbn, nblocks, t);
 		h->last_write = false;
 		break;
-	case SIM_OP_WRITE:
+	case POLICY_OP_WRITE:
 		done = serve_write(h, lbn, nblocks, t);
 		h->last_write = true;
 		break;

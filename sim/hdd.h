@@ -145,8 +145,8 @@ void sim_hdd_destroy(struct sim_hdd *h);
 const struct sim_hdd_params *sim_hdd_params(const struct sim_hdd *h);
 void sim_hdd_set_arm_observer(struct sim_hdd *h, sim_hdd_arm_fn fn, void *ctx);
 /*
- * Serves one command that the host issues at now_ns: op (SIM_OP_READ,
- * SIM_OP_WRITE or SIM_OP_FLUSH), nblocks sectors from lbn.  Commands are
+ * Serves one command that the host issues at now_ns: op (POLICY_OP_READ,
+ * POLICY_OP_WRITE or POLICY_OP_FLUSH), nblocks sectors from lbn.  Commands are
  * served one at a time in call order (a command issued while the previous
  * one is still running starts when it completes).  Returns the completion
  * time in ns.  lbn + nblocks must not exceed the drive.

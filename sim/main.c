@@ -72,7 +72,7 @@ static int usage_err(const char *fmt, ...)
 static void list_policies(FILE *fp, bool with_opts)
 {
 	for (size_t i = 0; i < policy_count(); i++) {
-		const struct iosig_policy_ops *ops = policy_at(i);
+		const struct policy_ops *ops = policy_at(i);
 
 		if (with_opts) {
 			fputc('\n', fp);
@@ -180,8 +180,8 @@ static bool spec_opt(struct spec *s, const char *arg, const char *flag)
 /* --hint STREAM=SIZE[,sequential|random]: the stream's signature. */
 static bool parse_hint(const char *arg, struct sim_hint *ret)
 {
-	static const struct iosig_opt tab[] = {
-		{ .name = "size", .type = IOSIG_OPT_SIZE, .off = 0, .def = "0", .max = 1ull << 40 },
+	static const struct policy_opt tab[] = {
+		{ .name = "size", .type = POLICY_OPT_SIZE, .off = 0, .def = "0", .max = 1ull << 40 },
 		{ .name = NULL },
 	};
 	const char *eq = strchr(arg, '='), *comma;
@@ -207,12 +207,12 @@ static bool parse_hint(const char *arg, struct sim_hint *ret)
 	}
 	ret->stream = (uint32_t)stream;
 	ret->size = bytes;
-	ret->pattern = IOSIG_PATTERN_UNKNOWN;
+	ret->pattern = POLICY_PATTERN_UNKNOWN;
 	if (comma) {
 		if (!strcmp(comma + 1, "sequential")) {
-			ret->pattern = IOSIG_PATTERN_SEQUENTIAL;
+			ret->pattern = POLICY_PATTERN_SEQUENTIAL;
 		} else if (!strcmp(comma + 1, "random")) {
-			ret->pattern = IOSIG_PATTERN_RANDOM;
+			ret->pattern = POLICY_PATTERN_RANDOM;
 		} else {
 			usage_err("--hint '%s': pattern '%s' is neither sequential nor random", arg,
 				  comma + 1);
@@ -246,7 +246,7 @@ static double wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void on_complete(void *ctx, const struct iosig_req *req, uint64_t done_ns)
+static void on_complete(void *ctx, const struct policy_req *req, uint64_t done_ns)
 {
 	struct run_ctx *c = ctx;
 
@@ -412,9 +412,9 @@ static int cmd_run(int argc, char **argv)
 				return usage_err("--max-requests '%s': expected a positive integer", optarg);
 			break;
 		case 'R': {
-			const struct iosig_opt t = { .name = "drain", .type = IOSIG_OPT_TIME, .off = 0,
+			const struct policy_opt t = { .name = "drain", .type = POLICY_OPT_TIME, .off = 0,
 						     .def = "0", .max = UINT64_MAX - 1 };
-			const struct iosig_opt tab[2] = { t, { .name = NULL } };
+			const struct policy_opt tab[2] = { t, { .name = NULL } };
 
 			if (policy_opts_set(tab, &drain, "drain", optarg, err, sizeof(err)) < 0)
 				return usage_err("--drain: %s", err);

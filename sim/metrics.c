@@ -67,11 +67,11 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
 		}
 		return 0;
 	}
-	if (op == SIM_OP_FLUSH) {
+	if (op == POLICY_OP_FLUSH) {
 		m->flushes++;
 		return 0;
 	}
-	if (op == SIM_OP_READ) {
+	if (op == POLICY_OP_READ) {
 		m->reads++;
 		m->bytes_read += len;
 	} else {

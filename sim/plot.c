@@ -138,7 +138,7 @@ out_close:
 	return -EIO;
 }
 
-void sim_plot_complete(struct sim_plot *p, const struct iosig_req *req, uint64_t done_ns)
+void sim_plot_complete(struct sim_plot *p, const struct policy_req *req, uint64_t done_ns)
 {
 	p->completed++;
 	p->bytes += req->len;

@@ -21,7 +21,7 @@ struct sim_plot;
 int sim_plot_open(const char *dir, struct sim_dev **devs, unsigned ndev, struct sim_plot **ret,
 		  char *err, size_t errlen);
 /* Engine observer: one finished workload request. */
-void sim_plot_complete(struct sim_plot *p, const struct iosig_req *req, uint64_t done_ns);
+void sim_plot_complete(struct sim_plot *p, const struct policy_req *req, uint64_t done_ns);
 /* Writes the latency CDFs and the gnuplot script, runs gnuplot if found.
  * 0 or -errno; *ret_ran says whether PNGs were made. */
 int sim_plot_finish(struct sim_plot *p, const struct sim_metrics *m, bool *ret_ran, char *err,

@@ -11,33 +11,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "policy.h"   /* enum policy_op, enum policy_req_flag */
+
 #define SIM_SECTOR 512u          /* bytes per sector of sector-addressed traces */
 #define SIM_ERR_MAX 512
-
-/* Operation of a request (same values as enum iosig_op of the policies). */
-enum sim_op {
-	SIM_OP_READ = 0,
-	SIM_OP_WRITE = 1,
-	SIM_OP_FLUSH = 2,        /* drain the device's volatile write cache; len 0 */
-};
-
-enum sim_io_flag {
-	SIM_IO_SYNC = 1u << 0,   /* a process blocks on it (reads, sync writes) */
-};
 
 /* One workload request. */
 struct sim_io {
 	uint64_t arrival_ns;     /* absolute arrival time (open-loop sources) */
 	uint64_t offset;         /* bytes from the start of the traced device */
-	uint64_t len;            /* bytes; 0 only for SIM_OP_FLUSH */
+	uint64_t len;            /* bytes; 0 only for POLICY_OP_FLUSH */
 	uint64_t think_ns;       /* closed-loop sources: delay from this request's
 	                            completion to the next request's arrival */
 	uint64_t measured_ns;    /* service time the real device measured, 0 = unknown */
 	uint32_t stream;         /* process / stream / VM that issued it */
 	uint32_t dev;            /* device number in the trace (0 if the format has none) */
-	uint8_t op;              /* enum sim_op */
-	uint8_t flags;           /* enum sim_io_flag */
-	uint8_t hint_pattern;    /* the stream's declared pattern (enum iosig_pattern), 0 = none */
+	uint8_t op;              /* enum policy_op */
+	uint8_t flags;           /* POLICY_REQ_SYNC or 0 (the other flags are the policies') */
+	uint8_t hint_pattern;    /* the stream's declared pattern (enum policy_pattern), 0 = none */
 	uint64_t hint_size;      /* the stream's declared size_per_io in bytes, 0 = none */
 };
 

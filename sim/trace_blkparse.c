@@ -115,25 +115,25 @@ static int parse_blkparse(struct sim_trace *t, struct sim_io *ret)
 	if (strchr(rwbs, 'D'))          /* discard: not modelled */
 		return 0;
 	if (strchr(rwbs, 'R'))
-		ret->op = SIM_OP_READ;
+		ret->op = POLICY_OP_READ;
 	else if (strchr(rwbs, 'W'))
-		ret->op = SIM_OP_WRITE;
+		ret->op = POLICY_OP_WRITE;
 	else if (strchr(rwbs, 'F'))
-		ret->op = SIM_OP_FLUSH;
+		ret->op = POLICY_OP_FLUSH;
 	else
 		return 0;                /* N and other data-less events */
-	if (ret->op != SIM_OP_FLUSH && blocks == 0) {
+	if (ret->op != POLICY_OP_FLUSH && blocks == 0) {
 		if (!strchr(rwbs, 'F'))
 			return sim_trace_error(t, "%s request of 0 blocks", rwbs);
-		ret->op = SIM_OP_FLUSH;  /* "WFS 0 + 0": a pre-flush without data */
+		ret->op = POLICY_OP_FLUSH; /* "WFS 0 + 0": a pre-flush without data */
 	}
 	ret->arrival_ns = time_ns;
-	ret->offset = ret->op == SIM_OP_FLUSH ? 0 : sector * SIM_SECTOR;
-	ret->len = ret->op == SIM_OP_FLUSH ? 0 : blocks * SIM_SECTOR;
+	ret->offset = ret->op == POLICY_OP_FLUSH ? 0 : sector * SIM_SECTOR;
+	ret->len = ret->op == POLICY_OP_FLUSH ? 0 : blocks * SIM_SECTOR;
 	ret->stream = (uint32_t)pid;
 	ret->dev = dev;
-	if (ret->op == SIM_OP_READ || strchr(rwbs, 'S'))
-		ret->flags |= SIM_IO_SYNC;
+	if (ret->op == POLICY_OP_READ || strchr(rwbs, 'S'))
+		ret->flags |= POLICY_REQ_SYNC;
 	return 1;
 }
 

@@ -106,11 +106,11 @@ static int parse_csv(struct sim_trace *t, struct sim_io *ret)
 				       t->field[st->col[C_TIME]]);
 	op = t->field[st->col[C_OP]];
 	if (!strcasecmp(op, "R") || !strcasecmp(op, "read"))
-		ret->op = SIM_OP_READ;
+		ret->op = POLICY_OP_READ;
 	else if (!strcasecmp(op, "W") || !strcasecmp(op, "write"))
-		ret->op = SIM_OP_WRITE;
+		ret->op = POLICY_OP_WRITE;
 	else if (!strcasecmp(op, "F") || !strcasecmp(op, "flush"))
-		ret->op = SIM_OP_FLUSH;
+		ret->op = POLICY_OP_FLUSH;
 	else
 		return sim_trace_error(t, "op '%s' is not R, W, F, read, write or flush", op);
 
@@ -122,10 +122,10 @@ static int parse_csv(struct sim_trace *t, struct sim_io *ret)
 		return sim_trace_error(t, "size '%s' is not an integer below 1 TiB",
 				       t->field[st->col[C_SIZE]]);
 	ret->len = v * st->size_mult;
-	if (ret->op == SIM_OP_FLUSH) {
+	if (ret->op == POLICY_OP_FLUSH) {
 		ret->offset = ret->len = 0;
 	} else if (ret->len == 0) {
-		return sim_trace_error(t, "size 0 for a %s", ret->op == SIM_OP_READ ? "read" : "write");
+		return sim_trace_error(t, "size 0 for a %s", ret->op == POLICY_OP_READ ? "read" : "write");
 	}
 	if (st->col[C_STREAM] >= 0) {
 		if (!sim_parse_u64(t->field[st->col[C_STREAM]], &v) || v > UINT32_MAX)
@@ -139,15 +139,15 @@ static int parse_csv(struct sim_trace *t, struct sim_io *ret)
 					       t->field[st->col[C_DEV]]);
 		ret->dev = (uint32_t)v;
 	}
-	if (ret->op == SIM_OP_READ)
-		ret->flags |= SIM_IO_SYNC;
+	if (ret->op == POLICY_OP_READ)
+		ret->flags |= POLICY_REQ_SYNC;
 	if (st->col[C_SYNC] >= 0) {
 		const char *s = t->field[st->col[C_SYNC]];
 
 		if (strcmp(s, "0") && strcmp(s, "1"))
 			return sim_trace_error(t, "sync '%s' is neither 0 nor 1", s);
 		if (s[0] == '1')
-			ret->flags |= SIM_IO_SYNC;
+			ret->flags |= POLICY_REQ_SYNC;
 	}
 	return 1;
 }

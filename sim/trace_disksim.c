@@ -42,8 +42,8 @@ static int parse_ascii(struct sim_trace *t, struct sim_io *ret)
 	ret->dev = (uint32_t)devno;
 	ret->offset = blkno * SIM_SECTOR;
 	ret->len = bcount * SIM_SECTOR;
-	ret->op = (flags & 1) ? SIM_OP_READ : SIM_OP_WRITE;
-	ret->flags = (flags & 1) ? SIM_IO_SYNC : 0;
+	ret->op = (flags & 1) ? POLICY_OP_READ : POLICY_OP_WRITE;
+	ret->flags = (flags & 1) ? POLICY_REQ_SYNC : 0;
 	return 1;
 }
 
@@ -74,8 +74,8 @@ static int parse_validate(struct sim_trace *t, struct sim_io *ret)
 	if (!sim_parse_fixed(t->field[5], 3, &inter_ns))
 		return sim_trace_error(t, "next inter-arrival time '%s' is not a non-negative number "
 				       "of microseconds", t->field[5]);
-	ret->op = t->field[0][0] == 'R' ? SIM_OP_READ : SIM_OP_WRITE;
-	ret->flags = ret->op == SIM_OP_READ ? SIM_IO_SYNC : 0;
+	ret->op = t->field[0][0] == 'R' ? POLICY_OP_READ : POLICY_OP_WRITE;
+	ret->flags = ret->op == POLICY_OP_READ ? POLICY_REQ_SYNC : 0;
 	ret->offset = blkno * SIM_SECTOR;
 	ret->len = blocks * SIM_SECTOR;
 	ret->measured_ns = serv_ns;

@@ -32,8 +32,8 @@ static int parse_mqsim(struct sim_trace *t, struct sim_io *ret)
 	ret->dev = (uint32_t)dev;
 	ret->offset = lba * SIM_SECTOR;
 	ret->len = size * SIM_SECTOR;
-	ret->op = type ? SIM_OP_READ : SIM_OP_WRITE;
-	ret->flags = type ? SIM_IO_SYNC : 0;
+	ret->op = type ? POLICY_OP_READ : POLICY_OP_WRITE;
+	ret->flags = type ? POLICY_REQ_SYNC : 0;
 	return 1;
 }
 

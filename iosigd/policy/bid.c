@@ -14,7 +14,7 @@ struct bid_sq_alloc {
 	struct bid_hist own;          /* history when it dies with the queue */
 };
 
-int bid_core_init(struct bid *b, struct iosig_env *env, const struct bid_core_opts *o)
+int bid_core_init(struct bid *b, struct policy_env *env, const struct bid_core_opts *o)
 {
 	memset(b, 0, sizeof(*b));
 	b->o = *o;
@@ -146,9 +146,9 @@ static uint64_t sq_expiry(const struct bid_sq *sq)
 	return w < sq->deadline ? w : sq->deadline;
 }
 
-int bid_core_stage(struct bid *b, struct iosig_req *req)
+int bid_core_stage(struct bid *b, struct policy_req *req)
 {
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
 	struct bid_dev *bd = &b->dev[req->dev];
 	struct bid_sq *sq = pol_map_get(&bd->open, req->stream);
@@ -177,7 +177,7 @@ int bid_core_stage(struct bid *b, struct iosig_req *req)
 		sq->ts_new = now;
 		sq->wait = wait_of(b, sq->hist);
 	}
-	if (req->op == IOSIG_OP_READ && sq->deadline > now + b->o.deadline_read)
+	if (req->op == POLICY_OP_READ && sq->deadline > now + b->o.deadline_read)
 		sq->deadline = now + b->o.deadline_read;
 	req->pptr = sq;
 	req->pdata[0] = now;
@@ -193,23 +193,23 @@ int bid_core_stage(struct bid *b, struct iosig_req *req)
 	return 0;
 }
 
-void bid_sq_take(struct bid_sq *sq, struct iosig_req *req)
+void bid_sq_take(struct bid_sq *sq, struct policy_req *req)
 {
 	pol_tree_remove(&sq->reqs, &req->tnode);
 	sq->nreq--;
 	sq->bytes -= req->len;
-	if (req->op == IOSIG_OP_WRITE) {
+	if (req->op == POLICY_OP_WRITE) {
 		sq->nwrite--;
 		sq->write_bytes -= req->len;
 	}
 }
 
-void bid_sq_add(struct bid_sq *sq, struct iosig_req *req)
+void bid_sq_add(struct bid_sq *sq, struct policy_req *req)
 {
 	pol_tree_insert(&sq->reqs, &req->tnode);
 	sq->nreq++;
 	sq->bytes += req->len;
-	if (req->op == IOSIG_OP_WRITE) {
+	if (req->op == POLICY_OP_WRITE) {
 		sq->nwrite++;
 		sq->write_bytes += req->len;
 	}
@@ -241,7 +241,7 @@ static void mark(struct bid *b, struct bid_sq *sq, uint64_t now)
 	pol_list_add_tail(&bd->marked, &sq->link);
 }
 
-void bid_core_expedite(struct bid *b, struct iosig_req *req)
+void bid_core_expedite(struct bid *b, struct policy_req *req)
 {
 	struct bid_sq *sq = req->pptr;
 
@@ -284,7 +284,7 @@ static void drop_empty_heads(struct bid *b, struct bid_dev *bd)
 
 void bid_core_expire(struct bid *b)
 {
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
 	struct pol_hnode *h;
 
@@ -296,7 +296,7 @@ void bid_core_expire(struct bid *b)
 
 void bid_core_dispatch(struct bid *b)
 {
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
 
 	bid_core_expire(b);
@@ -306,7 +306,7 @@ void bid_core_dispatch(struct bid *b)
 		drop_empty_heads(b, bd);
 		while (pol_dev_room(env, d) && !pol_list_empty(&bd->marked)) {
 			struct bid_sq *sq = pol_container_of(bd->marked.next, struct bid_sq, link);
-			struct iosig_req *rq = bid_sq_first(sq), *tail, *next;
+			struct policy_req *rq = bid_sq_first(sq), *tail, *next;
 			uint64_t total;
 
 			flush_begin(bd, sq);
@@ -353,7 +353,7 @@ void bid_core_dispatch(struct bid *b)
 	}
 }
 
-void bid_core_report(struct bid *b, iosig_report_fn emit, void *ctx)
+void bid_core_report(struct bid *b, policy_report_fn emit, void *ctx)
 {
 	emit(ctx, "marked_by_wait", (double)b->marked_wait);
 	emit(ctx, "marked_by_deadline", (double)b->marked_deadline);

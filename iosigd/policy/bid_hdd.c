@@ -14,12 +14,12 @@ struct bid_hdd_opts {
 	struct bid_core_opts core;
 };
 
-static const struct iosig_opt bid_hdd_opts[] = {
+static const struct policy_opt bid_hdd_opts[] = {
 	BID_CORE_OPTS,
 	{ .name = NULL },
 };
 
-static int bid_hdd_init(struct iosig_policy *pol)
+static int bid_hdd_init(struct policy *pol)
 {
 	struct bid *b = malloc(sizeof(*b));
 	int r;
@@ -35,7 +35,7 @@ static int bid_hdd_init(struct iosig_policy *pol)
 	return 0;
 }
 
-static int bid_hdd_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int bid_hdd_submit(struct policy *pol, struct policy_req *req)
 {
 	struct bid *b = pol->priv;
 
@@ -44,31 +44,31 @@ static int bid_hdd_submit(struct iosig_policy *pol, struct iosig_req *req)
 	return bid_core_stage(b, req);
 }
 
-static void bid_hdd_dispatch(struct iosig_policy *pol)
+static void bid_hdd_dispatch(struct policy *pol)
 {
 	bid_core_dispatch(pol->priv);
 }
 
-static void bid_hdd_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void bid_hdd_complete(struct policy *pol, struct policy_req *req)
 {
 }
 
-static void bid_hdd_tick(struct iosig_policy *pol)
+static void bid_hdd_tick(struct policy *pol)
 {
 	bid_core_expire(pol->priv);
 }
 
-static void bid_hdd_expedite(struct iosig_policy *pol, struct iosig_req *req)
+static void bid_hdd_expedite(struct policy *pol, struct policy_req *req)
 {
 	bid_core_expedite(pol->priv, req);
 }
 
-static void bid_hdd_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void bid_hdd_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	bid_core_report(pol->priv, emit, ctx);
 }
 
-static void bid_hdd_fini(struct iosig_policy *pol)
+static void bid_hdd_fini(struct policy *pol)
 {
 	struct bid *b = pol->priv;
 
@@ -79,8 +79,8 @@ static void bid_hdd_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_bid_hdd_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_bid_hdd_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "bid-hdd",
 	.summary = "BID: per-process staging queues, adaptive wait + deadline, whole-queue flushes in marking order",
 	.opts = bid_hdd_opts,

@@ -55,38 +55,38 @@ struct wrun {
 /* One process's FIFO on the SSD. */
 struct ssd_fifo {
 	uint32_t stream;
-	struct iosig_list reqs;
-	struct iosig_list rr;
+	struct policy_list reqs;
+	struct policy_list rr;
 	bool on_rr;
 };
 
 struct hyb {
 	struct bid bid;                /* first: on_mark gets it back */
 	struct hyb_opts o;
-	struct iosig_env *env;
+	struct policy_env *env;
 	unsigned ssd;                  /* tier device */
 	uint64_t ssd_next, ssd_limit;  /* append-only allocation */
 	struct pol_extmap loc;         /* HDD extents living on the SSD */
 	struct pol_map fifos;          /* stream -> ssd_fifo */
-	struct iosig_list rr;          /* busy FIFOs */
+	struct policy_list rr;         /* busy FIFOs */
 	struct pol_map verdicts;       /* stream -> enum verdict (hints) */
 	struct pol_map runs;           /* stream -> struct wrun */
 	struct pol_splitter split;     /* pieces of reads straddling the tiers */
-	struct iosig_list waiting;     /* reads waiting for pieces */
+	struct policy_list waiting;    /* reads waiting for pieces */
 	/* counters */
 	uint64_t tiered_queues, bulky_queues, ssd_write_bytes, ssd_read_bytes;
 	uint64_t ssd_writes, split_reads, hinted_light, hinted_bulky, tier_full;
 };
 
-static const struct iosig_opt hyb_opts[] = {
+static const struct policy_opt hyb_opts[] = {
 	BID_CORE_OPTS,
-	{ .name = "pf_threshold", .type = IOSIG_OPT_UINT, .off = offsetof(struct hyb_opts, pf_threshold),
+	{ .name = "pf_threshold", .type = POLICY_OPT_UINT, .off = offsetof(struct hyb_opts, pf_threshold),
 	  .def = "128", .min = 1, .max = 1u << 21,
 	  .help = "packing fraction (512-byte sectors per write request) below which a queue is non-bulky and goes to the SSD" },
-	{ .name = "ssd_fill", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct hyb_opts, ssd_fill),
+	{ .name = "ssd_fill", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct hyb_opts, ssd_fill),
 	  .def = "0.9", .fmin = 0, .fmax = 1,
 	  .help = "fraction of the SSD the tier may fill before tiering stops" },
-	{ .name = "use_hints", .type = IOSIG_OPT_BOOL, .off = offsetof(struct hyb_opts, use_hints),
+	{ .name = "use_hints", .type = POLICY_OPT_BOOL, .off = offsetof(struct hyb_opts, use_hints),
 	  .def = "0",
 	  .help = "take bulkiness from the stream's declared size_per_io/pattern instead of profiling" },
 	{ .name = NULL },
@@ -117,7 +117,7 @@ static struct ssd_fifo *fifo_get(struct hyb *y, uint32_t stream)
 }
 
 /* Queues req for the SSD at toff (its tier location). */
-static int to_ssd(struct hyb *y, struct iosig_req *req, uint64_t toff)
+static int to_ssd(struct hyb *y, struct policy_req *req, uint64_t toff)
 {
 	struct ssd_fifo *f = fifo_get(y, req->stream);
 
@@ -130,7 +130,7 @@ static int to_ssd(struct hyb *y, struct iosig_req *req, uint64_t toff)
 		pol_list_add_tail(&y->rr, &f->rr);
 		f->on_rr = true;
 	}
-	if (req->op == IOSIG_OP_WRITE) {
+	if (req->op == POLICY_OP_WRITE) {
 		y->ssd_write_bytes += req->len;
 		y->ssd_writes++;
 	} else {
@@ -140,7 +140,7 @@ static int to_ssd(struct hyb *y, struct iosig_req *req, uint64_t toff)
 }
 
 /* Places a new write on the SSD: allocate, record, queue.  false = no room. */
-static bool place_on_ssd(struct hyb *y, struct iosig_req *w)
+static bool place_on_ssd(struct hyb *y, struct policy_req *w)
 {
 	uint64_t toff = y->ssd_next;
 
@@ -169,11 +169,11 @@ static bool place_on_ssd(struct hyb *y, struct iosig_req *w)
  */
 static uint64_t packing_fraction(struct bid_sq *sq, uint64_t max_merge)
 {
-	struct iosig_req *prev = NULL;
+	struct policy_req *prev = NULL;
 	uint64_t n = 0, run = 0, sum = 0;
 
-	for (struct iosig_req *r = bid_sq_first(sq); r; r = bid_sq_next(sq, r)) {
-		if (r->op != IOSIG_OP_WRITE)
+	for (struct policy_req *r = bid_sq_first(sq); r; r = bid_sq_next(sq, r)) {
+		if (r->op != POLICY_OP_WRITE)
 			continue;
 		if (prev && pol_can_merge(prev, r, run, max_merge)) {
 			run += r->len;
@@ -191,7 +191,7 @@ static uint64_t packing_fraction(struct bid_sq *sq, uint64_t max_merge)
 }
 
 /* Contiguous write bytes of the stream just before req (see above). */
-static void note_run(struct hyb *y, struct iosig_req *req)
+static void note_run(struct hyb *y, struct policy_req *req)
 {
 	struct wrun *w = pol_map_get(&y->runs, req->stream);
 
@@ -216,7 +216,7 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 	struct hyb *y = hyb_of(b);
 	uint64_t pf;
 	enum verdict v = V_UNKNOWN;
-	struct iosig_req *r, *next;
+	struct policy_req *r, *next;
 
 	if (!sq->nwrite)
 		return;   /* read-only queues bypass categorisation */
@@ -229,7 +229,7 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 		sq->tiered = true;
 		for (r = bid_sq_first(sq); r; r = next) {
 			next = bid_sq_next(sq, r);
-			if (r->op != IOSIG_OP_WRITE)
+			if (r->op != POLICY_OP_WRITE)
 				continue;
 			bid_sq_take(sq, r);
 			if (!place_on_ssd(y, r))
@@ -240,13 +240,13 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 	y->bulky_queues++;
 	/* The data goes to the HDD: older copies on the SSD are stale now. */
 	for (r = bid_sq_first(sq); r; r = bid_sq_next(sq, r))
-		if (r->op == IOSIG_OP_WRITE)
+		if (r->op == POLICY_OP_WRITE)
 			pol_extmap_clear(&y->loc, r->dev, r->offset, r->len);
 }
 
-static int hyb_init(struct iosig_policy *pol)
+static int hyb_init(struct policy *pol)
 {
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	struct hyb *y = calloc(1, sizeof(*y));
 	unsigned d;
 	int r;
@@ -256,7 +256,7 @@ static int hyb_init(struct iosig_policy *pol)
 	y->o = *(struct hyb_opts *)pol->opts;
 	y->env = env;
 	for (d = 0; d < env->ndev; d++)
-		if (env->dev[d].cls == IOSIG_DEV_SSD || env->dev[d].cls == IOSIG_DEV_NVM)
+		if (env->dev[d].cls == IOSIG_CLASS_SSD || env->dev[d].cls == IOSIG_CLASS_NVM)
 			break;
 	if (d == env->ndev) {
 		pol_err(pol, "needs an SSD (or NVM) device for its tier; the engine offers none");
@@ -293,7 +293,7 @@ out_free:
 }
 
 /* Learns a stream's verdict from the signature on its first request. */
-static enum verdict hint_verdict(struct hyb *y, const struct iosig_req *req)
+static enum verdict hint_verdict(struct hyb *y, const struct policy_req *req)
 {
 	void *v = pol_map_get(&y->verdicts, req->stream);
 	enum verdict out = V_UNKNOWN;
@@ -303,7 +303,7 @@ static enum verdict hint_verdict(struct hyb *y, const struct iosig_req *req)
 	if (req->hint_size && req->hint_size >= y->o.pf_threshold * SECTOR) {
 		out = V_BULKY;
 		y->hinted_bulky++;
-	} else if (req->hint_size && req->hint_pattern == IOSIG_PATTERN_RANDOM) {
+	} else if (req->hint_size && req->hint_pattern == POLICY_PATTERN_RANDOM) {
 		out = V_LIGHT;
 		y->hinted_light++;
 	}
@@ -312,14 +312,14 @@ static enum verdict hint_verdict(struct hyb *y, const struct iosig_req *req)
 	return out;
 }
 
-static void piece_home(void *ctx, struct iosig_req *p)
+static void piece_home(void *ctx, struct policy_req *p)
 {
 	struct hyb *y = ctx;
 
 	bid_core_stage(&y->bid, p);   /* staged with the reader's process */
 }
 
-static void piece_mapped(void *ctx, struct iosig_req *p, unsigned tdev, uint64_t toff)
+static void piece_mapped(void *ctx, struct policy_req *p, unsigned tdev, uint64_t toff)
 {
 	to_ssd(ctx, p, toff);
 }
@@ -327,7 +327,7 @@ static void piece_mapped(void *ctx, struct iosig_req *p, unsigned tdev, uint64_t
 static const struct pol_split_ops hyb_split_ops = { .home = piece_home, .mapped = piece_mapped };
 
 /* Splits a read straddling the tiers; false = wait for free pieces. */
-static bool split_read(struct hyb *y, struct iosig_req *req)
+static bool split_read(struct hyb *y, struct policy_req *req)
 {
 	if (pol_split_read(&y->split, &y->loc, req, y->env->now(y->env), &hyb_split_ops, y) < 0)
 		return false;
@@ -335,13 +335,13 @@ static bool split_read(struct hyb *y, struct iosig_req *req)
 	return true;
 }
 
-static int hyb_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int hyb_submit(struct policy *pol, struct policy_req *req)
 {
 	struct hyb *y = pol->priv;
 	struct pol_ext *e;
 	enum verdict v = V_UNKNOWN;
 
-	if (req->dev >= y->env->ndev || req->dev == y->ssd || req->op == IOSIG_OP_FLUSH)
+	if (req->dev >= y->env->ndev || req->dev == y->ssd || req->op == POLICY_OP_FLUSH)
 		return -EINVAL;   /* the SSD tier belongs to the policy */
 	if (y->o.use_hints)
 		v = hint_verdict(y, req);
@@ -350,14 +350,14 @@ static int hyb_submit(struct iosig_policy *pol, struct iosig_req *req)
 	    pol_ext_off(e) + e->len >= req->offset + req->len)
 		/* Entirely on the SSD: read or update it there. */
 		return to_ssd(y, req, e->toff + (req->offset - pol_ext_off(e)));
-	if (e && req->op == IOSIG_OP_READ) {
+	if (e && req->op == POLICY_OP_READ) {
 		if (!split_read(y, req))
 			pol_list_add_tail(&y->waiting, &req->link);
 		return 0;
 	}
-	if (v == V_LIGHT && req->op == IOSIG_OP_WRITE && place_on_ssd(y, req))
+	if (v == V_LIGHT && req->op == POLICY_OP_WRITE && place_on_ssd(y, req))
 		return 0;
-	if (req->op == IOSIG_OP_WRITE) {
+	if (req->op == POLICY_OP_WRITE) {
 		note_run(y, req);
 		/* Joining a queue already categorised: follow its verdict. */
 		struct bid_sq *sq = bid_core_find(&y->bid, req->dev, req->stream);
@@ -371,15 +371,15 @@ static int hyb_submit(struct iosig_policy *pol, struct iosig_req *req)
 	return bid_core_stage(&y->bid, req);
 }
 
-static void hyb_dispatch(struct iosig_policy *pol)
+static void hyb_dispatch(struct policy *pol)
 {
 	struct hyb *y = pol->priv;
-	struct iosig_env *env = y->env;
+	struct policy_env *env = y->env;
 
 	bid_core_dispatch(&y->bid);
 	while (!pol_list_empty(&y->rr) && pol_dev_room(env, y->ssd)) {
 		struct ssd_fifo *f = pol_container_of(y->rr.next, struct ssd_fifo, rr);
-		struct iosig_req *r = pol_container_of(f->reqs.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(f->reqs.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		pol_list_del(&f->rr);
@@ -393,10 +393,10 @@ static void hyb_dispatch(struct iosig_policy *pol)
 	}
 }
 
-static void hyb_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void hyb_complete(struct policy *pol, struct policy_req *req)
 {
 	struct hyb *y = pol->priv;
-	struct iosig_req *parent;
+	struct policy_req *parent;
 	int status;
 
 	if (!pol_splitter_owns(&y->split, req))
@@ -406,7 +406,7 @@ static void hyb_complete(struct iosig_policy *pol, struct iosig_req *req)
 		y->env->finish(y->env, parent, status);
 	/* Pieces came free: retry reads that waited for them. */
 	while (!pol_list_empty(&y->waiting)) {
-		struct iosig_req *w = pol_container_of(y->waiting.next, struct iosig_req, link);
+		struct policy_req *w = pol_container_of(y->waiting.next, struct policy_req, link);
 
 		pol_list_del(&w->link);
 		if (!split_read(y, w)) {
@@ -416,14 +416,14 @@ static void hyb_complete(struct iosig_policy *pol, struct iosig_req *req)
 	}
 }
 
-static void hyb_tick(struct iosig_policy *pol)
+static void hyb_tick(struct policy *pol)
 {
 	struct hyb *y = pol->priv;
 
 	bid_core_expire(&y->bid);
 }
 
-static void hyb_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void hyb_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct hyb *y = pol->priv;
 
@@ -441,7 +441,7 @@ static void hyb_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx
 	emit(ctx, "hinted_bulky_streams", (double)y->hinted_bulky);
 }
 
-static void hyb_fini(struct iosig_policy *pol)
+static void hyb_fini(struct policy *pol)
 {
 	struct hyb *y = pol->priv;
 
@@ -461,8 +461,8 @@ static void hyb_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_bid_hybrid_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_bid_hybrid_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "bid-hybrid",
 	.summary = "BID-Hybrid: BID-HDD plus packing-fraction tiering of non-bulky writes to an SSD",
 	.opts = hyb_opts,

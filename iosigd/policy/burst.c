@@ -46,62 +46,62 @@ struct bstream {
 	uint32_t id;
 	uint16_t dev;
 	bool bursty, on_rr;
-	struct iosig_list fifo;      /* all its requests, arrival order (req->link) */
-	struct iosig_list reads;     /* its reads, arrival order (req->link2) */
+	struct policy_list fifo;     /* all its requests, arrival order (req->link) */
+	struct policy_list reads;    /* its reads, arrival order (req->link2) */
 	uint64_t pending;            /* bytes waiting */
 	uint64_t bucket[NBUCKET];    /* bytes arrived per window/NBUCKET slot */
 	uint64_t bucket_epoch;       /* slot number of bucket[epoch % NBUCKET] */
-	struct iosig_list rr;        /* in bdev.rr while bursty */
-	struct iosig_list all;       /* in bdev.streams */
+	struct policy_list rr;       /* in bdev.rr while bursty */
+	struct policy_list all;      /* in bdev.streams */
 };
 
 struct bdev {
 	struct pol_map streams_by_id;
-	struct iosig_list streams;   /* every stream of the device */
-	struct iosig_list rr;        /* bursty streams waiting for a turn */
+	struct policy_list streams;  /* every stream of the device */
+	struct policy_list rr;       /* bursty streams waiting for a turn */
 	struct bstream *active;
 	uint64_t quantum_end;
 	uint64_t dry_since;          /* active ran dry at; 0 = it has requests */
 	double tokens;               /* bytes non-bursty reads may use now */
 	uint64_t tokens_t;
 	unsigned nbursty;
-	struct iosig_list waited;    /* expedited requests, served first (req->link) */
+	struct policy_list waited;    /* expedited requests, served first (req->link) */
 };
 
 struct burst {
 	struct burst_opts o;
-	struct iosig_env *env;
+	struct policy_env *env;
 	unsigned ndev;
 	struct bdev *dev;
 	uint64_t turns, reserved_reads, reserved_bytes, became_bursty, expedited;
 };
 
-static const struct iosig_opt burst_opts[] = {
-	{ .name = "b_threshold", .type = IOSIG_OPT_RATE, .off = offsetof(struct burst_opts, b_threshold),
+static const struct policy_opt burst_opts[] = {
+	{ .name = "b_threshold", .type = POLICY_OPT_RATE, .off = offsetof(struct burst_opts, b_threshold),
 	  .def = "2MB/s", .min = 1, .max = UINT64_MAX,
 	  .help = "required bandwidth above which a stream is bursty (paper B_threshold)" },
-	{ .name = "s_quantum", .type = IOSIG_OPT_TIME, .off = offsetof(struct burst_opts, s_quantum),
-	  .def = "1s", .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "s_quantum", .type = POLICY_OPT_TIME, .off = offsetof(struct burst_opts, s_quantum),
+	  .def = "1s", .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "exclusive turn of a bursty stream (paper S_quantum)" },
-	{ .name = "m_reserved", .type = IOSIG_OPT_RATE, .off = offsetof(struct burst_opts, m_reserved),
+	{ .name = "m_reserved", .type = POLICY_OPT_RATE, .off = offsetof(struct burst_opts, m_reserved),
 	  .def = "2MB/s", .min = 0, .max = UINT64_MAX,
 	  .help = "bandwidth reserved for reads of non-bursty streams (paper M_reserved)" },
-	{ .name = "window", .type = IOSIG_OPT_TIME, .off = offsetof(struct burst_opts, window),
-	  .def = "1s", .min = NBUCKET, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "window", .type = POLICY_OPT_TIME, .off = offsetof(struct burst_opts, window),
+	  .def = "1s", .min = NBUCKET, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "how far back arrivals count towards the required bandwidth" },
-	{ .name = "grace", .type = IOSIG_OPT_TIME, .off = offsetof(struct burst_opts, grace),
-	  .def = "10ms", .min = 0, .max = 60 * IOSIG_NS_PER_S,
+	{ .name = "grace", .type = POLICY_OPT_TIME, .off = offsetof(struct burst_opts, grace),
+	  .def = "10ms", .min = 0, .max = 60 * POLICY_NS_PER_S,
 	  .help = "how long a bursty stream that ran dry keeps its turn (not in the paper)" },
-	{ .name = "reserve_depth", .type = IOSIG_OPT_SIZE, .off = offsetof(struct burst_opts, reserve_depth),
+	{ .name = "reserve_depth", .type = POLICY_OPT_SIZE, .off = offsetof(struct burst_opts, reserve_depth),
 	  .def = "512KiB", .min = 512, .max = 1ull << 34,
 	  .help = "largest burst of reserved non-bursty reads (token bucket depth)" },
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct burst_opts, max_merge),
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct burst_opts, max_merge),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "largest command built by merging contiguous requests (0 = no merging)" },
 	{ .name = NULL },
 };
 
-static int burst_init(struct iosig_policy *pol)
+static int burst_init(struct policy *pol)
 {
 	struct burst *b = calloc(1, sizeof(*b));
 
@@ -172,7 +172,7 @@ static void make_calm(struct bdev *bd, struct bstream *s)
 	}
 }
 
-static int burst_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int burst_submit(struct policy *pol, struct policy_req *req)
 {
 	struct burst *b = pol->priv;
 	uint64_t now = b->env->now(b->env);
@@ -202,7 +202,7 @@ static int burst_submit(struct iosig_policy *pol, struct iosig_req *req)
 	s->pending += req->len;
 	req->pptr = s;
 	pol_list_add_tail(&s->fifo, &req->link);
-	if (req->op == IOSIG_OP_READ)
+	if (req->op == POLICY_OP_READ)
 		pol_list_add_tail(&s->reads, &req->link2);
 	else
 		pol_list_init(&req->link2);
@@ -218,9 +218,9 @@ static int burst_submit(struct iosig_policy *pol, struct iosig_req *req)
 }
 
 /* Takes req (and contiguous followers of its stream) and issues them. */
-static void send(struct burst *b, unsigned d, struct bstream *s, struct iosig_req *req)
+static void send(struct burst *b, unsigned d, struct bstream *s, struct policy_req *req)
 {
-	struct iosig_req *tail = req;
+	struct policy_req *tail = req;
 	uint64_t total = req->len;
 
 	pol_list_del(&req->link);
@@ -228,7 +228,7 @@ static void send(struct burst *b, unsigned d, struct bstream *s, struct iosig_re
 	req->merge_next = NULL;
 	/* Merge the stream's following requests that continue it. */
 	while (!pol_list_empty(&s->fifo)) {
-		struct iosig_req *n = pol_container_of(s->fifo.next, struct iosig_req, link);
+		struct policy_req *n = pol_container_of(s->fifo.next, struct policy_req, link);
 
 		if (!pol_can_merge(tail, n, total, b->o.max_merge))
 			break;
@@ -247,15 +247,15 @@ static void send(struct burst *b, unsigned d, struct bstream *s, struct iosig_re
  * behind it that continue it. */
 static void send_waited(struct burst *b, unsigned d, struct bdev *bd)
 {
-	struct iosig_req *req = pol_container_of(bd->waited.next, struct iosig_req, link);
-	struct iosig_req *tail = req;
+	struct policy_req *req = pol_container_of(bd->waited.next, struct policy_req, link);
+	struct policy_req *tail = req;
 	uint64_t total = req->len;
 
 	pol_list_del(&req->link);
 	req->merge_next = NULL;
 	((struct bstream *)req->pptr)->pending -= req->len;
 	while (!pol_list_empty(&bd->waited)) {
-		struct iosig_req *n = pol_container_of(bd->waited.next, struct iosig_req, link);
+		struct policy_req *n = pol_container_of(bd->waited.next, struct policy_req, link);
 
 		if (!pol_can_merge(tail, n, total, b->o.max_merge))
 			break;
@@ -271,7 +271,7 @@ static void send_waited(struct burst *b, unsigned d, struct bdev *bd)
 
 /* A process waits for req: out of its stream's queues into the device's
  * expedited queue. */
-static void burst_expedite(struct iosig_policy *pol, struct iosig_req *req)
+static void burst_expedite(struct policy *pol, struct policy_req *req)
 {
 	struct burst *b = pol->priv;
 
@@ -282,19 +282,19 @@ static void burst_expedite(struct iosig_policy *pol, struct iosig_req *req)
 }
 
 /* Oldest request (reads_only: oldest read) of a non-bursty stream, or NULL. */
-static struct iosig_req *oldest_calm(struct bdev *bd, bool reads_only)
+static struct policy_req *oldest_calm(struct bdev *bd, bool reads_only)
 {
-	struct iosig_req *best = NULL;
+	struct policy_req *best = NULL;
 
-	for (struct iosig_list *l = bd->streams.next; l != &bd->streams; l = l->next) {
+	for (struct policy_list *l = bd->streams.next; l != &bd->streams; l = l->next) {
 		struct bstream *s = pol_container_of(l, struct bstream, all);
-		struct iosig_list *q = reads_only ? &s->reads : &s->fifo;
-		struct iosig_req *r;
+		struct policy_list *q = reads_only ? &s->reads : &s->fifo;
+		struct policy_req *r;
 
 		if (s->bursty || pol_list_empty(q))
 			continue;
-		r = reads_only ? pol_container_of(q->next, struct iosig_req, link2) :
-				 pol_container_of(q->next, struct iosig_req, link);
+		r = reads_only ? pol_container_of(q->next, struct policy_req, link2) :
+				 pol_container_of(q->next, struct policy_req, link);
 		if (!best || r->arrival_ns < best->arrival_ns ||
 		    (r->arrival_ns == best->arrival_ns && r->id < best->id))
 			best = r;
@@ -331,7 +331,7 @@ static struct bstream *turn(struct burst *b, struct bdev *bd, uint64_t now)
 		}
 	}
 	/* Waiting calm streams may have become bursty by waiting. */
-	for (struct iosig_list *l = bd->streams.next; l != &bd->streams; l = l->next) {
+	for (struct policy_list *l = bd->streams.next; l != &bd->streams; l = l->next) {
 		struct bstream *s = pol_container_of(l, struct bstream, all);
 
 		if (!s->bursty && s->pending && required(b, s, now) > (double)b->o.b_threshold)
@@ -360,10 +360,10 @@ static void refill(struct burst *b, struct bdev *bd, uint64_t now)
 	bd->tokens_t = now;
 }
 
-static void burst_dispatch(struct iosig_policy *pol)
+static void burst_dispatch(struct policy *pol)
 {
 	struct burst *b = pol->priv;
-	struct iosig_env *env = b->env;
+	struct policy_env *env = b->env;
 	uint64_t now = env->now(env);
 
 	for (unsigned d = 0; d < b->ndev; d++) {
@@ -372,7 +372,7 @@ static void burst_dispatch(struct iosig_policy *pol)
 		refill(b, bd, now);
 		while (pol_dev_room(env, d)) {
 			struct bstream *a;
-			struct iosig_req *r;
+			struct policy_req *r;
 
 			if (!pol_list_empty(&bd->waited)) {
 				send_waited(b, d, bd);
@@ -409,20 +409,20 @@ static void burst_dispatch(struct iosig_policy *pol)
 			}
 			if (pol_list_empty(&a->fifo))
 				break;   /* its grace period */
-			send(b, d, a, pol_container_of(a->fifo.next, struct iosig_req, link));
+			send(b, d, a, pol_container_of(a->fifo.next, struct policy_req, link));
 		}
 	}
 }
 
-static void burst_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void burst_complete(struct policy *pol, struct policy_req *req)
 {
 }
 
-static void burst_tick(struct iosig_policy *pol)
+static void burst_tick(struct policy *pol)
 {
 }
 
-static void burst_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void burst_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct burst *b = pol->priv;
 
@@ -433,7 +433,7 @@ static void burst_report(struct iosig_policy *pol, iosig_report_fn emit, void *c
 	emit(ctx, "expedited", (double)b->expedited);
 }
 
-static void burst_fini(struct iosig_policy *pol)
+static void burst_fini(struct policy *pol)
 {
 	struct burst *b = pol->priv;
 
@@ -455,8 +455,8 @@ static void burst_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_burst_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_burst_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "burst",
 	.summary = "burstiness-aware: bursty streams get exclusive round-robin quanta, calm reads a reserved bandwidth",
 	.opts = burst_opts,

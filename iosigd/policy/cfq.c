@@ -40,17 +40,17 @@ struct cfq_queue {
 	uint32_t stream;
 	bool sync;
 	bool on_rr;
-	struct iosig_tnode *sorted;    /* by (offset, id) */
-	struct iosig_list fifo;        /* arrival order; req->pdata[0] = FIFO expiry */
+	struct policy_tnode *sorted;   /* by (offset, id) */
+	struct policy_list fifo;       /* arrival order; req->pdata[0] = FIFO expiry */
 	unsigned nreq;                 /* queued */
 	unsigned inflight;             /* dispatched, not completed (commands) */
 	bool fifo_served;              /* served an expired request this slice */
-	struct iosig_list rr;          /* in cfq_dev.rr */
-	struct iosig_list free_link;
+	struct policy_list rr;         /* in cfq_dev.rr */
+	struct policy_list free_link;
 };
 
 struct cfq_dev {
-	struct iosig_list rr;          /* busy queues waiting for a slice */
+	struct policy_list rr;         /* busy queues waiting for a slice */
 	struct cfq_queue *active;
 	uint64_t slice_end;
 	uint64_t idle_until;           /* 0 = not idling */
@@ -63,38 +63,38 @@ struct cfq {
 	struct cfq_opts o;
 	unsigned ndev;
 	struct cfq_dev *dev;
-	struct iosig_list free_queues;
+	struct policy_list free_queues;
 	uint64_t slices, idles, idle_hits, expedited;
 };
 
-#define MS IOSIG_NS_PER_MS
+#define MS POLICY_NS_PER_MS
 
-static const struct iosig_opt cfq_opts[] = {
-	{ .name = "quantum", .type = IOSIG_OPT_UINT, .off = offsetof(struct cfq_opts, quantum),
+static const struct policy_opt cfq_opts[] = {
+	{ .name = "quantum", .type = POLICY_OPT_UINT, .off = offsetof(struct cfq_opts, quantum),
 	  .def = "8", .min = 1, .max = 1024,
 	  .help = "most requests of the active queue at the device at once (Linux quantum)" },
-	{ .name = "slice_sync", .type = IOSIG_OPT_TIME, .off = offsetof(struct cfq_opts, slice_sync),
-	  .def = "100ms", .min = 1, .max = 60 * IOSIG_NS_PER_S,
+	{ .name = "slice_sync", .type = POLICY_OPT_TIME, .off = offsetof(struct cfq_opts, slice_sync),
+	  .def = "100ms", .min = 1, .max = 60 * POLICY_NS_PER_S,
 	  .help = "time slice of a process's synchronous queue (Linux slice_sync)" },
-	{ .name = "slice_async", .type = IOSIG_OPT_TIME, .off = offsetof(struct cfq_opts, slice_async),
-	  .def = "40ms", .min = 1, .max = 60 * IOSIG_NS_PER_S,
+	{ .name = "slice_async", .type = POLICY_OPT_TIME, .off = offsetof(struct cfq_opts, slice_async),
+	  .def = "40ms", .min = 1, .max = 60 * POLICY_NS_PER_S,
 	  .help = "time slice of the shared asynchronous queue (Linux slice_async)" },
-	{ .name = "slice_idle", .type = IOSIG_OPT_TIME, .off = offsetof(struct cfq_opts, slice_idle),
-	  .def = "8ms", .min = 0, .max = 10 * IOSIG_NS_PER_S,
+	{ .name = "slice_idle", .type = POLICY_OPT_TIME, .off = offsetof(struct cfq_opts, slice_idle),
+	  .def = "8ms", .min = 0, .max = 10 * POLICY_NS_PER_S,
 	  .help = "idle wait for the next request of a drained sync queue (Linux slice_idle; 0 = never idle)" },
-	{ .name = "fifo_expire_sync", .type = IOSIG_OPT_TIME, .off = offsetof(struct cfq_opts, fifo_expire_sync),
-	  .def = "125ms", .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "fifo_expire_sync", .type = POLICY_OPT_TIME, .off = offsetof(struct cfq_opts, fifo_expire_sync),
+	  .def = "125ms", .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "age after which a sync request jumps the sorted order (Linux fifo_expire_sync)" },
-	{ .name = "fifo_expire_async", .type = IOSIG_OPT_TIME, .off = offsetof(struct cfq_opts, fifo_expire_async),
-	  .def = "250ms", .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "fifo_expire_async", .type = POLICY_OPT_TIME, .off = offsetof(struct cfq_opts, fifo_expire_async),
+	  .def = "250ms", .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "age after which an async request jumps the sorted order (Linux fifo_expire_async)" },
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct cfq_opts, max_merge),
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct cfq_opts, max_merge),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "largest command built by merging contiguous requests (0 = no merging)" },
 	{ .name = NULL },
 };
 
-static int cfq_init(struct iosig_policy *pol)
+static int cfq_init(struct policy *pol)
 {
 	struct cfq *c = calloc(1, sizeof(*c));
 
@@ -167,7 +167,7 @@ static struct cfq_queue *queue_get(struct cfq *c, struct cfq_dev *cd, uint32_t s
 
 /* Puts req into q (FIFO tail, or head when `first`) and q in line. */
 static void queue_add(struct cfq *c, struct cfq_dev *cd, struct cfq_queue *q,
-		      struct iosig_req *req, bool first)
+		      struct policy_req *req, bool first)
 {
 	req->pptr = q;
 	req->tnode.key = req->offset;
@@ -190,13 +190,13 @@ static void queue_add(struct cfq *c, struct cfq_dev *cd, struct cfq_queue *q,
 	}
 }
 
-static int cfq_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int cfq_submit(struct policy *pol, struct policy_req *req)
 {
 	struct cfq *c = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	struct cfq_dev *cd;
 	struct cfq_queue *q;
-	bool sync = req->op == IOSIG_OP_READ || (req->flags & IOSIG_REQ_SYNC);
+	bool sync = req->op == POLICY_OP_READ || (req->flags & POLICY_REQ_SYNC);
 
 	if (req->dev >= c->ndev)
 		return -EINVAL;
@@ -226,7 +226,7 @@ static void slice_expire(struct cfq *c, struct cfq_dev *cd)
 }
 
 /* The queue to dispatch from now, or NULL (nothing, or idling). */
-static struct cfq_queue *select_queue(struct cfq *c, struct cfq_dev *cd, struct iosig_env *env,
+static struct cfq_queue *select_queue(struct cfq *c, struct cfq_dev *cd, struct policy_env *env,
 				      uint64_t now)
 {
 	struct cfq_queue *q = cd->active;
@@ -272,7 +272,7 @@ static struct cfq_queue *select_queue(struct cfq *c, struct cfq_dev *cd, struct 
 	return q;
 }
 
-static void take(struct cfq_queue *q, struct iosig_req *r)
+static void take(struct cfq_queue *q, struct policy_req *r)
 {
 	pol_tree_remove(&q->sorted, &r->tnode);
 	pol_list_del(&r->link);
@@ -281,7 +281,7 @@ static void take(struct cfq_queue *q, struct iosig_req *r)
 
 /* A process waits for req: from the async queue into its sync queue, at
  * the head of the FIFO, expired (served first in the queue's next slice). */
-static void cfq_expedite(struct iosig_policy *pol, struct iosig_req *req)
+static void cfq_expedite(struct policy *pol, struct policy_req *req)
 {
 	struct cfq *c = pol->priv;
 	struct cfq_dev *cd = &c->dev[req->dev];
@@ -303,10 +303,10 @@ static void cfq_expedite(struct iosig_policy *pol, struct iosig_req *req)
 	c->expedited++;
 }
 
-static void cfq_dispatch(struct iosig_policy *pol)
+static void cfq_dispatch(struct policy *pol)
 {
 	struct cfq *c = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	uint64_t now = env->now(env);
 
 	for (unsigned d = 0; d < c->ndev; d++) {
@@ -314,12 +314,12 @@ static void cfq_dispatch(struct iosig_policy *pol)
 
 		while (pol_dev_room(env, d)) {
 			struct cfq_queue *q = select_queue(c, cd, env, now);
-			struct iosig_req *rq, *next;
+			struct policy_req *rq, *next;
 			uint64_t total;
 
 			if (!q || q->inflight >= c->o.quantum)
 				break;
-			rq = pol_container_of(q->fifo.next, struct iosig_req, link);
+			rq = pol_container_of(q->fifo.next, struct policy_req, link);
 			if (!q->fifo_served && rq->pdata[0] <= now) {
 				q->fifo_served = true;
 			} else {
@@ -329,7 +329,7 @@ static void cfq_dispatch(struct iosig_policy *pol)
 			}
 			rq = pol_tree_chain(q->sorted, rq, c->o.max_merge, &next);
 			total = 0;
-			for (struct iosig_req *m = rq; m; m = m->merge_next) {
+			for (struct policy_req *m = rq; m; m = m->merge_next) {
 				take(q, m);
 				total += m->len;
 			}
@@ -341,7 +341,7 @@ static void cfq_dispatch(struct iosig_policy *pol)
 	}
 }
 
-static void cfq_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void cfq_complete(struct policy *pol, struct policy_req *req)
 {
 	struct cfq *c = pol->priv;
 	struct cfq_queue *q = req->pptr;
@@ -351,17 +351,17 @@ static void cfq_complete(struct iosig_policy *pol, struct iosig_req *req)
 	 * starts the command; members after it only pass through. */
 	if (req->pdata[1])
 		return;
-	for (struct iosig_req *m = req->merge_next; m; m = m->merge_next)
+	for (struct policy_req *m = req->merge_next; m; m = m->merge_next)
 		m->pdata[1] = 1;
 	q->inflight--;
 	queue_put(c, cd, q);
 }
 
-static void cfq_tick(struct iosig_policy *pol)
+static void cfq_tick(struct policy *pol)
 {
 }
 
-static void cfq_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void cfq_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct cfq *c = pol->priv;
 
@@ -371,7 +371,7 @@ static void cfq_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx
 	emit(ctx, "expedited", (double)c->expedited);
 }
 
-static void cfq_fini(struct iosig_policy *pol)
+static void cfq_fini(struct policy *pol)
 {
 	struct cfq *c = pol->priv;
 
@@ -397,8 +397,8 @@ static void cfq_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_cfq_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_cfq_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "cfq",
 	.summary = "per-process sorted queues served round robin in time slices, with idling (Linux CFQ)",
 	.opts = cfq_opts,

@@ -28,9 +28,9 @@ struct dl_opts {
 };
 
 struct dl_dev {
-	struct iosig_tnode *sorted[2];   /* by (offset, id) */
-	struct iosig_list fifo[2];       /* arrival order; pdata[0] = expiry */
-	struct iosig_req *next_rq[2];    /* continue the batch from here */
+	struct policy_tnode *sorted[2];  /* by (offset, id) */
+	struct policy_list fifo[2];      /* arrival order; pdata[0] = expiry */
+	struct policy_req *next_rq[2];   /* continue the batch from here */
 	unsigned batching;               /* requests dispatched in this batch */
 	unsigned starved;                /* read batches while writes waited */
 	uint64_t queued[2];
@@ -45,26 +45,26 @@ struct dl {
 	uint64_t expedited;
 };
 
-static const struct iosig_opt dl_opts[] = {
-	{ .name = "read_expire", .type = IOSIG_OPT_TIME, .off = offsetof(struct dl_opts, read_expire),
-	  .def = "500ms", .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+static const struct policy_opt dl_opts[] = {
+	{ .name = "read_expire", .type = POLICY_OPT_TIME, .off = offsetof(struct dl_opts, read_expire),
+	  .def = "500ms", .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "deadline of a read (Linux read_expire)" },
-	{ .name = "write_expire", .type = IOSIG_OPT_TIME, .off = offsetof(struct dl_opts, write_expire),
-	  .def = "5s", .min = 1, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "write_expire", .type = POLICY_OPT_TIME, .off = offsetof(struct dl_opts, write_expire),
+	  .def = "5s", .min = 1, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "deadline of a write (Linux write_expire)" },
-	{ .name = "fifo_batch", .type = IOSIG_OPT_UINT, .off = offsetof(struct dl_opts, fifo_batch),
+	{ .name = "fifo_batch", .type = POLICY_OPT_UINT, .off = offsetof(struct dl_opts, fifo_batch),
 	  .def = "16", .min = 1, .max = 1u << 20,
 	  .help = "requests dispatched in one sorted batch (Linux fifo_batch)" },
-	{ .name = "writes_starved", .type = IOSIG_OPT_UINT, .off = offsetof(struct dl_opts, writes_starved),
+	{ .name = "writes_starved", .type = POLICY_OPT_UINT, .off = offsetof(struct dl_opts, writes_starved),
 	  .def = "2", .min = 1, .max = 1u << 20,
 	  .help = "read batches allowed while writes wait (Linux writes_starved)" },
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct dl_opts, max_merge),
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct dl_opts, max_merge),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "largest command built by merging contiguous requests (0 = no merging)" },
 	{ .name = NULL },
 };
 
-static int dl_init(struct iosig_policy *pol)
+static int dl_init(struct policy *pol)
 {
 	struct dl *q = calloc(1, sizeof(*q));
 
@@ -85,12 +85,12 @@ static int dl_init(struct iosig_policy *pol)
 	return 0;
 }
 
-static int dir_of(const struct iosig_req *r)
+static int dir_of(const struct policy_req *r)
 {
-	return r->op == IOSIG_OP_READ ? DL_READ : DL_WRITE;
+	return r->op == POLICY_OP_READ ? DL_READ : DL_WRITE;
 }
 
-static int dl_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int dl_submit(struct policy *pol, struct policy_req *req)
 {
 	struct dl *q = pol->priv;
 	struct dl_dev *dd;
@@ -111,7 +111,7 @@ static int dl_submit(struct iosig_policy *pol, struct iosig_req *req)
 }
 
 /* Takes rq out of both structures. */
-static void dl_remove(struct dl_dev *dd, struct iosig_req *rq)
+static void dl_remove(struct dl_dev *dd, struct policy_req *rq)
 {
 	int dir = dir_of(rq);
 
@@ -122,16 +122,16 @@ static void dl_remove(struct dl_dev *dd, struct iosig_req *rq)
 		dd->waited[dir]--;
 }
 
-static struct iosig_req *fifo_head(struct dl_dev *dd, int dir)
+static struct policy_req *fifo_head(struct dl_dev *dd, int dir)
 {
 	return pol_list_empty(&dd->fifo[dir]) ? NULL :
-	       pol_container_of(dd->fifo[dir].next, struct iosig_req, link);
+	       pol_container_of(dd->fifo[dir].next, struct policy_req, link);
 }
 
 /* Picks the next request of a device as mq-deadline's __dd_dispatch_request. */
-static struct iosig_req *dl_pick(struct dl *q, struct dl_dev *dd, uint64_t now)
+static struct policy_req *dl_pick(struct dl *q, struct dl_dev *dd, uint64_t now)
 {
-	struct iosig_req *rq;
+	struct policy_req *rq;
 	int dir;
 
 	/* Continue the current batch in sorted order. */
@@ -168,24 +168,24 @@ dispatch_find_request:
 	return rq;
 }
 
-static void dl_dispatch(struct iosig_policy *pol)
+static void dl_dispatch(struct policy *pol)
 {
 	struct dl *q = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	uint64_t now = env->now(env);
 
 	for (unsigned d = 0; d < q->ndev; d++) {
 		struct dl_dev *dd = &q->dev[d];
 
 		while (pol_dev_room(env, d)) {
-			struct iosig_req *rq = dl_pick(q, dd, now), *next;
+			struct policy_req *rq = dl_pick(q, dd, now), *next;
 			int dir;
 
 			if (!rq)
 				break;
 			dir = dir_of(rq);
 			rq = pol_tree_chain(dd->sorted[dir], rq, q->o.max_merge, &next);
-			for (struct iosig_req *m = rq; m; m = m->merge_next)
+			for (struct policy_req *m = rq; m; m = m->merge_next)
 				dl_remove(dd, m);
 			dd->next_rq[DL_READ] = dd->next_rq[DL_WRITE] = NULL;
 			dd->next_rq[dir] = next;
@@ -195,22 +195,22 @@ static void dl_dispatch(struct iosig_policy *pol)
 	}
 }
 
-static void dl_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void dl_complete(struct policy *pol, struct policy_req *req)
 {
 }
 
-static void dl_tick(struct iosig_policy *pol)
+static void dl_tick(struct policy *pol)
 {
 }
 
 /* A program waits for req: expired now, at the head of its FIFO behind
  * the requests expedited before it. */
-static void dl_expedite(struct iosig_policy *pol, struct iosig_req *req)
+static void dl_expedite(struct policy *pol, struct policy_req *req)
 {
 	struct dl *q = pol->priv;
 	struct dl_dev *dd = &q->dev[req->dev];
 	int dir = dir_of(req);
-	struct iosig_list *after = &dd->fifo[dir];
+	struct policy_list *after = &dd->fifo[dir];
 
 	if (req->pdata[1])
 		return;
@@ -220,12 +220,12 @@ static void dl_expedite(struct iosig_policy *pol, struct iosig_req *req)
 	q->expedited++;
 	pol_list_del(&req->link);
 	while (after->next != &dd->fifo[dir] &&
-	       pol_container_of(after->next, struct iosig_req, link)->pdata[1])
+	       pol_container_of(after->next, struct policy_req, link)->pdata[1])
 		after = after->next;
 	pol_list_add_head(after, &req->link);
 }
 
-static void dl_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void dl_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct dl *q = pol->priv;
 
@@ -233,7 +233,7 @@ static void dl_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
 	emit(ctx, "expedited", (double)q->expedited);
 }
 
-static void dl_fini(struct iosig_policy *pol)
+static void dl_fini(struct policy *pol)
 {
 	struct dl *q = pol->priv;
 
@@ -244,8 +244,8 @@ static void dl_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_deadline_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_deadline_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "deadline",
 	.summary = "sorted batches with read/write expiry and write-starvation limit (Linux deadline)",
 	.opts = dl_opts,

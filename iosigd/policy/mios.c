@@ -80,15 +80,15 @@ struct mstream {
 
 struct mios {
 	struct mios_opts o;
-	struct iosig_env *env;
+	struct policy_env *env;
 	int mode;
 	unsigned ssd, hdd;
 	uint64_t wf, wm, slow_lat;
 
-	struct iosig_list ssd_q;      /* requests for the SSD (home offsets) */
+	struct policy_list ssd_q;     /* requests for the SSD (home offsets) */
 	unsigned ssd_pending;
-	struct iosig_list hdd_reads;  /* reads of data on the HDD; pdata[1] = HDD offset */
-	struct iosig_list hdd_writes; /* redirected writes, in order */
+	struct policy_list hdd_reads; /* reads of data on the HDD; pdata[1] = HDD offset */
+	struct policy_list hdd_writes; /* redirected writes, in order */
 	uint64_t hdd_wq_bytes;
 	bool hdd_busy;                /* BCW needs writes one at a time */
 	uint64_t hdd_idle_since;
@@ -106,11 +106,11 @@ struct mios {
 	size_t gc_chunk;              /* next chunk to look at */
 	uint64_t gc_pos;              /* home offset reached inside it */
 	struct chunk gc_move;         /* the sub-range in flight: home, len, log offset */
-	struct iosig_req *gc_req;
+	struct policy_req *gc_req;
 
 	struct pol_extmap loc;        /* SSD extents whose data is on the HDD */
 	struct pol_splitter split;
-	struct iosig_list waiting;    /* reads waiting for pieces */
+	struct policy_list waiting;   /* reads waiting for pieces */
 	struct pol_pool internal;     /* padding, flush, GC */
 	struct pol_map streams;
 
@@ -120,50 +120,50 @@ struct mios {
 	uint64_t hdd_read_bytes, gc_bytes, gc_runs, log_peak, split_reads, big_kept;
 };
 
-static const struct iosig_opt mios_opts[] = {
-	{ .name = "L", .type = IOSIG_OPT_UINT, .off = offsetof(struct mios_opts, L),
+static const struct policy_opt mios_opts[] = {
+	{ .name = "L", .type = POLICY_OPT_UINT, .off = offsetof(struct mios_opts, L),
 	  .def = "2", .min = 0, .max = 1u << 20,
 	  .help = "SSD queue length above which writes are steered to the HDD (paper: 1-3 by workload)" },
-	{ .name = "w_fast", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mios_opts, w_fast),
+	{ .name = "w_fast", .type = POLICY_OPT_SIZE, .off = offsetof(struct mios_opts, w_fast),
 	  .def = "0", .min = 0, .max = 1ull << 40,
 	  .help = "W_f, bytes of the Fast state (0 = the device's probed profile, else 16MiB as the paper's 10TB WD)" },
-	{ .name = "w_mid", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mios_opts, w_mid),
+	{ .name = "w_mid", .type = POLICY_OPT_SIZE, .off = offsetof(struct mios_opts, w_mid),
 	  .def = "0", .min = 0, .max = 1ull << 40,
 	  .help = "W_m, bytes of each Mid state (0 = the device's profile, else 8MiB)" },
-	{ .name = "slow_lat", .type = IOSIG_OPT_TIME, .off = offsetof(struct mios_opts, slow_lat),
-	  .def = "0", .min = 0, .max = 10 * IOSIG_NS_PER_S,
+	{ .name = "slow_lat", .type = POLICY_OPT_TIME, .off = offsetof(struct mios_opts, slow_lat),
+	  .def = "0", .min = 0, .max = 10 * POLICY_NS_PER_S,
 	  .help = "a write at least this slow is an S write (0 = midway between the profile's L_m and L_s, else 2ms)" },
-	{ .name = "pad_fast", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mios_opts, pad_fast),
+	{ .name = "pad_fast", .type = POLICY_OPT_SIZE, .off = offsetof(struct mios_opts, pad_fast),
 	  .def = "4KiB", .min = 512, .max = 64ull << 20,
 	  .help = "PF: padding written in the F/M states while the HDD queue is empty" },
-	{ .name = "pad_slow", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mios_opts, pad_slow),
+	{ .name = "pad_slow", .type = POLICY_OPT_SIZE, .off = offsetof(struct mios_opts, pad_slow),
 	  .def = "64KiB", .min = 512, .max = 64ull << 20,
 	  .help = "PS: padding written to trigger the S state" },
-	{ .name = "seq_pairs", .type = IOSIG_OPT_UINT, .off = offsetof(struct mios_opts, seq_pairs),
+	{ .name = "seq_pairs", .type = POLICY_OPT_UINT, .off = offsetof(struct mios_opts, seq_pairs),
 	  .def = "10", .min = 1, .max = 1u << 20,
 	  .help = "Mid/Slow stage pairs in one buffered-write sequence (paper: 1 Fast + 10 pairs)" },
-	{ .name = "idle_reset", .type = IOSIG_OPT_TIME, .off = offsetof(struct mios_opts, idle_reset),
-	  .def = "200ms", .min = 0, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "idle_reset", .type = POLICY_OPT_TIME, .off = offsetof(struct mios_opts, idle_reset),
+	  .def = "200ms", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "HDD idle time after which its buffer counts as empty (a sequence starts in F)" },
-	{ .name = "sync_start", .type = IOSIG_OPT_BOOL, .off = offsetof(struct mios_opts, sync_start),
+	{ .name = "sync_start", .type = POLICY_OPT_BOOL, .off = offsetof(struct mios_opts, sync_start),
 	  .def = "0",
 	  .help = "start a sequence with a FLUSH (the paper's sync()) instead of PS recalibration" },
-	{ .name = "log_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mios_opts, log_size),
+	{ .name = "log_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct mios_opts, log_size),
 	  .def = "0", .min = 0, .max = UINT64_MAX,
 	  .help = "size of the HDD append log at the start of the HDD (0 = half the HDD)" },
-	{ .name = "gc_threshold", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct mios_opts, gc_threshold),
+	{ .name = "gc_threshold", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct mios_opts, gc_threshold),
 	  .def = "0.7", .fmin = 0.01, .fmax = 1,
 	  .help = "log fill that forces HDD GC (paper: 70%)" },
-	{ .name = "gc_idle", .type = IOSIG_OPT_TIME, .off = offsetof(struct mios_opts, gc_idle),
-	  .def = "1s", .min = 0, .max = 3600 * IOSIG_NS_PER_S,
+	{ .name = "gc_idle", .type = POLICY_OPT_TIME, .off = offsetof(struct mios_opts, gc_idle),
+	  .def = "1s", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "HDD idle time after which GC runs" },
-	{ .name = "big_write", .type = IOSIG_OPT_SIZE, .off = offsetof(struct mios_opts, big_write),
+	{ .name = "big_write", .type = POLICY_OPT_SIZE, .off = offsetof(struct mios_opts, big_write),
 	  .def = "0", .min = 0, .max = 1ull << 40,
 	  .help = "streams whose typical write is this big stay on the SSD (0 = off; the paper's Fig. 9 suggests 256KiB)" },
-	{ .name = "profile_n", .type = IOSIG_OPT_UINT, .off = offsetof(struct mios_opts, profile_n),
+	{ .name = "profile_n", .type = POLICY_OPT_UINT, .off = offsetof(struct mios_opts, profile_n),
 	  .def = "8", .min = 1, .max = 1u << 20,
 	  .help = "writes of a stream averaged before its typical size is known (big_write)" },
-	{ .name = "use_hints", .type = IOSIG_OPT_BOOL, .off = offsetof(struct mios_opts, use_hints),
+	{ .name = "use_hints", .type = POLICY_OPT_BOOL, .off = offsetof(struct mios_opts, use_hints),
 	  .def = "0",
 	  .help = "take a stream's typical write size from its declared size_per_io instead of profiling" },
 	{ .name = NULL },
@@ -171,18 +171,18 @@ static const struct iosig_opt mios_opts[] = {
 
 /* ---- set-up ---- */
 
-static int mios_init_mode(struct iosig_policy *pol, int mode)
+static int mios_init_mode(struct policy *pol, int mode)
 {
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	struct mios *m;
-	const struct iosig_dev_info *hd;
+	const struct policy_dev_info *hd;
 	unsigned d, ssd = env->ndev, hdd = env->ndev;
 	int r;
 
 	for (d = 0; d < env->ndev; d++) {
-		if (env->dev[d].cls == IOSIG_DEV_SSD && ssd == env->ndev)
+		if (env->dev[d].cls == IOSIG_CLASS_SSD && ssd == env->ndev)
 			ssd = d;
-		if (env->dev[d].cls == IOSIG_DEV_HDD && hdd == env->ndev)
+		if (env->dev[d].cls == IOSIG_CLASS_HDD && hdd == env->ndev)
 			hdd = d;
 	}
 	if (ssd == env->ndev || hdd == env->ndev) {
@@ -199,11 +199,12 @@ static int mios_init_mode(struct iosig_policy *pol, int mode)
 	m->ssd = ssd;
 	m->hdd = hdd;
 	hd = &env->dev[hdd];
-	m->wf = m->o.w_fast ? m->o.w_fast : hd->bw_fast_bytes ? hd->bw_fast_bytes : 16ull << 20;
-	m->wm = m->o.w_mid ? m->o.w_mid : hd->bw_mid_bytes ? hd->bw_mid_bytes : 8ull << 20;
+	m->wf = m->o.w_fast ? m->o.w_fast : hd->bcw.wf >= 1 ? (uint64_t)hd->bcw.wf : 16ull << 20;
+	m->wm = m->o.w_mid ? m->o.w_mid : hd->bcw.wm >= 1 ? (uint64_t)hd->bcw.wm : 8ull << 20;
 	m->slow_lat = m->o.slow_lat ? m->o.slow_lat :
-		      hd->bw_lat_slow_ns ? (hd->bw_lat_mid_ns + hd->bw_lat_slow_ns) / 2 :
-		      2 * IOSIG_NS_PER_MS;
+		      policy_s_to_ns(hd->bcw.ls) ?
+		      (policy_s_to_ns(hd->bcw.lm) + policy_s_to_ns(hd->bcw.ls)) / 2 :
+		      2 * POLICY_NS_PER_MS;
 	m->log_size = m->o.log_size ? m->o.log_size : hd->capacity / 2;
 	if (m->log_size >= hd->capacity ||
 	    hd->capacity - m->log_size < env->dev[ssd].capacity) {
@@ -240,12 +241,12 @@ out_free:
 	return r;
 }
 
-static int mios_d_init(struct iosig_policy *pol)
+static int mios_d_init(struct policy *pol)
 {
 	return mios_init_mode(pol, MODE_D);
 }
 
-static int mios_e_init(struct iosig_policy *pol)
+static int mios_e_init(struct policy *pol)
 {
 	return mios_init_mode(pol, MODE_E);
 }
@@ -277,7 +278,7 @@ static struct mstream *stream_get(struct mios *m, uint32_t id)
 }
 
 /* Whether the stream's writes are too big for the HDD (big_write). */
-static bool too_big(struct mios *m, const struct iosig_req *w)
+static bool too_big(struct mios *m, const struct policy_req *w)
 {
 	struct mstream *s;
 	uint64_t typical = 0;
@@ -328,16 +329,16 @@ static void bcw_start(struct mios *m, uint64_t now)
 	}
 }
 
-static void to_ssd_q(struct mios *m, struct iosig_req *r)
+static void to_ssd_q(struct mios *m, struct policy_req *r)
 {
 	pol_list_add_tail(&m->ssd_q, &r->link);
 	m->ssd_pending++;
 }
 
 /* Paper Algorithm 3: where a user write goes. */
-static void steer_write(struct mios *m, struct iosig_req *w)
+static void steer_write(struct mios *m, struct policy_req *w)
 {
-	struct iosig_env *env = m->env;
+	struct policy_env *env = m->env;
 	unsigned l = m->ssd_pending + env->inflight(env, m->ssd);
 	bool busy = l > m->o.L;
 	int p;
@@ -367,12 +368,12 @@ ssd:
 
 /* ---- reads ---- */
 
-static void piece_home(void *ctx, struct iosig_req *p)
+static void piece_home(void *ctx, struct policy_req *p)
 {
 	to_ssd_q(ctx, p);
 }
 
-static void piece_mapped(void *ctx, struct iosig_req *p, unsigned tdev, uint64_t toff)
+static void piece_mapped(void *ctx, struct policy_req *p, unsigned tdev, uint64_t toff)
 {
 	struct mios *m = ctx;
 
@@ -382,7 +383,7 @@ static void piece_mapped(void *ctx, struct iosig_req *p, unsigned tdev, uint64_t
 
 static const struct pol_split_ops mios_split_ops = { .home = piece_home, .mapped = piece_mapped };
 
-static bool route_read(struct mios *m, struct iosig_req *r)
+static bool route_read(struct mios *m, struct policy_req *r)
 {
 	struct pol_ext *e = pol_extmap_first(&m->loc, r->dev, r->offset, r->len);
 
@@ -401,13 +402,13 @@ static bool route_read(struct mios *m, struct iosig_req *r)
 	return true;
 }
 
-static int mios_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int mios_submit(struct policy *pol, struct policy_req *req)
 {
 	struct mios *m = pol->priv;
 
-	if (req->dev != m->ssd || req->op == IOSIG_OP_FLUSH)
+	if (req->dev != m->ssd || req->op == POLICY_OP_FLUSH)
 		return -EINVAL;   /* workload data lives on the SSD; the HDD is MIOS's */
-	if (req->op == IOSIG_OP_WRITE) {
+	if (req->op == POLICY_OP_WRITE) {
 		steer_write(m, req);
 		return 0;
 	}
@@ -418,15 +419,15 @@ static int mios_submit(struct iosig_policy *pol, struct iosig_req *req)
 
 /* ---- HDD: BCW, reads, GC ---- */
 
-static struct iosig_req *internal(struct mios *m, uint8_t op, uint64_t off, uint64_t len,
-				  uint8_t flags)
+static struct policy_req *internal(struct mios *m, uint8_t op, uint64_t off, uint64_t len,
+				   uint8_t flags)
 {
 	return pol_pool_get(&m->internal, op, (uint16_t)m->hdd, off, len, flags,
 			    m->env->now(m->env));
 }
 
 /* Appends a user write or padding at the log head. */
-static void log_append(struct mios *m, struct iosig_req *r)
+static void log_append(struct mios *m, struct policy_req *r)
 {
 	uint64_t off = m->log_head;
 
@@ -434,7 +435,7 @@ static void log_append(struct mios *m, struct iosig_req *r)
 	if (m->log_head > m->log_peak)
 		m->log_peak = m->log_head;
 	m->hdd_busy = true;
-	if (r->flags & IOSIG_REQ_PAD) {
+	if (r->flags & POLICY_REQ_PAD) {
 		m->pad_bytes += r->len;
 		m->pad_writes++;
 	} else {
@@ -466,11 +467,11 @@ static void log_append(struct mios *m, struct iosig_req *r)
 
 static bool pad(struct mios *m, uint64_t len)
 {
-	struct iosig_req *p;
+	struct policy_req *p;
 
 	if (m->log_head + len > m->log_size)
 		return false;
-	p = internal(m, IOSIG_OP_WRITE, 0, len, IOSIG_REQ_PAD);
+	p = internal(m, POLICY_OP_WRITE, 0, len, POLICY_REQ_PAD);
 	if (!p)
 		return false;
 	log_append(m, p);
@@ -507,8 +508,8 @@ static bool gc_step(struct mios *m)
 		uint64_t from = m->gc_pos > c->home_off ? m->gc_pos : c->home_off;
 
 		if (from < c->home_off + c->len && live_range(m, c, from, &m->gc_move)) {
-			struct iosig_req *r = internal(m, IOSIG_OP_READ, m->gc_move.log_off,
-						       m->gc_move.len, 0);
+			struct policy_req *r = internal(m, POLICY_OP_READ, m->gc_move.log_off,
+							m->gc_move.len, 0);
 
 			if (!r)
 				return true;   /* retry when a request frees up */
@@ -532,13 +533,13 @@ static bool gc_step(struct mios *m)
 
 static void hdd_dispatch(struct mios *m)
 {
-	struct iosig_env *env = m->env;
+	struct policy_env *env = m->env;
 	uint64_t now = env->now(env);
 
 	if (m->hdd_busy || !pol_dev_room(env, m->hdd))
 		return;
 	if (!pol_list_empty(&m->hdd_reads)) {
-		struct iosig_req *r = pol_container_of(m->hdd_reads.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(m->hdd_reads.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		m->hdd_busy = true;
@@ -555,7 +556,7 @@ static void hdd_dispatch(struct mios *m)
 	}
 	if (m->bcw) {
 		if (m->syncing) {
-			struct iosig_req *f = internal(m, IOSIG_OP_FLUSH, 0, 0, 0);
+			struct policy_req *f = internal(m, POLICY_OP_FLUSH, 0, 0, 0);
 
 			if (f) {
 				m->hdd_busy = true;
@@ -564,7 +565,7 @@ static void hdd_dispatch(struct mios *m)
 			return;
 		}
 		if (!pol_list_empty(&m->hdd_writes)) {
-			struct iosig_req *w = pol_container_of(m->hdd_writes.next, struct iosig_req, link);
+			struct policy_req *w = pol_container_of(m->hdd_writes.next, struct policy_req, link);
 
 			if (predict(m, 0, w->len) == ST_S) {
 				pad(m, m->o.pad_slow);   /* skip the S state with padding */
@@ -605,14 +606,14 @@ static void hdd_dispatch(struct mios *m)
 
 static void ssd_dispatch(struct mios *m)
 {
-	struct iosig_env *env = m->env;
+	struct policy_env *env = m->env;
 
 	while (!pol_list_empty(&m->ssd_q) && pol_dev_room(env, m->ssd)) {
-		struct iosig_req *r = pol_container_of(m->ssd_q.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(m->ssd_q.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		m->ssd_pending--;
-		if (r->op == IOSIG_OP_WRITE) {
+		if (r->op == POLICY_OP_WRITE) {
 			m->ssd_write_bytes += r->len;
 			m->ssd_writes++;
 		}
@@ -621,7 +622,7 @@ static void ssd_dispatch(struct mios *m)
 	}
 }
 
-static void mios_dispatch(struct iosig_policy *pol)
+static void mios_dispatch(struct policy *pol)
 {
 	struct mios *m = pol->priv;
 
@@ -632,7 +633,7 @@ static void mios_dispatch(struct iosig_policy *pol)
 static void retry_waiting(struct mios *m)
 {
 	while (!pol_list_empty(&m->waiting)) {
-		struct iosig_req *w = pol_container_of(m->waiting.next, struct iosig_req, link);
+		struct policy_req *w = pol_container_of(m->waiting.next, struct policy_req, link);
 
 		pol_list_del(&w->link);
 		if (!route_read(m, w)) {
@@ -642,20 +643,20 @@ static void retry_waiting(struct mios *m)
 	}
 }
 
-static void mios_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void mios_complete(struct policy *pol, struct policy_req *req)
 {
 	struct mios *m = pol->priv;
-	struct iosig_env *env = m->env;
+	struct policy_env *env = m->env;
 	uint64_t now = env->now(env);
 
 	if (req->issued_dev == m->hdd) {
 		m->hdd_busy = false;
 		m->hdd_idle_since = now;
-		if (req->op == IOSIG_OP_FLUSH) {
+		if (req->op == POLICY_OP_FLUSH) {
 			m->syncing = false;
 			m->state = ST_F;
 			m->adw = 0;
-		} else if (req->op == IOSIG_OP_WRITE && req != m->gc_req) {
+		} else if (req->op == POLICY_OP_WRITE && req != m->gc_req) {
 			if (now - req->issue_ns >= m->slow_lat) {
 				/* Observed S: the buffer flushed; Mid writes follow. */
 				m->state = ST_M;
@@ -668,9 +669,9 @@ static void mios_complete(struct iosig_policy *pol, struct iosig_req *req)
 		}
 		if (req == m->gc_req) {
 			m->gc_req = NULL;
-			if (req->op == IOSIG_OP_READ) {
+			if (req->op == POLICY_OP_READ) {
 				/* Now write it to its place in the HDD's data area. */
-				struct iosig_req *w = internal(m, IOSIG_OP_WRITE, 0, m->gc_move.len, 0);
+				struct policy_req *w = internal(m, POLICY_OP_WRITE, 0, m->gc_move.len, 0);
 
 				if (w) {
 					m->gc_req = w;
@@ -693,7 +694,7 @@ static void mios_complete(struct iosig_policy *pol, struct iosig_req *req)
 	}
 	if (pol_splitter_owns(&m->split, req)) {
 		int status;
-		struct iosig_req *parent = pol_split_done(&m->split, req, &status);
+		struct policy_req *parent = pol_split_done(&m->split, req, &status);
 
 		if (parent)
 			env->finish(env, parent, status);
@@ -703,11 +704,11 @@ static void mios_complete(struct iosig_policy *pol, struct iosig_req *req)
 	}
 }
 
-static void mios_tick(struct iosig_policy *pol)
+static void mios_tick(struct policy *pol)
 {
 }
 
-static void mios_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void mios_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct mios *m = pol->priv;
 
@@ -730,7 +731,7 @@ static void mios_report(struct iosig_policy *pol, iosig_report_fn emit, void *ct
 	emit(ctx, "w_mid", (double)m->wm);
 }
 
-static void mios_fini(struct iosig_policy *pol)
+static void mios_fini(struct policy *pol)
 {
 	struct mios *m = pol->priv;
 
@@ -751,7 +752,7 @@ static void mios_fini(struct iosig_policy *pol)
  * (which sets the mode). */
 #define MIOS_OPS(NAME, SUMMARY, INIT)                                        \
 	{                                                                    \
-		.version = IOSIG_POLICY_OPS_VERSION, .name = NAME,           \
+		.version = POLICY_OPS_VERSION, .name = NAME,           \
 		.summary = SUMMARY, .opts = mios_opts,                       \
 		.opts_size = sizeof(struct mios_opts), .init = INIT,         \
 		.submit = mios_submit, .dispatch = mios_dispatch,            \
@@ -759,10 +760,10 @@ static void mios_fini(struct iosig_policy *pol)
 		.fini = mios_fini, .report = mios_report,                    \
 	}
 
-const struct iosig_policy_ops pol_mios_d_ops = MIOS_OPS("mios-d",
+const struct policy_ops pol_mios_d_ops = MIOS_OPS("mios-d",
 	"MIOS_D: SSD writes steered to HDD buffered writes (BCW) when the SSD queue exceeds L",
 	mios_d_init);
 
-const struct iosig_policy_ops pol_mios_e_ops = MIOS_OPS("mios-e",
+const struct policy_ops pol_mios_e_ops = MIOS_OPS("mios-e",
 	"MIOS_E: as mios-d, and also uses the HDD's Fast state when the SSD queue is short",
 	mios_e_init);

@@ -19,19 +19,19 @@ struct noop_opts {
 
 struct noop {
 	struct noop_opts o;
-	struct iosig_list *fifo;   /* one per device */
-	struct iosig_list *waited; /* per device: expedited requests, served first */
+	struct policy_list *fifo;  /* one per device */
+	struct policy_list *waited; /* per device: expedited requests, served first */
 	uint64_t expedited;
 };
 
-static const struct iosig_opt noop_opts[] = {
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct noop_opts, max_merge),
+static const struct policy_opt noop_opts[] = {
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct noop_opts, max_merge),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "largest command built by merging contiguous requests (Linux max_sectors_kb; 0 = no merging)" },
 	{ .name = NULL },
 };
 
-static int noop_init(struct iosig_policy *pol)
+static int noop_init(struct policy *pol)
 {
 	struct noop *q = calloc(1, sizeof(*q));
 
@@ -54,7 +54,7 @@ static int noop_init(struct iosig_policy *pol)
 	return 0;
 }
 
-static int noop_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int noop_submit(struct policy *pol, struct policy_req *req)
 {
 	struct noop *q = pol->priv;
 
@@ -64,26 +64,26 @@ static int noop_submit(struct iosig_policy *pol, struct iosig_req *req)
 	return 0;
 }
 
-static void noop_dispatch(struct iosig_policy *pol)
+static void noop_dispatch(struct policy *pol)
 {
 	struct noop *q = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 
 	for (unsigned d = 0; d < env->ndev; d++) {
 		for (;;) {
-			struct iosig_list *h = !pol_list_empty(&q->waited[d]) ? &q->waited[d] : &q->fifo[d];
-			struct iosig_req *head, *tail;
+			struct policy_list *h = !pol_list_empty(&q->waited[d]) ? &q->waited[d] : &q->fifo[d];
+			struct policy_req *head, *tail;
 			uint64_t total;
 
 			if (pol_list_empty(h) || !pol_dev_room(env, d))
 				break;
-			head = tail = pol_container_of(h->next, struct iosig_req, link);
+			head = tail = pol_container_of(h->next, struct policy_req, link);
 			total = head->len;
 
 			pol_list_del(&head->link);
 			head->merge_next = NULL;
 			while (!pol_list_empty(h)) {
-				struct iosig_req *n = pol_container_of(h->next, struct iosig_req, link);
+				struct policy_req *n = pol_container_of(h->next, struct policy_req, link);
 
 				if (!pol_can_merge(tail, n, total, q->o.max_merge))
 					break;
@@ -98,13 +98,13 @@ static void noop_dispatch(struct iosig_policy *pol)
 	}
 }
 
-static void noop_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void noop_complete(struct policy *pol, struct policy_req *req)
 {
 }
 
 /* A program waits for req: it goes after the requests expedited before it,
  * ahead of everything nobody waits for. */
-static void noop_expedite(struct iosig_policy *pol, struct iosig_req *req)
+static void noop_expedite(struct policy *pol, struct policy_req *req)
 {
 	struct noop *q = pol->priv;
 
@@ -113,18 +113,18 @@ static void noop_expedite(struct iosig_policy *pol, struct iosig_req *req)
 	q->expedited++;
 }
 
-static void noop_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void noop_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct noop *q = pol->priv;
 
 	emit(ctx, "expedited", (double)q->expedited);
 }
 
-static void noop_tick(struct iosig_policy *pol)
+static void noop_tick(struct policy *pol)
 {
 }
 
-static void noop_fini(struct iosig_policy *pol)
+static void noop_fini(struct policy *pol)
 {
 	struct noop *q = pol->priv;
 
@@ -136,8 +136,8 @@ static void noop_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_noop_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_noop_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "noop",
 	.summary = "FIFO per device with back-merging of contiguous requests (Linux noop)",
 	.opts = noop_opts,

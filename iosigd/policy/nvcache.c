@@ -50,7 +50,7 @@ struct line {
 	uint32_t wb_gen;
 	uint8_t flags;
 	bool on_dirty;         /* in the dirty FIFO */
-	struct iosig_list dlink;
+	struct policy_list dlink;
 };
 
 struct nvs {                   /* per stream: read-ahead state */
@@ -60,16 +60,16 @@ struct nvs {                   /* per stream: read-ahead state */
 
 struct nv {
 	struct nv_opts o;
-	struct iosig_env *env;
+	struct policy_env *env;
 	unsigned mem;              /* memory tier device */
 	uint64_t nlines, nsets, spl;   /* lines, sets, sectors per line */
 	struct line *lines;
 	uint64_t tick;
-	struct iosig_list blk_q;   /* per home device would be more general; see init */
-	struct iosig_list mem_q;
-	struct iosig_tnode *parked; /* reads waiting for a read-ahead, by offset */
+	struct policy_list blk_q;  /* per home device would be more general; see init */
+	struct policy_list mem_q;
+	struct policy_tnode *parked; /* reads waiting for a read-ahead, by offset */
 	uint64_t parked_maxlen;    /* longest read ever parked (range search) */
-	struct iosig_list dirty;   /* lines to write back, oldest first */
+	struct policy_list dirty;  /* lines to write back, oldest first */
 	unsigned home;             /* the block device */
 	unsigned wb_now;           /* write-backs in flight */
 	struct pol_pool internal;  /* read-ahead and write-back commands */
@@ -80,36 +80,36 @@ struct nv {
 	uint64_t write_through_bytes, wb_bytes, wb_cmds, evictions;
 };
 
-static const struct iosig_opt nv_opts[] = {
-	{ .name = "line", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, line),
+static const struct policy_opt nv_opts[] = {
+	{ .name = "line", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, line),
 	  .def = "4KiB", .min = 512, .max = 32 * 1024,
 	  .help = "cache line size (a multiple of 512 bytes)" },
-	{ .name = "ways", .type = IOSIG_OPT_UINT, .off = offsetof(struct nv_opts, ways),
+	{ .name = "ways", .type = POLICY_OPT_UINT, .off = offsetof(struct nv_opts, ways),
 	  .def = "8", .min = 1, .max = 1024, .help = "lines per set (associativity)" },
-	{ .name = "cache_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, cache_size),
+	{ .name = "cache_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, cache_size),
 	  .def = "0", .min = 0, .max = 1ull << 44,
 	  .help = "bytes of the memory tier used as cache (0 = all of it; the paper used 1 GiB)" },
-	{ .name = "ra_size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, ra_size),
+	{ .name = "ra_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, ra_size),
 	  .def = "512KiB", .min = 0, .max = 1ull << 30,
 	  .help = "read-ahead window of a sequential reader (0 = no read-ahead)" },
-	{ .name = "wb_inflight", .type = IOSIG_OPT_UINT, .off = offsetof(struct nv_opts, wb_inflight),
+	{ .name = "wb_inflight", .type = POLICY_OPT_UINT, .off = offsetof(struct nv_opts, wb_inflight),
 	  .def = "4", .min = 1, .max = 1024,
 	  .help = "write-back commands in flight at once (the paper's write-back threads)" },
-	{ .name = "max_merge", .type = IOSIG_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
+	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
 	  .def = "512KiB", .min = 4096, .max = 1ull << 30,
 	  .help = "largest write-back command built from contiguous dirty lines" },
 	{ .name = NULL },
 };
 
-static int nv_init(struct iosig_policy *pol)
+static int nv_init(struct policy *pol)
 {
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 	struct nv *c;
 	unsigned d, mem = env->ndev, home = env->ndev;
 	uint64_t size;
 
 	for (d = 0; d < env->ndev; d++) {
-		bool memory = env->dev[d].cls == IOSIG_DEV_RAM || env->dev[d].cls == IOSIG_DEV_NVM;
+		bool memory = env->dev[d].cls == IOSIG_CLASS_RAM || env->dev[d].cls == IOSIG_CLASS_NVM;
 
 		if (memory && mem == env->ndev)
 			mem = d;
@@ -289,7 +289,7 @@ static uint64_t mem_off(struct nv *c, uint64_t off, uint64_t len)
 }
 
 /* Caches a write: true when every line took it. */
-static bool cache_write(struct nv *c, struct iosig_req *w)
+static bool cache_write(struct nv *c, struct policy_req *w)
 {
 	uint64_t first = w->offset / c->o.line, last = (w->offset + w->len - 1) / c->o.line;
 
@@ -387,7 +387,7 @@ static struct nvs *stream_of(struct nv *c, uint32_t id)
 static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 {
 	uint64_t cap = c->env->dev[c->home].capacity, end = from + c->o.ra_size, start;
-	struct iosig_req *r;
+	struct policy_req *r;
 
 	if (s->ra_end > from)
 		from = s->ra_end;
@@ -410,7 +410,7 @@ static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 	}
 	if (from == start)
 		return;
-	r = pol_pool_get(&c->internal, IOSIG_OP_READ, (uint16_t)c->home, start, from - start, 0,
+	r = pol_pool_get(&c->internal, POLICY_OP_READ, (uint16_t)c->home, start, from - start, 0,
 			 c->env->now(c->env));
 	if (!r) {
 		for (uint64_t o = start; o < from; o += c->o.line) {
@@ -430,7 +430,7 @@ static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 
 /* ---- requests ---- */
 
-static void route_read(struct nv *c, struct iosig_req *r)
+static void route_read(struct nv *c, struct policy_req *r)
 {
 	switch (lookup(c, r->offset, r->len)) {
 	case HIT:
@@ -456,13 +456,13 @@ static void route_read(struct nv *c, struct iosig_req *r)
 	}
 }
 
-static int nv_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int nv_submit(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
 
-	if (req->dev != c->home || req->op == IOSIG_OP_FLUSH)
+	if (req->dev != c->home || req->op == POLICY_OP_FLUSH)
 		return -EINVAL;
-	if (req->op == IOSIG_OP_READ) {
+	if (req->op == POLICY_OP_READ) {
 		struct nvs *s = stream_of(c, req->stream);
 		bool seq = s && s->next_off == req->offset;
 
@@ -495,7 +495,7 @@ static bool write_back(struct nv *c)
 {
 	struct line *l, *n;
 	uint64_t blk, first, last, off, len;
-	struct iosig_req *r;
+	struct policy_req *r;
 
 	if (pol_list_empty(&c->dirty))
 		return false;
@@ -507,7 +507,7 @@ static bool write_back(struct nv *c)
 	last = 63 - (uint64_t)__builtin_clzll(l->dirty);
 	off = blk * c->o.line + first * SECT;
 	len = (last - first + 1) * SECT;
-	r = pol_pool_get(&c->internal, IOSIG_OP_WRITE, (uint16_t)c->home, off, len, 0,
+	r = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home, off, len, 0,
 			 c->env->now(c->env));
 	if (!r)
 		return false;
@@ -537,13 +537,13 @@ static bool write_back(struct nv *c)
 	return true;
 }
 
-static void nv_dispatch(struct iosig_policy *pol)
+static void nv_dispatch(struct policy *pol)
 {
 	struct nv *c = pol->priv;
-	struct iosig_env *env = c->env;
+	struct policy_env *env = c->env;
 
 	while (!pol_list_empty(&c->mem_q) && pol_dev_room(env, c->mem)) {
-		struct iosig_req *r = pol_container_of(c->mem_q.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(c->mem_q.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		r->merge_next = NULL;
@@ -552,7 +552,7 @@ static void nv_dispatch(struct iosig_policy *pol)
 	/* Foreground first (misses, write-through, read-ahead), then write-back
 	 * in the background. */
 	while (!pol_list_empty(&c->blk_q) && pol_dev_room(env, c->home)) {
-		struct iosig_req *r = pol_container_of(c->blk_q.next, struct iosig_req, link);
+		struct policy_req *r = pol_container_of(c->blk_q.next, struct policy_req, link);
 
 		pol_list_del(&r->link);
 		r->merge_next = NULL;
@@ -563,13 +563,13 @@ static void nv_dispatch(struct iosig_policy *pol)
 		;
 }
 
-static void nv_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void nv_complete(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
 
 	if (!pol_pool_owns(&c->internal, req))
 		return;
-	if (req->op == IOSIG_OP_READ) {
+	if (req->op == POLICY_OP_READ) {
 		/* Read-ahead landed: its lines are valid now. */
 		for (uint64_t o = req->offset; o < req->offset + req->len; o += c->o.line) {
 			struct line *l = find(c, o / c->o.line);
@@ -580,7 +580,7 @@ static void nv_complete(struct iosig_policy *pol, struct iosig_req *req)
 			l->valid |= c->spl >= 64 ? ~0ull : (1ull << c->spl) - 1;
 		}
 		/* Reads that waited for it: those overlapping what it loaded. */
-		for (struct iosig_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
+		for (struct policy_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
 				req->offset > c->parked_maxlen ? req->offset - c->parked_maxlen : 0, 0)),
 		     *next; r && r->offset < req->offset + req->len; r = next) {
 			next = pol_req_of_tnode(pol_tree_next(c->parked, &r->tnode));
@@ -610,16 +610,16 @@ static void nv_complete(struct iosig_policy *pol, struct iosig_req *req)
 	pol_pool_put(&c->internal, req);
 }
 
-static void nv_tick(struct iosig_policy *pol)
+static void nv_tick(struct policy *pol)
 {
 }
 
-static void nv_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct nv *c = pol->priv;
 	uint64_t dirty = 0;
 
-	for (struct iosig_list *p = c->dirty.next; p != &c->dirty; p = p->next)
+	for (struct policy_list *p = c->dirty.next; p != &c->dirty; p = p->next)
 		dirty++;
 	emit(ctx, "read_hits", (double)c->read_hits);
 	emit(ctx, "read_misses", (double)c->read_misses);
@@ -638,7 +638,7 @@ static void nv_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
 	emit(ctx, "dirty_lines", (double)dirty);
 }
 
-static void nv_fini(struct iosig_policy *pol)
+static void nv_fini(struct policy *pol)
 {
 	struct nv *c = pol->priv;
 
@@ -653,8 +653,8 @@ static void nv_fini(struct iosig_policy *pol)
 	pol->priv = NULL;
 }
 
-const struct iosig_policy_ops pol_nvcache_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+const struct policy_ops pol_nvcache_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "nvcache",
 	.summary = "memory tier as cache of block storage: direct hits, read-ahead, read-miss bypass, write-back",
 	.opts = nv_opts,

@@ -20,7 +20,7 @@ void pol_errbuf(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-void pol_err(struct iosig_policy *pol, const char *fmt, ...)
+void pol_err(struct policy *pol, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,7 +33,7 @@ void pol_err(struct iosig_policy *pol, const char *fmt, ...)
 
 /* Deterministic priority from the node's keys (splitmix64 finaliser), so a
  * run is reproducible and adversarial orders still balance. */
-static uint32_t tprio(const struct iosig_tnode *n)
+static uint32_t tprio(const struct policy_tnode *n)
 {
 	uint64_t z = n->key * 0x9e3779b97f4a7c15ull ^ n->key2;
 
@@ -42,7 +42,7 @@ static uint32_t tprio(const struct iosig_tnode *n)
 	return (uint32_t)(z ^ (z >> 31));
 }
 
-static int tcmp(uint64_t ak, uint64_t ak2, const struct iosig_tnode *b)
+static int tcmp(uint64_t ak, uint64_t ak2, const struct policy_tnode *b)
 {
 	if (ak != b->key)
 		return ak < b->key ? -1 : 1;
@@ -51,25 +51,25 @@ static int tcmp(uint64_t ak, uint64_t ak2, const struct iosig_tnode *b)
 	return 0;
 }
 
-static struct iosig_tnode *rot_right(struct iosig_tnode *t)
+static struct policy_tnode *rot_right(struct policy_tnode *t)
 {
-	struct iosig_tnode *l = t->left;
+	struct policy_tnode *l = t->left;
 
 	t->left = l->right;
 	l->right = t;
 	return l;
 }
 
-static struct iosig_tnode *rot_left(struct iosig_tnode *t)
+static struct policy_tnode *rot_left(struct policy_tnode *t)
 {
-	struct iosig_tnode *r = t->right;
+	struct policy_tnode *r = t->right;
 
 	t->right = r->left;
 	r->left = t;
 	return r;
 }
 
-static struct iosig_tnode *tinsert(struct iosig_tnode *t, struct iosig_tnode *n)
+static struct policy_tnode *tinsert(struct policy_tnode *t, struct policy_tnode *n)
 {
 	if (!t)
 		return n;
@@ -85,7 +85,7 @@ static struct iosig_tnode *tinsert(struct iosig_tnode *t, struct iosig_tnode *n)
 	return t;
 }
 
-void pol_tree_insert(struct iosig_tnode **root, struct iosig_tnode *n)
+void pol_tree_insert(struct policy_tnode **root, struct policy_tnode *n)
 {
 	n->left = n->right = NULL;
 	n->prio = tprio(n);
@@ -93,7 +93,7 @@ void pol_tree_insert(struct iosig_tnode **root, struct iosig_tnode *n)
 }
 
 /* Joins two treaps where every key of a is below every key of b. */
-static struct iosig_tnode *tjoin(struct iosig_tnode *a, struct iosig_tnode *b)
+static struct policy_tnode *tjoin(struct policy_tnode *a, struct policy_tnode *b)
 {
 	if (!a)
 		return b;
@@ -107,9 +107,9 @@ static struct iosig_tnode *tjoin(struct iosig_tnode *a, struct iosig_tnode *b)
 	return b;
 }
 
-void pol_tree_remove(struct iosig_tnode **root, struct iosig_tnode *n)
+void pol_tree_remove(struct policy_tnode **root, struct policy_tnode *n)
 {
-	struct iosig_tnode **pp = root;
+	struct policy_tnode **pp = root;
 
 	while (*pp && *pp != n)
 		pp = tcmp(n->key, n->key2, *pp) < 0 ? &(*pp)->left : &(*pp)->right;
@@ -119,23 +119,23 @@ void pol_tree_remove(struct iosig_tnode **root, struct iosig_tnode *n)
 	n->left = n->right = NULL;
 }
 
-struct iosig_tnode *pol_tree_first(struct iosig_tnode *t)
+struct policy_tnode *pol_tree_first(struct policy_tnode *t)
 {
 	while (t && t->left)
 		t = t->left;
 	return t;
 }
 
-struct iosig_tnode *pol_tree_last(struct iosig_tnode *t)
+struct policy_tnode *pol_tree_last(struct policy_tnode *t)
 {
 	while (t && t->right)
 		t = t->right;
 	return t;
 }
 
-struct iosig_tnode *pol_tree_lower_bound(struct iosig_tnode *t, uint64_t key, uint64_t key2)
+struct policy_tnode *pol_tree_lower_bound(struct policy_tnode *t, uint64_t key, uint64_t key2)
 {
-	struct iosig_tnode *best = NULL;
+	struct policy_tnode *best = NULL;
 
 	while (t) {
 		if (tcmp(key, key2, t) <= 0) {
@@ -148,9 +148,9 @@ struct iosig_tnode *pol_tree_lower_bound(struct iosig_tnode *t, uint64_t key, ui
 	return best;
 }
 
-struct iosig_tnode *pol_tree_floor(struct iosig_tnode *t, uint64_t key, uint64_t key2)
+struct policy_tnode *pol_tree_floor(struct policy_tnode *t, uint64_t key, uint64_t key2)
 {
-	struct iosig_tnode *best = NULL;
+	struct policy_tnode *best = NULL;
 
 	while (t) {
 		if (tcmp(key, key2, t) >= 0) {
@@ -163,9 +163,9 @@ struct iosig_tnode *pol_tree_floor(struct iosig_tnode *t, uint64_t key, uint64_t
 	return best;
 }
 
-struct iosig_tnode *pol_tree_next(struct iosig_tnode *t, const struct iosig_tnode *n)
+struct policy_tnode *pol_tree_next(struct policy_tnode *t, const struct policy_tnode *n)
 {
-	struct iosig_tnode *best = NULL;
+	struct policy_tnode *best = NULL;
 
 	if (n->right)
 		return pol_tree_first(n->right);
@@ -180,9 +180,9 @@ struct iosig_tnode *pol_tree_next(struct iosig_tnode *t, const struct iosig_tnod
 	return best;
 }
 
-struct iosig_tnode *pol_tree_prev(struct iosig_tnode *t, const struct iosig_tnode *n)
+struct policy_tnode *pol_tree_prev(struct policy_tnode *t, const struct policy_tnode *n)
 {
-	struct iosig_tnode *best = NULL;
+	struct policy_tnode *best = NULL;
 
 	if (n->left)
 		return pol_tree_last(n->left);
@@ -197,10 +197,10 @@ struct iosig_tnode *pol_tree_prev(struct iosig_tnode *t, const struct iosig_tnod
 	return best;
 }
 
-struct iosig_req *pol_tree_chain(struct iosig_tnode *root, struct iosig_req *rq, uint64_t max,
-				 struct iosig_req **ret_next)
+struct policy_req *pol_tree_chain(struct policy_tnode *root, struct policy_req *rq, uint64_t max,
+				  struct policy_req **ret_next)
 {
-	struct iosig_req *head = rq, *tail = rq, *p, *n;
+	struct policy_req *head = rq, *tail = rq, *p, *n;
 	uint64_t total = rq->len;
 
 	/* Front: predecessors ending where the chain starts. */
@@ -443,14 +443,14 @@ void pol_pool_free(struct pol_pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-struct iosig_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uint64_t offset,
-			       uint64_t len, uint8_t extra_flags, uint64_t now)
+struct policy_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uint64_t offset,
+				uint64_t len, uint8_t extra_flags, uint64_t now)
 {
-	struct iosig_req *r;
+	struct policy_req *r;
 
 	if (pol_list_empty(&p->free))
 		return NULL;
-	r = pol_container_of(p->free.next, struct iosig_req, link);
+	r = pol_container_of(p->free.next, struct policy_req, link);
 	pol_list_del(&r->link);
 	memset(r, 0, sizeof(*r));
 	pol_list_init(&r->link);
@@ -460,27 +460,27 @@ struct iosig_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uin
 	r->dev = dev;
 	r->offset = offset;
 	r->len = len;
-	r->flags = (uint8_t)(IOSIG_REQ_INTERNAL | extra_flags);
+	r->flags = (uint8_t)(POLICY_REQ_INTERNAL | extra_flags);
 	r->arrival_ns = now;
 	p->used++;
 	return r;
 }
 
-void pol_pool_put(struct pol_pool *p, struct iosig_req *r)
+void pol_pool_put(struct pol_pool *p, struct policy_req *r)
 {
 	pol_list_add_tail(&p->free, &r->link);
 	p->used--;
 }
 
-int pol_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset)
+int pol_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset)
 {
 	int r = env->issue(env, req, dev, offset);
 
 	if (r < 0) {
-		for (struct iosig_req *m = req, *next; m; m = next) {
+		for (struct policy_req *m = req, *next; m; m = next) {
 			next = m->merge_next;
 			m->merge_next = NULL;
-			if (!(m->flags & IOSIG_REQ_INTERNAL))
+			if (!(m->flags & POLICY_REQ_INTERNAL))
 				env->finish(env, m, r);
 		}
 	}
@@ -514,7 +514,7 @@ int pol_extmap_init(struct pol_extmap *m, unsigned ndev)
 	return 0;
 }
 
-static void ext_free_tree(struct iosig_tnode *t)
+static void ext_free_tree(struct policy_tnode *t)
 {
 	if (!t)
 		return;
@@ -553,18 +553,18 @@ static struct pol_ext *ext_alloc(struct pol_extmap *m)
 
 static void ext_release(struct pol_extmap *m, struct pol_ext *e)
 {
-	e->node.left = (struct iosig_tnode *)(void *)m->spare;
+	e->node.left = (struct policy_tnode *)(void *)m->spare;
 	m->spare = e;
 }
 
-static struct pol_ext *ext_of(struct iosig_tnode *n)
+static struct pol_ext *ext_of(struct policy_tnode *n)
 {
 	return n ? pol_container_of(n, struct pol_ext, node) : NULL;
 }
 
 struct pol_ext *pol_extmap_first(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
 {
-	struct iosig_tnode *root = m->root[home];
+	struct policy_tnode *root = m->root[home];
 	struct pol_ext *e = ext_of(pol_tree_floor(root, off, 0));
 
 	if (e && pol_ext_off(e) + e->len > off)
@@ -580,7 +580,7 @@ struct pol_ext *pol_extmap_next(struct pol_extmap *m, unsigned home, struct pol_
 
 int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
 {
-	struct iosig_tnode **root = &m->root[home];
+	struct policy_tnode **root = &m->root[home];
 	uint64_t end = off + len;
 	struct pol_ext *e = pol_extmap_first(m, home, off, len);
 
@@ -624,7 +624,7 @@ int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t
 int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
 		   unsigned tdev, uint64_t toff)
 {
-	struct iosig_tnode **root = &m->root[home];
+	struct policy_tnode **root = &m->root[home];
 	struct pol_ext *e, *prev;
 
 	/* Reserve the node first so failure leaves the table as it was. */
@@ -674,7 +674,7 @@ void pol_splitter_free(struct pol_splitter *s)
 	s->parent = NULL;
 }
 
-int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct iosig_req *req,
+int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_req *req,
 		   uint64_t now, const struct pol_split_ops *ops, void *ctx)
 {
 	uint64_t pos = req->offset, end = req->offset + req->len, need = 0;
@@ -699,8 +699,8 @@ int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct iosig_re
 		bool at_home = start > pos;
 		uint64_t stop = at_home ? start : pol_ext_off(e) + e->len;
 		uint64_t len = (stop < end ? stop : end) - pos;
-		struct iosig_req *p = pol_pool_get(&s->pool, IOSIG_OP_READ, req->dev, pos, len,
-						   req->flags & IOSIG_REQ_SYNC, now);
+		struct policy_req *p = pol_pool_get(&s->pool, POLICY_OP_READ, req->dev, pos, len,
+						    req->flags & POLICY_REQ_SYNC, now);
 
 		p->stream = req->stream;
 		s->parent[p - s->pool.items] = req;
@@ -717,9 +717,9 @@ int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct iosig_re
 	return 0;
 }
 
-struct iosig_req *pol_split_done(struct pol_splitter *s, struct iosig_req *piece, int *ret_status)
+struct policy_req *pol_split_done(struct pol_splitter *s, struct policy_req *piece, int *ret_status)
 {
-	struct iosig_req *parent = s->parent[piece - s->pool.items];
+	struct policy_req *parent = s->parent[piece - s->pool.items];
 
 	if (piece->status && !parent->pdata[1])
 		parent->pdata[1] = (uint64_t)(int64_t)piece->status;

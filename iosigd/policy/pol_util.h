@@ -5,8 +5,8 @@
  * bounded pool of internal requests, and request merging.  All O(1) or
  * O(log n); nothing allocates per request.  Private to iosigd/policy.
  */
-#ifndef IOSIG_POL_UTIL_H
-#define IOSIG_POL_UTIL_H
+#ifndef POL_UTIL_H
+#define POL_UTIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,21 +21,21 @@
 /* Formats a message into err[errlen] (nothing if err is NULL). */
 void pol_errbuf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Writes a message into pol->err (for init failures). */
-void pol_err(struct iosig_policy *pol, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pol_err(struct policy *pol, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- lists (circular, head is a node) ---- */
 
-static inline void pol_list_init(struct iosig_list *h)
+static inline void pol_list_init(struct policy_list *h)
 {
 	h->next = h->prev = h;
 }
 
-static inline bool pol_list_empty(const struct iosig_list *h)
+static inline bool pol_list_empty(const struct policy_list *h)
 {
 	return h->next == h;
 }
 
-static inline void pol_list_add_tail(struct iosig_list *h, struct iosig_list *n)
+static inline void pol_list_add_tail(struct policy_list *h, struct policy_list *n)
 {
 	n->prev = h->prev;
 	n->next = h;
@@ -43,7 +43,7 @@ static inline void pol_list_add_tail(struct iosig_list *h, struct iosig_list *n)
 	h->prev = n;
 }
 
-static inline void pol_list_add_head(struct iosig_list *h, struct iosig_list *n)
+static inline void pol_list_add_head(struct policy_list *h, struct policy_list *n)
 {
 	n->next = h->next;
 	n->prev = h;
@@ -51,7 +51,7 @@ static inline void pol_list_add_head(struct iosig_list *h, struct iosig_list *n)
 	h->next = n;
 }
 
-static inline void pol_list_del(struct iosig_list *n)
+static inline void pol_list_del(struct policy_list *n)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
@@ -61,24 +61,24 @@ static inline void pol_list_del(struct iosig_list *n)
 /* ---- ordered set: a treap keyed by (key, key2), key2 breaks ties ---- */
 
 /* Inserts n with the key and key2 already set in n (pairs must be unique). */
-void pol_tree_insert(struct iosig_tnode **root, struct iosig_tnode *n);
+void pol_tree_insert(struct policy_tnode **root, struct policy_tnode *n);
 /* Removes n, which must be in the tree. */
-void pol_tree_remove(struct iosig_tnode **root, struct iosig_tnode *n);
+void pol_tree_remove(struct policy_tnode **root, struct policy_tnode *n);
 /* Smallest node, or NULL. */
-struct iosig_tnode *pol_tree_first(struct iosig_tnode *root);
+struct policy_tnode *pol_tree_first(struct policy_tnode *root);
 /* Largest node, or NULL. */
-struct iosig_tnode *pol_tree_last(struct iosig_tnode *root);
+struct policy_tnode *pol_tree_last(struct policy_tnode *root);
 /* Smallest node with (key, key2) >= the pair, or NULL. */
-struct iosig_tnode *pol_tree_lower_bound(struct iosig_tnode *root, uint64_t key, uint64_t key2);
+struct policy_tnode *pol_tree_lower_bound(struct policy_tnode *root, uint64_t key, uint64_t key2);
 /* Largest node with (key, key2) <= the pair, or NULL. */
-struct iosig_tnode *pol_tree_floor(struct iosig_tnode *root, uint64_t key, uint64_t key2);
+struct policy_tnode *pol_tree_floor(struct policy_tnode *root, uint64_t key, uint64_t key2);
 /* In-order successor / predecessor of n (n in the tree), or NULL. */
-struct iosig_tnode *pol_tree_next(struct iosig_tnode *root, const struct iosig_tnode *n);
-struct iosig_tnode *pol_tree_prev(struct iosig_tnode *root, const struct iosig_tnode *n);
+struct policy_tnode *pol_tree_next(struct policy_tnode *root, const struct policy_tnode *n);
+struct policy_tnode *pol_tree_prev(struct policy_tnode *root, const struct policy_tnode *n);
 
-static inline struct iosig_req *pol_req_of_tnode(struct iosig_tnode *n)
+static inline struct policy_req *pol_req_of_tnode(struct policy_tnode *n)
 {
-	return n ? pol_container_of(n, struct iosig_req, tnode) : NULL;
+	return n ? pol_container_of(n, struct policy_req, tnode) : NULL;
 }
 
 /* ---- indexed min-heap (timers) ---- */
@@ -125,8 +125,8 @@ void pol_map_del(struct pol_map *m, uint32_t key);
 /* ---- internal requests: a bounded pool ---- */
 
 struct pol_pool {
-	struct iosig_req *items;
-	struct iosig_list free;
+	struct policy_req *items;
+	struct policy_list free;
 	size_t cap, used;
 	uint64_t next_id;
 };
@@ -135,10 +135,10 @@ struct pol_pool {
 int pol_pool_init(struct pol_pool *p, size_t cap);
 void pol_pool_free(struct pol_pool *p);
 /* A zeroed INTERNAL request (op, dev, offset, len set), or NULL if all are in use. */
-struct iosig_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uint64_t offset,
-			       uint64_t len, uint8_t extra_flags, uint64_t now);
-void pol_pool_put(struct pol_pool *p, struct iosig_req *r);
-static inline bool pol_pool_owns(const struct pol_pool *p, const struct iosig_req *r)
+struct policy_req *pol_pool_get(struct pol_pool *p, uint8_t op, uint16_t dev, uint64_t offset,
+				uint64_t len, uint8_t extra_flags, uint64_t now);
+void pol_pool_put(struct pol_pool *p, struct policy_req *r);
+static inline bool pol_pool_owns(const struct pol_pool *p, const struct policy_req *r)
 {
 	return r >= p->items && r < p->items + p->cap;
 }
@@ -147,7 +147,7 @@ static inline bool pol_pool_owns(const struct pol_pool *p, const struct iosig_re
 
 /* [off, off + len) of home device `home` lives at toff on device tdev. */
 struct pol_ext {
-	struct iosig_tnode node;   /* key = off (extents never overlap), key2 = 0 */
+	struct policy_tnode node;  /* key = off (extents never overlap), key2 = 0 */
 	uint64_t len;
 	uint64_t toff;
 	uint16_t tdev;
@@ -155,7 +155,7 @@ struct pol_ext {
 
 struct pol_extmap {
 	unsigned ndev;
-	struct iosig_tnode **root;   /* per home device */
+	struct policy_tnode **root;  /* per home device */
 	struct pol_ext *spare;       /* recycled nodes (singly linked via node.left) */
 	size_t count;                /* extents in the table */
 };
@@ -183,18 +183,18 @@ static inline uint64_t pol_ext_off(const struct pol_ext *e)
 
 struct pol_splitter {
 	struct pol_pool pool;
-	struct iosig_req **parent;    /* per pool item: the read it is part of */
+	struct policy_req **parent;   /* per pool item: the read it is part of */
 };
 
 /* Where each piece of a split read goes (ctx is the policy's). */
 struct pol_split_ops {
-	void (*home)(void *ctx, struct iosig_req *piece);   /* not mapped: at home */
-	void (*mapped)(void *ctx, struct iosig_req *piece, unsigned tdev, uint64_t toff);
+	void (*home)(void *ctx, struct policy_req *piece);  /* not mapped: at home */
+	void (*mapped)(void *ctx, struct policy_req *piece, unsigned tdev, uint64_t toff);
 };
 
 int pol_splitter_init(struct pol_splitter *s, size_t cap);
 void pol_splitter_free(struct pol_splitter *s);
-static inline bool pol_splitter_owns(const struct pol_splitter *s, const struct iosig_req *r)
+static inline bool pol_splitter_owns(const struct pol_splitter *s, const struct policy_req *r)
 {
 	return pol_pool_owns(&s->pool, r);
 }
@@ -203,20 +203,20 @@ static inline bool pol_splitter_owns(const struct pol_splitter *s, const struct 
  * and sync flag) handed to ops, all or nothing: 0, or -EAGAIN when the
  * pool lacks pieces (retry after some complete).  Uses req->pdata[0..1].
  */
-int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct iosig_req *req,
+int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_req *req,
 		   uint64_t now, const struct pol_split_ops *ops, void *ctx);
 /* A piece completed: recycles it and returns its read when that was the
  * last piece (with *ret_status the first error or 0), else NULL. */
-struct iosig_req *pol_split_done(struct pol_splitter *s, struct iosig_req *piece, int *ret_status);
+struct policy_req *pol_split_done(struct pol_splitter *s, struct policy_req *piece, int *ret_status);
 
 /* ---- merging ---- */
 
 /* Whether b can follow a (already `total` bytes in its chain) in one
  * command: same op and home device, contiguous, total + b->len <= max. */
-static inline bool pol_can_merge(const struct iosig_req *a, const struct iosig_req *b,
+static inline bool pol_can_merge(const struct policy_req *a, const struct policy_req *b,
 				 uint64_t total, uint64_t max)
 {
-	return a->op == b->op && a->op != IOSIG_OP_FLUSH && a->dev == b->dev &&
+	return a->op == b->op && a->op != POLICY_OP_FLUSH && a->dev == b->dev &&
 	       a->offset + a->len == b->offset && total + b->len <= max;
 }
 
@@ -227,11 +227,11 @@ static inline bool pol_can_merge(const struct iosig_req *a, const struct iosig_r
  * head.  Nothing is removed from the tree.  *ret_next is the request
  * after the chain in sorted order (NULL if none).
  */
-struct iosig_req *pol_tree_chain(struct iosig_tnode *root, struct iosig_req *rq, uint64_t max,
-				 struct iosig_req **ret_next);
+struct policy_req *pol_tree_chain(struct policy_tnode *root, struct policy_req *rq, uint64_t max,
+				  struct policy_req **ret_next);
 
 /* Sum of the lengths of req's chain. */
-static inline uint64_t pol_chain_len(const struct iosig_req *req)
+static inline uint64_t pol_chain_len(const struct policy_req *req)
 {
 	uint64_t n = 0;
 
@@ -241,7 +241,7 @@ static inline uint64_t pol_chain_len(const struct iosig_req *req)
 }
 
 /* Device has room for one more command. */
-static inline bool pol_dev_room(struct iosig_env *env, unsigned dev)
+static inline bool pol_dev_room(struct policy_env *env, unsigned dev)
 {
 	return env->inflight(env, dev) < env->dev[dev].queue_depth;
 }
@@ -252,11 +252,11 @@ static inline bool pol_dev_room(struct iosig_env *env, unsigned dev)
  * workload member of the chain is then finished with that status so nothing
  * hangs.  Returns the result of env->issue().
  */
-int pol_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t offset);
+int pol_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset);
 
 /* Weighted mean of the last n samples of a ring, weight i+1 for the i-th
  * oldest (the newest counts most).  ring[] has cap entries, head = next
  * write position, n <= cap. */
 uint64_t pol_weighted_mean(const uint64_t *ring, unsigned cap, unsigned head, unsigned n);
 
-#endif /* IOSIG_POL_UTIL_H */
+#endif /* POL_UTIL_H */

@@ -13,7 +13,7 @@
 
 #define POLICY_MAX_EXTRA 32
 
-static const struct iosig_policy_ops *const builtin[] = {
+static const struct policy_ops *const builtin[] = {
 	&pol_noop_ops,
 	&pol_deadline_ops,
 	&pol_cfq_ops,
@@ -27,7 +27,7 @@ static const struct iosig_policy_ops *const builtin[] = {
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
 /* Policies registered at run time (daemon plugins, tests). */
-static const struct iosig_policy_ops *extra[POLICY_MAX_EXTRA];
+static const struct policy_ops *extra[POLICY_MAX_EXTRA];
 static size_t nextra;
 
 
@@ -41,18 +41,18 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errlen)
+int policy_ops_check(const struct policy_ops *ops, char *err, size_t errlen)
 {
 	static const struct {
 		size_t off;
 		const char *name;
 	} hooks[] = {
-		{ offsetof(struct iosig_policy_ops, init), "init" },
-		{ offsetof(struct iosig_policy_ops, submit), "submit" },
-		{ offsetof(struct iosig_policy_ops, dispatch), "dispatch" },
-		{ offsetof(struct iosig_policy_ops, complete), "complete" },
-		{ offsetof(struct iosig_policy_ops, tick), "tick" },
-		{ offsetof(struct iosig_policy_ops, fini), "fini" },
+		{ offsetof(struct policy_ops, init), "init" },
+		{ offsetof(struct policy_ops, submit), "submit" },
+		{ offsetof(struct policy_ops, dispatch), "dispatch" },
+		{ offsetof(struct policy_ops, complete), "complete" },
+		{ offsetof(struct policy_ops, tick), "tick" },
+		{ offsetof(struct policy_ops, fini), "fini" },
 	};
 	const char *name;
 	void *scratch;
@@ -63,9 +63,9 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 		return -EINVAL;
 	}
 	name = ops->name ? ops->name : "(unnamed)";
-	if (ops->version != IOSIG_POLICY_OPS_VERSION) {
+	if (ops->version != POLICY_OPS_VERSION) {
 		pol_errbuf(err, errlen, "policy '%s' has ops version %u, this build needs %u: rebuild it against this policy.h",
-			name, ops->version, IOSIG_POLICY_OPS_VERSION);
+			name, ops->version, POLICY_OPS_VERSION);
 		return -EINVAL;
 	}
 	if (!valid_name(ops->name)) {
@@ -86,17 +86,17 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 		pol_errbuf(err, errlen, "policy '%s' has options but opts_size 0", name);
 		return -EINVAL;
 	}
-	for (const struct iosig_opt *o = ops->opts; o && o->name; o++) {
-		size_t w = o->type == IOSIG_OPT_BOOL ? sizeof(bool) :
-			   o->type == IOSIG_OPT_ENUM ? sizeof(unsigned) :
-			   o->type == IOSIG_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
+	for (const struct policy_opt *o = ops->opts; o && o->name; o++) {
+		size_t w = o->type == POLICY_OPT_BOOL ? sizeof(bool) :
+			   o->type == POLICY_OPT_ENUM ? sizeof(unsigned) :
+			   o->type == POLICY_OPT_DOUBLE ? sizeof(double) : sizeof(uint64_t);
 
 		if (o->off + w > ops->opts_size) {
 			pol_errbuf(err, errlen, "policy '%s': option '%s' lies outside the options struct",
 				name, o->name);
 			return -EINVAL;
 		}
-		for (const struct iosig_opt *p = ops->opts; p < o; p++)
+		for (const struct policy_opt *p = ops->opts; p < o; p++)
 			if (!strcmp(p->name, o->name)) {
 				pol_errbuf(err, errlen, "policy '%s': option '%s' is listed twice", name,
 					o->name);
@@ -115,7 +115,7 @@ int policy_ops_check(const struct iosig_policy_ops *ops, char *err, size_t errle
 	return r;
 }
 
-const struct iosig_policy_ops *policy_find(const char *name)
+const struct policy_ops *policy_find(const char *name)
 {
 	if (!name)
 		return NULL;
@@ -130,7 +130,7 @@ size_t policy_count(void)
 	return NBUILTIN + nextra;
 }
 
-const struct iosig_policy_ops *policy_at(size_t i)
+const struct policy_ops *policy_at(size_t i)
 {
 	if (i < NBUILTIN)
 		return builtin[i];
@@ -139,7 +139,7 @@ const struct iosig_policy_ops *policy_at(size_t i)
 	return NULL;
 }
 
-int policy_register(const struct iosig_policy_ops *ops, char *err, size_t errlen)
+int policy_register(const struct policy_ops *ops, char *err, size_t errlen)
 {
 	int r = policy_ops_check(ops, err, errlen);
 
@@ -157,19 +157,19 @@ int policy_register(const struct iosig_policy_ops *ops, char *err, size_t errlen
 	return 0;
 }
 
-int policy_create_ops(const struct iosig_policy_ops *ops, const char *optstr,
-		      struct iosig_env *env, struct iosig_policy **ret_pol, char *err, size_t errlen)
+int policy_create_ops(const struct policy_ops *ops, const char *optstr,
+		      struct policy_env *env, struct policy **ret_pol, char *err, size_t errlen)
 {
-	struct iosig_policy *pol;
-	char msg[IOSIG_POLICY_ERR_MAX];
+	struct policy *pol;
+	char msg[POLICY_ERR_MAX];
 	int r;
 
 	r = policy_ops_check(ops, err, errlen);
 	if (r < 0)
 		return r;
-	if (!env || env->version != IOSIG_POLICY_ENV_VERSION) {
+	if (!env || env->version != POLICY_ENV_VERSION) {
 		pol_errbuf(err, errlen, "%s: engine environment version %u, policies need %u", ops->name,
-			env ? env->version : 0, IOSIG_POLICY_ENV_VERSION);
+			env ? env->version : 0, POLICY_ENV_VERSION);
 		return -EINVAL;
 	}
 	if (!env->now || !env->inflight || !env->issue || !env->finish || !env->wake_at ||
@@ -223,10 +223,10 @@ out_free_pol:
 	return r;
 }
 
-int policy_create(const char *spec, struct iosig_env *env, struct iosig_policy **ret_pol,
+int policy_create(const char *spec, struct policy_env *env, struct policy **ret_pol,
 		  char *err, size_t errlen)
 {
-	const struct iosig_policy_ops *ops;
+	const struct policy_ops *ops;
 	const char *colon;
 	char name[40];
 	size_t n;
@@ -257,7 +257,7 @@ int policy_create(const char *spec, struct iosig_env *env, struct iosig_policy *
 	return policy_create_ops(ops, colon ? colon + 1 : NULL, env, ret_pol, err, errlen);
 }
 
-void policy_destroy(struct iosig_policy *pol)
+void policy_destroy(struct policy *pol)
 {
 	if (!pol)
 		return;

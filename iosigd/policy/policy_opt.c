@@ -31,35 +31,35 @@ static const struct unit size_units[] = {
 };
 
 static const struct unit time_units[] = {
-	{ "ns", 1 }, { "us", IOSIG_NS_PER_US }, { "ms", IOSIG_NS_PER_MS },
-	{ "s", IOSIG_NS_PER_S }, { "min", 60 * IOSIG_NS_PER_S }, { "h", 3600 * IOSIG_NS_PER_S },
+	{ "ns", 1 }, { "us", POLICY_NS_PER_US }, { "ms", POLICY_NS_PER_MS },
+	{ "s", POLICY_NS_PER_S }, { "min", 60 * POLICY_NS_PER_S }, { "h", 3600 * POLICY_NS_PER_S },
 	{ NULL, 0 },
 };
 
-static const char *type_name(enum iosig_opt_type t)
+static const char *type_name(enum policy_opt_type t)
 {
 	switch (t) {
-	case IOSIG_OPT_BOOL: return "bool";
-	case IOSIG_OPT_UINT: return "int";
-	case IOSIG_OPT_DOUBLE: return "float";
-	case IOSIG_OPT_SIZE: return "size";
-	case IOSIG_OPT_TIME: return "time";
-	case IOSIG_OPT_RATE: return "rate";
-	case IOSIG_OPT_ENUM: return "choice";
+	case POLICY_OPT_BOOL: return "bool";
+	case POLICY_OPT_UINT: return "int";
+	case POLICY_OPT_DOUBLE: return "float";
+	case POLICY_OPT_SIZE: return "size";
+	case POLICY_OPT_TIME: return "time";
+	case POLICY_OPT_RATE: return "rate";
+	case POLICY_OPT_ENUM: return "choice";
 	}
 	return "?";
 }
 
-static const char *type_form(enum iosig_opt_type t)
+static const char *type_form(enum policy_opt_type t)
 {
 	switch (t) {
-	case IOSIG_OPT_BOOL: return "0/1, true/false, yes/no or on/off";
-	case IOSIG_OPT_UINT: return "a non-negative integer, e.g. 16";
-	case IOSIG_OPT_DOUBLE: return "a number, e.g. 0.5";
-	case IOSIG_OPT_SIZE: return "a size, e.g. 4096, 4KiB, 64k, 2MB (K/M/G/T = powers of 1024)";
-	case IOSIG_OPT_TIME: return "a time with a unit, e.g. 500ms, 5s, 100us, 250ns, 2min";
-	case IOSIG_OPT_RATE: return "a rate, e.g. 2MB/s, 512KiB/s";
-	case IOSIG_OPT_ENUM: return "one of the listed choices";
+	case POLICY_OPT_BOOL: return "0/1, true/false, yes/no or on/off";
+	case POLICY_OPT_UINT: return "a non-negative integer, e.g. 16";
+	case POLICY_OPT_DOUBLE: return "a number, e.g. 0.5";
+	case POLICY_OPT_SIZE: return "a size, e.g. 4096, 4KiB, 64k, 2MB (K/M/G/T = powers of 1024)";
+	case POLICY_OPT_TIME: return "a time with a unit, e.g. 500ms, 5s, 100us, 250ns, 2min";
+	case POLICY_OPT_RATE: return "a rate, e.g. 2MB/s, 512KiB/s";
+	case POLICY_OPT_ENUM: return "one of the listed choices";
 	}
 	return "?";
 }
@@ -150,17 +150,17 @@ static int parse_bool(const char *s, bool *ret)
 }
 
 /* Parses value for opt into *ret_u / *ret_d / *ret_b (by type). */
-static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t *ret_u,
+static int parse_value(const struct policy_opt *opt, const char *value, uint64_t *ret_u,
 		       double *ret_d, bool *ret_b, const char *who, char *err, size_t errlen)
 {
 	int r;
 
 	switch (opt->type) {
-	case IOSIG_OPT_BOOL:
+	case POLICY_OPT_BOOL:
 		if (parse_bool(value, ret_b) < 0)
 			goto bad_form;
 		return 0;
-	case IOSIG_OPT_UINT: {
+	case POLICY_OPT_UINT: {
 		const char *p = value;
 		char *end;
 
@@ -178,7 +178,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 			goto bad_form;
 		break;
 	}
-	case IOSIG_OPT_DOUBLE: {
+	case POLICY_OPT_DOUBLE: {
 		char *end;
 
 		errno = 0;
@@ -194,14 +194,14 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 		}
 		return 0;
 	}
-	case IOSIG_OPT_SIZE:
+	case POLICY_OPT_SIZE:
 		r = parse_scaled(value, size_units, ret_u, NULL);
 		if (r == -ERANGE)
 			goto too_big;
 		if (r < 0)
 			goto bad_form;
 		break;
-	case IOSIG_OPT_TIME: {
+	case POLICY_OPT_TIME: {
 		bool no_unit = false;
 
 		r = parse_scaled(value, time_units, ret_u, &no_unit);
@@ -226,7 +226,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 			goto bad_form;
 		break;
 	}
-	case IOSIG_OPT_RATE: {
+	case POLICY_OPT_RATE: {
 		char buf[64];
 		size_t n = strlen(value);
 
@@ -244,7 +244,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 			goto bad_form;
 		break;
 	}
-	case IOSIG_OPT_ENUM: {
+	case POLICY_OPT_ENUM: {
 		unsigned i;
 		size_t used = 0;
 		char list[192] = "";
@@ -264,7 +264,7 @@ static int parse_value(const struct iosig_opt *opt, const char *value, uint64_t 
 	}
 	if (*ret_u < opt->min || *ret_u > opt->max) {
 		char lo[32], hi[32];
-		struct iosig_opt tmp = *opt;
+		struct policy_opt tmp = *opt;
 		uint64_t b;
 
 		tmp.off = 0;
@@ -287,18 +287,18 @@ bad_form:
 	return -EINVAL;
 }
 
-static void store(const struct iosig_opt *opt, void *opts, uint64_t u, double d, bool b)
+static void store(const struct policy_opt *opt, void *opts, uint64_t u, double d, bool b)
 {
 	char *p = (char *)opts + opt->off;
 
 	switch (opt->type) {
-	case IOSIG_OPT_BOOL:
+	case POLICY_OPT_BOOL:
 		memcpy(p, &b, sizeof(b));
 		break;
-	case IOSIG_OPT_DOUBLE:
+	case POLICY_OPT_DOUBLE:
 		memcpy(p, &d, sizeof(d));
 		break;
-	case IOSIG_OPT_ENUM: {
+	case POLICY_OPT_ENUM: {
 		unsigned v = (unsigned)u;
 
 		memcpy(p, &v, sizeof(v));
@@ -310,21 +310,21 @@ static void store(const struct iosig_opt *opt, void *opts, uint64_t u, double d,
 	}
 }
 
-static const struct iosig_opt *lookup(const struct iosig_opt *tab, const char *name, size_t n)
+static const struct policy_opt *lookup(const struct policy_opt *tab, const char *name, size_t n)
 {
-	for (const struct iosig_opt *o = tab; o && o->name; o++)
+	for (const struct policy_opt *o = tab; o && o->name; o++)
 		if (strlen(o->name) == n && !strncmp(o->name, name, n))
 			return o;
 	return NULL;
 }
 
-static void unknown_opt(const struct iosig_opt *tab, const char *name, size_t n, char *err,
+static void unknown_opt(const struct policy_opt *tab, const char *name, size_t n, char *err,
 			size_t errlen)
 {
 	char list[256] = "";
 	size_t used = 0;
 
-	for (const struct iosig_opt *o = tab; o && o->name && used < sizeof(list); o++)
+	for (const struct policy_opt *o = tab; o && o->name && used < sizeof(list); o++)
 		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 					 o == tab ? "" : ", ", o->name);
 	if (!tab || !tab->name)
@@ -334,10 +334,10 @@ static void unknown_opt(const struct iosig_opt *tab, const char *name, size_t n,
 		pol_errbuf(err, errlen, "unknown option '%.*s' (valid: %s)", (int)n, name, list);
 }
 
-int policy_opts_set(const struct iosig_opt *tab, void *opts, const char *name, const char *value,
+int policy_opts_set(const struct policy_opt *tab, void *opts, const char *name, const char *value,
 		    char *err, size_t errlen)
 {
-	const struct iosig_opt *opt = lookup(tab, name, strlen(name));
+	const struct policy_opt *opt = lookup(tab, name, strlen(name));
 	uint64_t u = 0;
 	double d = 0;
 	bool b = false;
@@ -354,9 +354,9 @@ int policy_opts_set(const struct iosig_opt *tab, void *opts, const char *name, c
 	return 0;
 }
 
-int policy_opts_defaults(const struct iosig_opt *tab, void *opts, char *err, size_t errlen)
+int policy_opts_defaults(const struct policy_opt *tab, void *opts, char *err, size_t errlen)
 {
-	for (const struct iosig_opt *o = tab; o && o->name; o++) {
+	for (const struct policy_opt *o = tab; o && o->name; o++) {
 		uint64_t u = 0;
 		double d = 0;
 		bool b = false;
@@ -366,11 +366,11 @@ int policy_opts_defaults(const struct iosig_opt *tab, void *opts, char *err, siz
 			pol_errbuf(err, errlen, "option '%s' has no default", o->name);
 			return -EINVAL;
 		}
-		if (o->type == IOSIG_OPT_ENUM && !o->choices) {
+		if (o->type == POLICY_OPT_ENUM && !o->choices) {
 			pol_errbuf(err, errlen, "option '%s' is a choice without choices", o->name);
 			return -EINVAL;
 		}
-		if (o->type == IOSIG_OPT_DOUBLE ? o->fmin > o->fmax : o->min > o->max) {
+		if (o->type == POLICY_OPT_DOUBLE ? o->fmin > o->fmax : o->min > o->max) {
 			pol_errbuf(err, errlen, "option '%s' has min > max", o->name);
 			return -EINVAL;
 		}
@@ -382,7 +382,7 @@ int policy_opts_defaults(const struct iosig_opt *tab, void *opts, char *err, siz
 	return 0;
 }
 
-int policy_opts_parse(const struct iosig_opt *tab, void *opts, const char *str, char *err,
+int policy_opts_parse(const struct policy_opt *tab, void *opts, const char *str, char *err,
 		      size_t errlen)
 {
 	const char *p = str;
@@ -391,7 +391,7 @@ int policy_opts_parse(const struct iosig_opt *tab, void *opts, const char *str, 
 		const char *end = strchr(p, ',');
 		const char *eq;
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const struct iosig_opt *opt;
+		const struct policy_opt *opt;
 		char value[128];
 		uint64_t u = 0;
 		double d = 0;
@@ -448,27 +448,27 @@ static void fmt_scaled(uint64_t v, const struct unit *units, const char *const *
 		snprintf(buf, size, "%" PRIu64 "%s%s", v / units[best].mult, names[best], suffix);
 }
 
-int policy_opts_format(const struct iosig_opt *opt, const void *opts, char *buf, size_t size)
+int policy_opts_format(const struct policy_opt *opt, const void *opts, char *buf, size_t size)
 {
 	const char *p = (const char *)opts + opt->off;
 	uint64_t u;
 
 	switch (opt->type) {
-	case IOSIG_OPT_BOOL: {
+	case POLICY_OPT_BOOL: {
 		bool b;
 
 		memcpy(&b, p, sizeof(b));
 		snprintf(buf, size, "%d", b);
 		return 0;
 	}
-	case IOSIG_OPT_DOUBLE: {
+	case POLICY_OPT_DOUBLE: {
 		double d;
 
 		memcpy(&d, p, sizeof(d));
 		snprintf(buf, size, "%g", d);
 		return 0;
 	}
-	case IOSIG_OPT_ENUM: {
+	case POLICY_OPT_ENUM: {
 		unsigned v;
 		unsigned n = 0;
 
@@ -487,18 +487,18 @@ int policy_opts_format(const struct iosig_opt *opt, const void *opts, char *buf,
 		return 0;
 	}
 	switch (opt->type) {
-	case IOSIG_OPT_SIZE:
-	case IOSIG_OPT_RATE: {
+	case POLICY_OPT_SIZE:
+	case POLICY_OPT_RATE: {
 		static const struct unit su[] = {
 			{ "B", 1 }, { "KiB", 1ull << 10 }, { "MiB", 1ull << 20 },
 			{ "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
 		};
 		static const char *const sn[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 
-		fmt_scaled(u, su, sn, 5, buf, size, opt->type == IOSIG_OPT_RATE ? "/s" : "");
+		fmt_scaled(u, su, sn, 5, buf, size, opt->type == POLICY_OPT_RATE ? "/s" : "");
 		return 0;
 	}
-	case IOSIG_OPT_TIME: {
+	case POLICY_OPT_TIME: {
 		static const char *const tn[] = { "ns", "us", "ms", "s", "min", "h" };
 
 		fmt_scaled(u, time_units, tn, 6, buf, size, "");
@@ -510,20 +510,20 @@ int policy_opts_format(const struct iosig_opt *opt, const void *opts, char *buf,
 	}
 }
 
-int policy_help(const struct iosig_policy_ops *ops, FILE *fp)
+int policy_help(const struct policy_ops *ops, FILE *fp)
 {
 	fprintf(fp, "%s - %s\n", ops->name, ops->summary ? ops->summary : "");
 	if (!ops->opts || !ops->opts->name) {
 		fprintf(fp, "  (no options)\n");
 		return ferror(fp) ? -EIO : 0;
 	}
-	for (const struct iosig_opt *o = ops->opts; o->name; o++) {
+	for (const struct policy_opt *o = ops->opts; o->name; o++) {
 		char lo[32], hi[32], range[80] = "";
 
-		if (o->type == IOSIG_OPT_DOUBLE) {
+		if (o->type == POLICY_OPT_DOUBLE) {
 			snprintf(range, sizeof(range), "; range %g..%g", o->fmin, o->fmax);
-		} else if (o->type != IOSIG_OPT_BOOL && o->type != IOSIG_OPT_ENUM) {
-			struct iosig_opt t = *o;
+		} else if (o->type != POLICY_OPT_BOOL && o->type != POLICY_OPT_ENUM) {
+			struct policy_opt t = *o;
 			uint64_t b;
 
 			t.off = 0;
@@ -532,7 +532,7 @@ int policy_help(const struct iosig_policy_ops *ops, FILE *fp)
 			b = o->max;
 			policy_opts_format(&t, &b, hi, sizeof(hi));
 			snprintf(range, sizeof(range), "; range %s..%s", lo, hi);
-		} else if (o->type == IOSIG_OPT_ENUM) {
+		} else if (o->type == POLICY_OPT_ENUM) {
 			size_t used = (size_t)snprintf(range, sizeof(range), "; one of");
 
 			for (unsigned i = 0; o->choices && o->choices[i] && used < sizeof(range); i++)

@@ -548,6 +548,15 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
  */
 int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...);
 
+/*
+ * iosig_prepare() for a runtime that forwards an annotated call it replaces
+ * itself (libiosig-mpi's iosig_MPI_File_open, iosig_mpi.h): the site's
+ * `nvalues` run-time values in an array, `call` naming the replaced call
+ * in the decision log.  Returns what iosig_prepare() returns.
+ */
+int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
+			 const char *path, int flags, const double *values, unsigned nvalues);
+
 /* Records job-level facts (jobwide lifetime, name) for later decisions. */
 void iosig_jobwide(const struct iosig_site *site, ...);
 

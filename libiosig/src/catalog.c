@@ -387,6 +387,10 @@ static int layer_values(struct build *b, struct iosig_mount *m, struct cat_priv 
 	for (size_t i = 0; i < L->nmatch; i++)
 		apply_cfg(m, &pct, &L->match[i]->v, L->match[i]->vpos, L);
 	m->cls = (uint8_t)cls;
+	/* A citation belongs to the default it cites. */
+	for (unsigned f = 0; f < IOSIG_F_COUNT; f++)
+		if (m->src[f] != IOSIG_SRC_DEFAULT)
+			pv->origin[f] = NULL;
 	if (pct >= 0) {
 		double r = (double)m->capacity * pct / 100.0;
 
@@ -663,6 +667,12 @@ static int add_discovered(struct build *b, struct cat_disc *d, const struct laye
 	r = layer_values(b, m, pv, cls, d->member_cls, &d->v, probe, &L);
 	if (r < 0)
 		return r;
+	/* A layout the filesystem told (discover_dfs.c): say where from. */
+	if (d->layout_origin && m->src[IOSIG_F_LAYOUT] == IOSIG_SRC_DISCOVERED)
+		pv->origin[IOSIG_F_LAYOUT] = keep(b, d->layout_origin);
+	if (d->layout_why && m->src[IOSIG_F_LAYOUT] != IOSIG_SRC_CONFIG)
+		note(b, "%s: layout unknown, %s; set layout for %s in the config", d->path,
+		     d->layout_why, d->path);
 	/* A configured data_dir is a template owned by the configuration:
 	 * expanded below or dropped. */
 	tmpl = m->src[IOSIG_F_DATA_DIR] == IOSIG_SRC_CONFIG ? m->data_dir : NULL;
@@ -1056,13 +1066,16 @@ static bool resolve(const char *path, bool lexical, char *out)
 	}
 }
 
-const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, const char *path)
+/* The deepest visible mount containing `path`, resolved as iosig_catalog_find()
+ * says, or lexically only. */
+static const struct iosig_mount *find(const struct iosig_catalog *c, const char *path,
+				      bool lexical)
 {
 	char abs[PATH_MAX];
 	size_t best = 0;
 	long idx = -1;
 
-	if (!c || !path || !path[0] || !resolve(path, c->synthetic, abs))
+	if (!c || !path || !path[0] || !resolve(path, lexical || c->synthetic, abs))
 		return NULL;
 	for (size_t i = 0; i < c->nvisible; i++) {
 		size_t l = cat_path_under(abs, c->visible[i]) ? strlen(c->visible[i]) : 0;
@@ -1074,6 +1087,17 @@ const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, cons
 		}
 	}
 	return idx >= 0 ? &c->mounts[idx] : NULL;
+}
+
+const struct iosig_mount *iosig_catalog_find(const struct iosig_catalog *c, const char *path)
+{
+	return find(c, path, false);
+}
+
+const struct iosig_mount *cat_catalog_find_lexical(const struct iosig_catalog *c,
+						   const char *path)
+{
+	return find(c, path, true);
 }
 
 /* ---- the process-wide catalog ------------------------------------------- */

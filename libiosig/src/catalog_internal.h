@@ -207,8 +207,11 @@ struct cat_disc {
 	dev_t st_dev;            /* st_dev of the mount point */
 	uint64_t fsid;           /* statfs f_fsid */
 	int member_cls;          /* md RAID: class of its members if all alike, else -1 */
+	long fuse_uid;           /* FUSE: the user_id that mounted it, else -1 */
 	struct cat_values v;     /* discovered values */
 	char *why;               /* non-NULL: class unknown, this says why */
+	char *layout_origin;     /* layout read from the filesystem (discover_dfs.c): where */
+	char *layout_why;        /* the filesystem should tell its layout but did not: why */
 };
 
 struct cat_disc_table {
@@ -235,6 +238,31 @@ bool cat_fstype_is_pseudo(const char *fstype);
 bool cat_fstype_network(const char *fstype, bool *ret_global);
 /* fsid of the filesystem at `path` as the probe cache keys it; 0 if unknown. */
 uint64_t cat_path_fsid(const char *path);
+
+/* ---- discover_dfs.c ----------------------------------------------------- */
+
+/* The redundancy of a distributed filesystem, as the mounted filesystem
+ * tells it. */
+struct cat_dfs_layout {
+	struct iosig_layout layout; /* of the set of devices one file lives on */
+	unsigned sets;           /* such sets in the filesystem (0: no redundancy at all) */
+	char desc[64];           /* "replica 2", "disperse 6 = 4 + 2" */
+	char origin[200];        /* where it was read, for `iosig devices --sources` */
+};
+
+/*
+ * Reads the layout of the filesystem of type `fstype` mounted at `path`
+ * (GlusterFS: the FUSE client's graph, docs/catalog.md).  0 with *ret
+ * filled; -EOPNOTSUPP for a type that tells nothing (no message); another
+ * -errno with the reason in why[wsize] when it should but cannot be read.
+ */
+int cat_dfs_layout(const char *path, const char *fstype, struct cat_dfs_layout *ret,
+		   char *why, size_t wsize);
+
+/* The GlusterFS client graph (volfile) `text` of `len` bytes -> *ret (all
+ * but origin).  0, or -EINVAL with the line and the problem in why. */
+int cat_gluster_volfile_layout(const char *text, size_t len, struct cat_dfs_layout *ret,
+			       char *why, size_t wsize);
 
 /* ---- probe_cache.c ------------------------------------------------------ */
 
@@ -378,6 +406,19 @@ bool cat_datadir_template_ok(const char *tmpl, char *bad, size_t size);
  */
 int cat_datadir_open(const struct iosig_mount *mount, int *ret_fd, struct iosig_error *err);
 
+/*
+ * Opens the existing directory `dir` on `mount` as a data directory of
+ * `uid`, after the checks cat_datadir_open() makes (no symbolic link, every
+ * directory passed through root's or uid's and sticky if others may write
+ * it, all on the mount's filesystem, `dir` itself uid's and not writable by
+ * group or others), creating nothing: for the target of a link that claims
+ * to be one the runtime made (rd_link.c).  0 with an O_RDONLY|O_DIRECTORY
+ * fd in *ret_fd, or -errno (-ENOENT when a component is missing) with the
+ * reason in *err.
+ */
+int cat_datadir_open_existing(const struct iosig_mount *mount, const char *dir, uid_t uid,
+			      int *ret_fd, struct iosig_error *err);
+
 /* ---- catalog.c ---------------------------------------------------------- */
 
 /*
@@ -390,9 +431,17 @@ const struct iosig_catalog *cat_default(struct iosig_error *err);
 /* Notes gathered while building (ignored probe cache entries, ...). */
 size_t cat_catalog_notes(const struct iosig_catalog *catalog);
 const char *cat_catalog_note(const struct iosig_catalog *catalog, size_t i);
+/* iosig_catalog_find() without resolving links: the deepest visible mount
+ * whose mount point is a prefix of the normalised `path` (for paths the
+ * runtime wrote itself, such as a link's target, which it then checks
+ * component by component anyway). */
+const struct iosig_mount *cat_catalog_find_lexical(const struct iosig_catalog *catalog,
+						   const char *path);
 /* The configuration file actually used ("" if none). */
 const char *cat_catalog_config_file(const struct iosig_catalog *catalog);
-/* Citation for a field's value of mount i when its source is DEFAULT. */
+/* Where a field's value of mount i came from beyond its source: the
+ * citation of a DEFAULT value, or what discovery read a DISCOVERED one from
+ * (a distributed filesystem's layout); NULL if nothing is recorded. */
 const char *cat_catalog_origin(const struct iosig_catalog *catalog, size_t i,
 			       enum iosig_field field);
 

@@ -31,6 +31,12 @@ struct cat_yaml {
  * and probe caches need 4). */
 #define CAT_YAML_MAX_DEPTH 32
 
+/* Most entries a `mounts:` mapping may have (configuration, probe cache):
+ * a machine has dozens of mount points, a large site's configuration a few
+ * hundred patterns.  More is refused with a message rather than read: every
+ * catalog build matches each mount against every entry. */
+#define CAT_YAML_MOUNTS_MAX 10000
+
 /* Parses buf into y->doc (exactly one document, nested at most
  * CAT_YAML_MAX_DEPTH deep).  -EINVAL with libyaml's
  * problem and position in y->err; nothing to free then.  On success the

@@ -41,6 +41,7 @@
 
 #include "client_internal.h"
 #include "declog.h"
+#include "env.h"
 #include "runtime.h"
 
 #define CL_RING_ENTRIES 4096u
@@ -205,8 +206,8 @@ static bool trusted(int sock, const char *path)
  * system socket.  -1 when none. */
 static int connect_daemon(void)
 {
-	const char *env = secure_getenv("IOSIG_DAEMON_SOCKET");
-	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
+	const char *env = env_get("IOSIG_DAEMON_SOCKET");
+	const char *xdg = env_get("XDG_RUNTIME_DIR");
 	char paths[2][sizeof(((struct sockaddr_un *)0)->sun_path)];
 	unsigned n = 0;
 
@@ -240,6 +241,18 @@ static int connect_daemon(void)
 }
 
 static void *watcher_main(void *arg);
+
+/* Closes the session's socket and eventfds that are still open. */
+static void close_own(struct cl_session *s)
+{
+	int *fds[] = { &s->sock, &s->kick, &s->stop };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (*fds[i] >= 0)
+			cl_sys_close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
 
 static void session_free(struct cl_session *s)
 {
@@ -338,12 +351,7 @@ static struct cl_session *session_open(void)
 out_close:
 	if (memfd >= 0)
 		cl_sys_close(memfd);
-	if (s->sock >= 0)
-		cl_sys_close(s->sock);
-	if (s->kick >= 0)
-		cl_sys_close(s->kick);
-	if (s->stop >= 0)
-		cl_sys_close(s->stop);
+	close_own(s);
 out_free:
 	session_free(s);
 	return NULL;
@@ -858,12 +866,7 @@ static void atfork_child(void)
 		for (uint32_t h = 0; h < s->nfiles_cap; h++)
 			if (s->files[h] && s->files[h]->priv >= 0)
 				cl_sys_close(s->files[h]->priv);
-		if (s->sock >= 0)
-			cl_sys_close(s->sock);
-		if (s->kick >= 0)
-			cl_sys_close(s->kick);
-		if (s->stop >= 0)
-			cl_sys_close(s->stop);
+		close_own(s);
 		/* The files and the session are the parent's: their memory is
 		 * left alone (freeing it would race nothing, but the parent's
 		 * threads may have been inside calls using them). */

@@ -17,7 +17,9 @@
  * names file:line:column and the key, and says what was expected.
  */
 #include "catalog_yaml.h"
+#include "env.h"
 #include "sig_internal.h"
+#include "strset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Larger files are refused: a configuration is a few kilobytes. */
-#define CFG_MAX_BYTES (16u << 20)
+/* Larger files are refused: a configuration is a few kilobytes, and the
+ * YAML document of a file takes about 30 times its size in memory (an
+ * annotated program loads it at its first open).  docs/config.md. */
+#define CFG_MAX_BYTES (4u << 20)
 
 #define SC_DEFAULTS CAT_SC_DEFAULTS
 #define SC_CLASS CAT_SC_CLASS
@@ -1060,7 +1064,9 @@ static bool normalize_pattern(char *s)
 static int parse_mounts(struct cat_yaml *p, const yaml_node_t *node)
 {
 	struct cat_config *cfg = p->cfg;
-	size_t n;
+	struct strset seen = { 0 };
+	size_t n, first;
+	int r = 0;
 
 	if (node->type == YAML_SCALAR_NODE && !node->data.scalar.length)
 		return 0;
@@ -1069,8 +1075,12 @@ static int parse_mounts(struct cat_yaml *p, const yaml_node_t *node)
 				"mounts: expected a mapping of mount points to settings, got %s",
 				cat_yaml_kind(node));
 	n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+	if (n > CAT_YAML_MOUNTS_MAX)
+		return cat_yaml_err(p, node,
+				"mounts: %zu entries, more than the %d a configuration may have: use patterns such as /scratch/* for many similar mounts",
+				n, CAT_YAML_MOUNTS_MAX);
 	cfg->mounts = calloc(n ? n : 1, sizeof(*cfg->mounts));
-	if (!cfg->mounts)
+	if (!cfg->mounts || strset_init(&seen, n) < 0)
 		return oom(p);
 	for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
 	     pair < node->data.mapping.pairs.top; pair++) {
@@ -1080,37 +1090,46 @@ static int parse_mounts(struct cat_yaml *p, const yaml_node_t *node)
 		const char *ks;
 		char ctx[sizeof(((struct iosig_error *)0)->msg) / 2];
 		char b[64];
-		int r;
 
 		if (!kn || !vn)
 			continue;
 		ks = cat_yaml_scalar(p, kn, "mounts", "a mount point");
-		if (!ks)
-			return -EINVAL;
+		if (!ks) {
+			r = -EINVAL;
+			goto out_free_seen;
+		}
 		m = &cfg->mounts[cfg->nmounts];
 		m->pattern = strdup(ks);
-		if (!m->pattern)
-			return oom(p);
+		if (!m->pattern) {
+			r = oom(p);
+			goto out_free_seen;
+		}
 		cfg->nmounts++;
 		m->v.reserve_pct = -1;
 		m->pos.line = (int)kn->start_mark.line + 1;
 		m->pos.col = (int)kn->start_mark.column + 1;
-		if (!normalize_pattern(m->pattern))
-			return cat_yaml_err(p, kn,
-					"mounts: '%s' is not a mount point: expected an absolute path such as /scratch or a pattern such as /mnt/*, without . or .. components",
-					cat_yaml_shown(ks, b, sizeof(b)));
+		if (!normalize_pattern(m->pattern)) {
+			r = cat_yaml_err(p, kn,
+					 "mounts: '%s' is not a mount point: expected an absolute path such as /scratch or a pattern such as /mnt/*, without . or .. components",
+					 cat_yaml_shown(ks, b, sizeof(b)));
+			goto out_free_seen;
+		}
 		m->glob = strpbrk(m->pattern, "*?[") != NULL;
-		for (size_t i = 0; i + 1 < cfg->nmounts; i++) {
-			if (!strcmp(cfg->mounts[i].pattern, m->pattern))
-				return cat_yaml_err(p, kn, "mounts: '%s' given twice (first at line %d)",
-						cat_yaml_shown(m->pattern, b, sizeof(b)), cfg->mounts[i].pos.line);
+		/* A set, not a scan of the earlier entries: a long list is read in
+		 * linear time. */
+		if (!strset_add(&seen, m->pattern, cfg->nmounts - 1, &first)) {
+			r = cat_yaml_err(p, kn, "mounts: '%s' given twice (first at line %d)",
+					 cat_yaml_shown(m->pattern, b, sizeof(b)), cfg->mounts[first].pos.line);
+			goto out_free_seen;
 		}
 		snprintf(ctx, sizeof(ctx), "mount '%s'", cat_yaml_shown(m->pattern, b, sizeof(b)));
 		r = cat_yaml_values(p, vn, SC_MOUNT, ctx, &m->v, m->vpos);
 		if (r < 0)
-			return r;
+			goto out_free_seen;
 	}
-	return 0;
+out_free_seen:
+	strset_free(&seen);
+	return r;
 }
 
 static int parse_root(struct cat_yaml *p, const yaml_node_t *root)
@@ -1325,8 +1344,8 @@ void cat_config_free(struct cat_config *cfg)
 bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
 		   size_t size)
 {
-	const char *xdg = secure_getenv(xdg_var);
-	const char *home = secure_getenv("HOME");
+	const char *xdg = env_get(xdg_var);
+	const char *home = env_get("HOME");
 
 	if (xdg && xdg[0] == '/')
 		return cat_fmt(buf, size, "%s/%s", xdg, rel);
@@ -1345,7 +1364,7 @@ void cat_config_locate(const char *opts_config, char *buf, size_t size, bool *re
 		snprintf(buf, size, "%s", opts_config);
 		return;
 	}
-	env = secure_getenv("IOSIG_CONFIG");
+	env = env_get("IOSIG_CONFIG");
 	if (env) {
 		snprintf(buf, size, "%s", env);
 		return;

@@ -13,7 +13,9 @@
  *   5. <mnt>/iosig-<uid> when the user may create it in the mount root
  *      (a sticky world-writable root like /dev/shm, or one the user owns).
  * A candidate is taken when it exists and is safe, or when it can be
- * created safely; building a catalog never creates anything.
+ * created safely; building a catalog never creates anything.  A candidate
+ * that exists but is not safe (another user occupied the predictable name)
+ * gives way to "<candidate>-<16 hex>" next to it (occupied_alternative).
  *
  * Safety (the same walk checks and creates): every component below the mount
  * point is opened relative to its parent with O_NOFOLLOW, so no symbolic link
@@ -25,7 +27,10 @@
  * creator's EEXIST is fine as long as the result passes the same checks.
  */
 #include "catalog_internal.h"
+#include "env.h"
+#include "hash.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -87,8 +92,8 @@ static void resolve_prefix(const char *path, char *out, size_t size)
 
 void cat_datadir_ctx_init(struct cat_datadir_ctx *ctx, const char *const *mount_paths, size_t n)
 {
-	const char *home = secure_getenv("HOME");
-	const char *xdg = secure_getenv("XDG_CACHE_HOME");
+	const char *home = env_get("HOME");
+	const char *xdg = env_get("XDG_CACHE_HOME");
 	char tmp[PATH_MAX];
 
 	memset(ctx, 0, sizeof(*ctx));
@@ -276,13 +281,17 @@ char *cat_datadir_expand(struct cat_datadir_ctx *ctx, const char *tmpl, const ch
 
 /* ---- the walk ------------------------------------------------------------- */
 
-enum walk_mode { WALK_CHECK, WALK_CREATE };
+enum walk_mode {
+	WALK_CHECK,    /* stop at the first missing component: could it be created? */
+	WALK_OPEN,     /* open what exists, create nothing (-ENOENT if missing) */
+	WALK_CREATE,   /* create what is missing, open */
+};
 
 /*
  * Walks from the mount point `mnt` (st_dev `dev`) to `dir` below it, as
  * described at the top of the file.  CHECK stops at the first missing
- * component and tells whether it could be created; CREATE creates and
- * returns an O_RDONLY|O_DIRECTORY fd in *ret_fd.  0 or -errno with `why`.
+ * component and tells whether it could be created; OPEN and CREATE return
+ * an O_RDONLY|O_DIRECTORY fd in *ret_fd.  0 or -errno with `why`.
  */
 static int walk(const char *mnt, dev_t dev, const char *dir, enum walk_mode mode, uid_t uid,
 		int *ret_fd, char *why, size_t whysz)
@@ -341,6 +350,12 @@ static int walk(const char *mnt, dev_t dev, const char *dir, enum walk_mode mode
 			goto out_close_cur;
 		}
 		next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mode == WALK_OPEN) {
+			cat_fmt(why, whysz, "%s%s%s does not exist", prefix, strcmp(prefix, "/") ? "/" : "",
+				comp);
+			r = -ENOENT;
+			goto out_close_cur;
+		}
 		if (next < 0 && errno == ENOENT) {
 			if (mode == WALK_CHECK) {
 				if (faccessat(AT_FDCWD, prefix, W_OK | X_OK, AT_EACCESS) < 0) {
@@ -429,6 +444,62 @@ out_close_cur:
 	return r;
 }
 
+/* True if name is base + "-" + 16 lowercase hex digits. */
+static bool is_alternative(const char *name, const char *base, size_t blen)
+{
+	if (strncmp(name, base, blen) || name[blen] != '-' || strlen(name) != blen + 17)
+		return false;
+	for (const char *p = name + blen + 1; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return false;
+	return true;
+}
+
+/*
+ * The candidate `cand` exists and is not safe: most often another user made
+ * a directory (or anything else) at that predictable name to keep this user
+ * off the mount.  The user's data directory is then "<cand>-<16 hex>" in the
+ * same parent: the first such name, in byte order, that is already a safe
+ * directory of the user's, else a new unpredictable one.  Only the user can
+ * own a directory that passes the checks, so the name needs no record
+ * anywhere: every process of the user finds the same one.  0 with the path
+ * in out, or -errno.
+ */
+static int occupied_alternative(struct cat_datadir_ctx *ctx, const char *mnt, dev_t dev,
+				const char *cand, char *out, size_t size)
+{
+	const char *slash = strrchr(cand, '/');
+	char parent[PATH_MAX], best[NAME_MAX + 1] = "", path[PATH_MAX], why[WHY_MAX];
+	size_t blen;
+	struct dirent *e;
+	DIR *d;
+
+	if (!slash || slash == cand || (size_t)(slash - cand) >= sizeof(parent))
+		return -EINVAL;
+	memcpy(parent, cand, (size_t)(slash - cand));
+	parent[slash - cand] = '\0';
+	blen = strlen(slash + 1);
+	d = opendir(parent);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (!is_alternative(e->d_name, slash + 1, blen) ||
+		    (best[0] && strcmp(e->d_name, best) >= 0) ||
+		    !cat_fmt(path, sizeof(path), "%s/%s", parent, e->d_name))
+			continue;
+		if (walk(mnt, dev, path, WALK_CHECK, ctx->uid, NULL, why, sizeof(why)) == 0)
+			snprintf(best, sizeof(best), "%s", e->d_name);
+	}
+	closedir(d);
+	if (best[0])
+		return cat_fmt(out, size, "%s/%s", parent, best) ? 0 : -ENAMETOOLONG;
+	if (!cat_fmt(path, sizeof(path), "%s-%016llx", cand, (unsigned long long)hash_random64()))
+		return -ENAMETOOLONG;
+	if (walk(mnt, dev, path, WALK_CHECK, ctx->uid, NULL, why, sizeof(why)) < 0)
+		return -EACCES;
+	return cat_fmt(out, size, "%s", path) ? 0 : -ENAMETOOLONG;
+}
+
 int cat_datadir_choose(struct cat_datadir_ctx *ctx, const char *mnt_path, dev_t dev,
 		       const char *configured, char **ret_dir, char **ret_why)
 {
@@ -437,7 +508,7 @@ int cat_datadir_choose(struct cat_datadir_ctx *ctx, const char *mnt_path, dev_t 
 	const char *sep = strcmp(mnt_path, "/") ? "/" : "";
 	unsigned n = 0;
 	struct stat st;
-	char probe[PATH_MAX];
+	char probe[PATH_MAX], alt[PATH_MAX];
 
 	if (configured) {
 		if (!on_mount(ctx, configured, mnt_path)) {
@@ -469,8 +540,9 @@ int cat_datadir_choose(struct cat_datadir_ctx *ctx, const char *mnt_path, dev_t 
 		int r = walk(mnt_path, dev, cands[i], WALK_CHECK, ctx->uid, NULL, why, sizeof(why));
 		size_t tl = strlen(tried);
 
-		if (r == 0) {
-			*ret_dir = strdup(cands[i]);
+		if (r == 0 || (r != -EACCES && occupied_alternative(ctx, mnt_path, dev, cands[i], alt,
+								    sizeof(alt)) == 0)) {
+			*ret_dir = strdup(r == 0 ? cands[i] : alt);
 			return *ret_dir ? 0 : -ENOMEM;
 		}
 		/* Something that exists but is unsafe is worth reporting
@@ -486,6 +558,21 @@ int cat_datadir_choose(struct cat_datadir_ctx *ctx, const char *mnt_path, dev_t 
 		*ret_why = why_dup("no data directory the user may create (tried %s); set data_dir for %s in the config",
 				   tried, mnt_path);
 	return -ENOENT;
+}
+
+int cat_datadir_open_existing(const struct iosig_mount *mount, const char *dir, uid_t uid,
+			      int *ret_fd, struct iosig_error *err)
+{
+	char why[WHY_MAX];
+	int fd = -1, r;
+
+	r = walk(mount->path, (dev_t)mount->dev, dir, WALK_OPEN, uid, &fd, why, sizeof(why));
+	if (r < 0) {
+		cat_error(err, "", 0, 0, "%s", why);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 int cat_datadir_open(const struct iosig_mount *mount, int *ret_fd, struct iosig_error *err)

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,94 @@ bool declog_enabled(void)
 	return rt_env()->log_kind != RT_LOG_NONE;
 }
 
+/* What kind of file st is, for messages. */
+static const char *file_kind(const struct stat *st)
+{
+	switch (st->st_mode & S_IFMT) {
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	case S_IFDIR: return "a directory";
+	default: return "not a regular file";
+	}
+}
+
+int declog_open(const char *path, int *ret_fd, char *why, size_t wsize)
+{
+	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW;
+	struct stat st;
+	int fd = -1, r;
+
+	/* Open what is there; create only what is not (twice: the name may
+	 * appear between the two calls). */
+	for (int tries = 0; tries < 2 && fd < 0; tries++) {
+		fd = open(path, flags);
+		if (fd < 0 && errno == ENOENT) {
+			fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+			if (fd < 0 && errno == EEXIST)
+				continue;
+		}
+		if (fd < 0)
+			break;
+	}
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ELOOP)
+			snprintf(why, wsize, "a symbolic link, which the log never follows");
+		else if (r == -ENXIO)
+			snprintf(why, wsize, "a FIFO, not a regular file");
+		else
+			snprintf(why, wsize, "%s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st)) {
+		r = -errno;
+		snprintf(why, wsize, "%s", strerror(-r));
+		goto out_close_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, wsize, "%s, not a regular file", file_kind(&st));
+		r = -EINVAL;
+		goto out_close_fd;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, wsize, "belongs to uid %u, not to uid %u", (unsigned)st.st_uid,
+			 (unsigned)geteuid());
+		r = -EPERM;
+		goto out_close_fd;
+	}
+	if (st.st_nlink != 1) {
+		/* A hard link someone made to another of the user's files. */
+		snprintf(why, wsize, "has %lu hard links, a log has one", (unsigned long)st.st_nlink);
+		r = -EPERM;
+		goto out_close_fd;
+	}
+	*ret_fd = fd;
+	return 0;
+
+out_close_fd:
+	close(fd);
+	return r;
+}
+
+/* Says once, on standard error, that IOSIG_LOG cannot be used: the one
+ * thing the library prints without being asked, since it was asked for a
+ * log. */
+static void warn_unusable(const char *path, const char *why)
+{
+	char msg[PATH_MAX + 400];
+	int n = snprintf(msg, sizeof(msg), "iosig: IOSIG_LOG=%s: %s; no decision log\n", path, why);
+
+	if (n > 0)
+		(void)!write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
 /* Descriptor to write to, or -1.  Called with the runtime lock held. */
 static int log_fd_get(void)
 {
 	const struct rt_env *e = rt_env();
+	char why[200];
 	struct stat st;
 	int fd;
 
@@ -52,9 +137,9 @@ static int log_fd_get(void)
 	}
 	if (log_failed)
 		return -1;
-	fd = open(e->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-	if (fd < 0) {
+	if (declog_open(e->log_path, &fd, why, sizeof(why)) < 0) {
 		log_failed = true;
+		warn_unusable(e->log_path, why);
 		return -1;
 	}
 	fd = rt_fd_high(fd);
@@ -292,6 +377,7 @@ void declog_decision(const struct declog_rec *r)
 	json_str(w, "action", r->action);
 	json_str(w, "data_path", r->data_path);
 	json_str(w, "fallback", r->reason);
+	json_str(w, "stale_link", r->stale_link);
 	json_int(w, "result", r->result);
 	json_int(w, "errno", r->err);
 	json_num(w, "elapsed_us", r->elapsed * 1e6);

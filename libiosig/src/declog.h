@@ -36,10 +36,24 @@ struct declog_rec {
 	const char *action;                   /* what happened, see docs/runtime.md */
 	const char *data_path;                /* where the data went, NULL if not redirected */
 	const char *reason;                   /* why it fell back / was refused, NULL if not */
+	const char *stale_link;               /* a stale link the call replaced or refused to
+						 follow: "target: why", NULL if none */
 	int result;                           /* returned descriptor (fileno for streams) or -1 */
 	int err;                              /* errno of a failed result, else 0 */
 	double elapsed;                       /* seconds spent inside libiosig for this call */
 };
+
+/*
+ * Opens the log file `path` for appending the way the runtime does, safe
+ * in a directory other users may write (docs/security.md): never following
+ * a symbolic link (O_NOFOLLOW), never waiting (O_NONBLOCK: a FIFO without a
+ * reader fails at once); what it opens must be a regular file of the
+ * effective user with one link, and when nothing is there it is created
+ * exclusively, mode 0600.  0 with an O_WRONLY|O_APPEND|O_CLOEXEC descriptor
+ * in *ret_fd, or -errno with the reason in why ("a FIFO, not a regular
+ * file", "belongs to uid 1002, not to uid 1001" ...).
+ */
+int declog_open(const char *path, int *ret_fd, char *why, size_t wsize);
 
 /* True when IOSIG_LOG asks for a log (so callers can skip building records). */
 bool declog_enabled(void);

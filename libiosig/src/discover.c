@@ -91,6 +91,23 @@ static int parser_errcb(struct libmnt_table *tb, const char *filename, int line)
 	return 1;
 }
 
+/* The user_id option of a FUSE mount (who mounted it), -1 if none. */
+static long fuse_owner(const char *fstype, const char *fso)
+{
+	char *val = NULL, buf[24], *end;
+	size_t len = 0;
+	long uid;
+
+	if (strncmp(fstype, "fuse.", 5) || !fso ||
+	    mnt_optstr_get_option(fso, "user_id", &val, &len) != 0 || !val || !len ||
+	    len >= sizeof(buf))
+		return -1;
+	memcpy(buf, val, len);
+	buf[len] = '\0';
+	uid = strtol(buf, &end, 10);
+	return *end || uid < 0 ? -1 : uid;
+}
+
 static char *xstrdup(const char *s)
 {
 	return strdup(s ? s : "");
@@ -166,6 +183,7 @@ int cat_discover_table(const char *mountinfo, struct cat_disc_table *ret_table,
 		d->id = mnt_fs_get_id(fs);
 		d->parent_id = mnt_fs_get_parent_id(fs);
 		d->devno = mnt_fs_get_devno(fs);
+		d->fuse_uid = fuse_owner(d->fstype, fso);
 		d->readonly = (vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0) ||
 			      (fso && mnt_optstr_get_option(fso, "ro", NULL, NULL) == 0);
 		d->pseudo = cat_fstype_is_pseudo(d->fstype) || cat_path_under(d->path, "/proc") ||
@@ -217,6 +235,8 @@ void cat_discover_table_free(struct cat_disc_table *t)
 		free(t->fs[i].fstype);
 		free(t->fs[i].root);
 		free(t->fs[i].why);
+		free(t->fs[i].layout_origin);
+		free(t->fs[i].layout_why);
 	}
 	free(t->fs);
 	t->fs = NULL;
@@ -605,6 +625,35 @@ uint64_t cat_path_fsid(const char *path)
 	return ((uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32) | (uint32_t)sf.f_fsid.__val[1];
 }
 
+/* A distributed filesystem that tells its redundancy (discover_dfs.c):
+ * the layout, and where it was read; or why it could not be. */
+static void dfs_layout(struct cat_disc *m)
+{
+	struct cat_dfs_layout l;
+	char why[300];
+	int r;
+
+	/* A FUSE filesystem another user mounted says what its owner wants
+	 * it to say. */
+	if (m->fuse_uid > 0 && (uid_t)m->fuse_uid != geteuid()) {
+		if (!strcmp(m->fstype, "fuse.glusterfs"))
+			m->layout_why = strdup("mounted through FUSE by another user: its layout is not taken");
+		return;
+	}
+	r = cat_dfs_layout(m->path, m->fstype, &l, why, sizeof(why));
+	if (r == -EOPNOTSUPP)
+		return;
+	if (r < 0) {
+		m->layout_why = strdup(why);
+		return;
+	}
+	m->layout_origin = strdup(l.origin);
+	if (!m->layout_origin)
+		return;
+	m->v.layout = l.layout;
+	m->v.set |= CAT_BIT(IOSIG_F_LAYOUT);
+}
+
 void cat_discover_probe(struct cat_disc_table *t, const bool *skip)
 {
 	struct disc_ctx c = { .t = t };
@@ -681,6 +730,7 @@ void cat_discover_probe(struct cat_disc_table *t, const bool *skip)
 		if (cat_fstype_network(m->fstype, &global)) {
 			m->v.global = global;
 			m->v.set |= CAT_BIT(IOSIG_F_GLOBAL);
+			dfs_layout(m);
 		}
 		if (k < 0)
 			continue;

@@ -37,12 +37,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "catalog_internal.h"
+#include "hash.h"
+#include "rd_link.h"
 #include "redirect.h"
 
 static const char *const action_names[] = {
@@ -85,26 +86,6 @@ static bool is_link_to(int dfd, const char *name, const char *target)
 		return false;
 	buf[n] = '\0';
 	return !strcmp(buf, target);
-}
-
-const struct iosig_mount *fin_data_dir_mount(const struct iosig_catalog *catalog,
-					     const char *dir)
-{
-	size_t n = iosig_catalog_size(catalog);
-
-	for (size_t i = 0; i < n; i++) {
-		const struct iosig_mount *m = iosig_catalog_mount(catalog, i);
-		size_t len;
-
-		if (!m || !m->data_dir)
-			continue;
-		len = strlen(m->data_dir);
-		while (len > 1 && m->data_dir[len - 1] == '/')
-			len--;
-		if (len == strlen(dir) && !strncmp(m->data_dir, dir, len))
-			return m;
-	}
-	return NULL;
 }
 
 /*
@@ -217,8 +198,7 @@ static int copy_back(int pfd, const char *base, int ddfd, const char *name, cons
 		return report(rep, FIN_FAILED, -EAGAIN,
 			      "the data file %s changed while finalizing; nothing was changed", target);
 	}
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
-		rnd = (unsigned long long)getpid() ^ ((unsigned long long)st.st_ino << 20);
+	rnd = hash_random64();
 	snprintf(tmp, sizeof(tmp), ".%.200s.iosig-fin-%016llx", base, rnd);
 	tfd = openat(pfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (tfd < 0) {
@@ -275,13 +255,11 @@ out_unlink_tmp:
 int fin_path(const struct iosig_catalog *catalog, int dirfd, const char *path, unsigned flags,
 	     struct fin_report *rep)
 {
-	char dir[PATH_MAX], tdir[PATH_MAX];
-	const struct iosig_mount *m;
-	struct iosig_error err;
-	struct stat lst, dst, pst;
-	const char *base, *name;
-	int pfd, ddfd, r;
-	ssize_t n;
+	char dir[PATH_MAX];
+	struct stat lst, pst;
+	struct rd_link lk;
+	const char *base;
+	int pfd, r;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->dry_run = flags & FIN_DRY_RUN;
@@ -301,70 +279,45 @@ int fin_path(const struct iosig_catalog *catalog, int dirfd, const char *path, u
 		r = report(rep, FIN_ALREADY, 0, "not a symbolic link: already in place, nothing to do");
 		goto out_close_pfd;
 	}
-	n = readlinkat(pfd, base, rep->target, sizeof(rep->target) - 1);
-	if (n < 0) {
-		r = report(rep, FIN_FAILED, -errno, "cannot read the link: %s", strerror(errno));
-		goto out_close_pfd;
-	}
-	rep->target[n] = '\0';
 
-	/* The target must be "<data_dir>/<L-|G-name>" of a catalog mount. */
-	name = strrchr(rep->target, '/');
-	m = NULL;
-	if (rep->target[0] == '/' && name && name != rep->target &&
-	    (size_t)(name - rep->target) < sizeof(tdir)) {
-		memcpy(tdir, rep->target, (size_t)(name - rep->target));
-		tdir[name - rep->target] = '\0';
-		name++;
-		m = fin_data_dir_mount(catalog, tdir);
+	/* Only a link the runtime made for the user running this (root: for
+	 * the link's owner), to that user's data: anything else would let a
+	 * link someone planted move another user's data (rd_link.h). */
+	rd_link_check(catalog, pfd, base, RD_LINK_ANY_USER, &lk);
+	snprintf(rep->target, sizeof(rep->target), "%s", lk.target);
+	switch (lk.kind) {
+	case RD_LINK_OWN:
+		break;
+	case RD_LINK_NONE:
+		r = report(rep, FIN_FAILED, -EAGAIN, "the path changed while finalizing; nothing was changed");
+		goto out_release;
+	case RD_LINK_FOREIGN:
+		r = report(rep, FIN_REFUSED, lk.err, "%s; if the file was redirected under another "
+			   "configuration, run with that configuration (--config or IOSIG_CONFIG)", lk.why);
+		goto out_release;
+	default:
+		r = report(rep, FIN_REFUSED, lk.err, "%s%s", lk.why,
+			   lk.err == -ENOENT ? ": nothing to restore; remove the dangling link if the data is gone" :
+			   ": refusing to move it");
+		goto out_release;
 	}
-	if (!m) {
-		r = report(rep, FIN_REFUSED, -EPERM,
-			   "the link does not point into a known iosig data directory; if the file was "
-			   "redirected under another configuration, run with that configuration (--config or IOSIG_CONFIG)");
-		goto out_close_pfd;
-	}
-	if ((strncmp(name, "L-", 2) && strncmp(name, "G-", 2)) || !strcmp(name, "L-") ||
-	    !strcmp(name, "G-")) {
-		r = report(rep, FIN_REFUSED, -EPERM,
-			   "'%s' is not a name iosig gives data files (L-... or G-...)", name);
-		goto out_close_pfd;
-	}
-	memset(&err, 0, sizeof(err));
-	r = cat_datadir_open(m, &ddfd, &err);
-	if (r < 0) {
-		report(rep, FIN_REFUSED, r, "data directory %s: %s", m->data_dir,
-		       err.msg[0] ? err.msg : strerror(-r));
-		goto out_close_pfd;
-	}
-	if (fstatat(ddfd, name, &dst, AT_SYMLINK_NOFOLLOW)) {
-		r = report(rep, FIN_REFUSED, -errno,
-			   "the data file is missing (%s): nothing to restore; remove the dangling link if the data is gone",
-			   strerror(errno));
-		goto out_close_ddfd;
-	}
-	if (!S_ISREG(dst.st_mode) || (dst.st_uid != geteuid() && geteuid() != 0)) {
-		r = report(rep, FIN_REFUSED, -EPERM,
-			   "the data file is not a regular file of this user: refusing to move it");
-		goto out_close_ddfd;
-	}
-	rep->bytes = (uint64_t)dst.st_size;
+	rep->bytes = (uint64_t)lk.data.st_size;
 	if (fstat(pfd, &pst)) {
 		r = report(rep, FIN_FAILED, -errno, "%s", strerror(errno));
-		goto out_close_ddfd;
+		goto out_release;
 	}
 	if (flags & FIN_DRY_RUN) {
-		r = report(rep, dst.st_dev == pst.st_dev ? FIN_MOVED : FIN_COPIED, 0,
-			   "would %s back from %s", dst.st_dev == pst.st_dev ? "move" : "copy",
+		r = report(rep, lk.data.st_dev == pst.st_dev ? FIN_MOVED : FIN_COPIED, 0,
+			   "would %s back from %s", lk.data.st_dev == pst.st_dev ? "move" : "copy",
 			   rep->target);
-		goto out_close_ddfd;
+		goto out_release;
 	}
 	r = -EXDEV;
-	if (dst.st_dev == pst.st_dev) {
-		r = swap_in(ddfd, name, pfd, base, rep->target);
+	if (lk.data.st_dev == pst.st_dev) {
+		r = swap_in(lk.ddfd, lk.name, pfd, base, rep->target);
 		if (r == 0) {
 			fsync(pfd);
-			fsync(ddfd);
+			fsync(lk.ddfd);
 			report(rep, FIN_MOVED, 0, "moved back from %s", rep->target);
 		} else if (r == -EAGAIN) {
 			report(rep, FIN_REFUSED, r,
@@ -376,10 +329,10 @@ int fin_path(const struct iosig_catalog *catalog, int dirfd, const char *path, u
 		}
 	}
 	if (r == -EXDEV)
-		r = copy_back(pfd, base, ddfd, name, rep->target, &dst, rep);
+		r = copy_back(pfd, base, lk.ddfd, lk.name, rep->target, &lk.data, rep);
 
-out_close_ddfd:
-	close(ddfd);
+out_release:
+	rd_link_release(&lk);
 out_close_pfd:
 	close(pfd);
 	return r;

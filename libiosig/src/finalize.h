@@ -37,16 +37,13 @@ struct fin_report {
  * "failed"). */
 const char *fin_action_name(enum fin_action action);
 
-/* The catalog mount whose data directory is exactly `dir` (no trailing
- * slash), or NULL. */
-const struct iosig_mount *fin_data_dir_mount(const struct iosig_catalog *catalog,
-					     const char *dir);
-
 /*
  * Moves the data of the iosig link at `path` (relative to dirfd) back to
- * `path` and removes the link.  The link must point to "<data_dir>/<name>"
- * where data_dir is the data directory of a mount of `catalog` and name one
- * the runtime gives data files ("L-..." or "G-...").  Same filesystem:
+ * `path` and removes the link.  The link must be one the runtime made for
+ * the calling user - for root, for the link's owner - to that user's own
+ * data file (rd_link_check() with RD_LINK_ANY_USER says RD_LINK_OWN: the
+ * data directory on a mount of `catalog`, passing the checks of a data
+ * directory).  Same filesystem:
  * exchange the data file with the link (renameat2 RENAME_EXCHANGE), check
  * what came back is our link, remove it.  Across filesystems: copy to a
  * temporary file next to `path`, restore owner, mode and times, fsync,

@@ -288,27 +288,15 @@ static void dup_of(int oldfd, int newfd)
 	errno = saved;
 }
 
-/* A data call through the client: true when handled (*ret set). */
-static bool via_write(void *f, int fd, const struct iovec *iov, int cnt, off_t off,
-		      enum cl_kind kind, ssize_t *ret)
+/* A data call through the client (the write or the read operation): true
+ * when handled (*ret set). */
+static bool via(bool write, void *f, int fd, const struct iovec *iov, int cnt, off_t off,
+		enum cl_kind kind, ssize_t *ret)
 {
 	const struct cl_ops *c = cl();
 	int saved = errno;
 
-	if (f == CL_INTERNAL || !c || !c->write(f, fd, iov, cnt, off, kind, ret))
-		return false;
-	if (*ret >= 0)
-		errno = saved;
-	return true;
-}
-
-static bool via_read(void *f, int fd, const struct iovec *iov, int cnt, off_t off,
-		     enum cl_kind kind, ssize_t *ret)
-{
-	const struct cl_ops *c = cl();
-	int saved = errno;
-
-	if (f == CL_INTERNAL || !c || !c->read(f, fd, iov, cnt, off, kind, ret))
+	if (f == CL_INTERNAL || !c || !(write ? c->write : c->read)(f, fd, iov, cnt, off, kind, ret))
 		return false;
 	if (*ret >= 0)
 		errno = saved;
@@ -326,250 +314,172 @@ static bool via_int(bool handled, int *ret, int saved)
 }
 
 /* ------------------------------------------------------------------------
- * write family
+ * write and read families
  * ---------------------------------------------------------------------- */
+
+/* write/read (at the position, `pos`) and pwrite/pread (at off): through
+ * the client for a tagged descriptor, else libc's `id`. */
+static ssize_t buf_any(bool write, enum real_id id, int fd, void *buf, size_t n, off_t off,
+		       bool pos)
+{
+	void *f = fdtab_get(&tab, fd);
+	void *p;
+
+	if (unlikely(f)) {
+		struct iovec iov = { .iov_base = buf, .iov_len = n };
+		ssize_t r;
+
+		if (via(write, f, fd, &iov, 1, off, pos ? CL_AT_POS : CL_AT_OFF, &r))
+			return r;
+	}
+	p = real(id);
+	if (!p)
+		return enosys();
+	return pos ? ((rw_fn)p)(fd, buf, n) : ((prw_fn)p)(fd, buf, n, off);
+}
+
+/* The same for the vector calls (writev/readv, pwritev/preadv). */
+static ssize_t vec_any(bool write, enum real_id id, int fd, const struct iovec *iov, int cnt,
+		       off_t off, bool pos)
+{
+	void *f = fdtab_get(&tab, fd);
+	ssize_t r;
+	void *p;
+
+	if (unlikely(f) && via(write, f, fd, iov, cnt, off, pos ? CL_AT_POS : CL_AT_OFF, &r))
+		return r;
+	p = real(id);
+	if (!p)
+		return enosys();
+	return pos ? ((rwv_fn)p)(fd, iov, cnt) : ((prwv_fn)p)(fd, iov, cnt, off);
+}
+
+/* pwritev2/preadv2: flags 0 (and RWF_HIPRI, which only O_DIRECT uses) and,
+ * for writes, the sync flags go through the ring (the sync after it); any
+ * other flag is done plainly after a barrier.  off -1: at the position. */
+static ssize_t vec2_any(bool write, enum real_id id, int fd, const struct iovec *iov, int cnt,
+			off_t off, int flags)
+{
+	int ours = RWF_HIPRI | (write ? RWF_DSYNC | RWF_SYNC : 0);
+	void *f = fdtab_get(&tab, fd);
+
+	if (unlikely(f) && f != CL_INTERNAL) {
+		ssize_t r;
+		int s;
+
+		if (flags & ~ours) {
+			barrier(f, fd);
+		} else if (via(write, f, fd, iov, cnt, off, off == -1 ? CL_AT_POS : CL_AT_OFF, &r)) {
+			if (r >= 0 && (flags & (RWF_DSYNC | RWF_SYNC)) &&
+			    cl()->sync(f, fd, !(flags & RWF_SYNC), &s) && s < 0)
+				return -1;
+			return r;
+		}
+	}
+	return real(id) ? ((prwv2_fn)real(id))(fd, iov, cnt, off, flags) : enosys();
+}
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f)) {
-		struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-		ssize_t r;
-
-		if (via_write(f, fd, &iov, 1, 0, CL_AT_POS, &r))
-			return r;
-	}
-	return CALL(write, rw_fn, fd, buf, n);
-}
-
-static ssize_t pwrite_any(enum real_id id, int fd, const void *buf, size_t n, off_t off)
-{
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f)) {
-		struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-		ssize_t r;
-
-		if (via_write(f, fd, &iov, 1, off, CL_AT_OFF, &r))
-			return r;
-	}
-	return real(id) ? ((prw_fn)real(id))(fd, buf, n, off) : enosys();
+	return buf_any(true, R_write, fd, (void *)buf, n, 0, true);
 }
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return pwrite_any(R_pwrite, fd, buf, n, off);
+	return buf_any(true, R_pwrite, fd, (void *)buf, n, off, false);
 }
 
 EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
-	return pwrite_any(R_pwrite64, fd, buf, n, off);
+	return buf_any(true, R_pwrite64, fd, (void *)buf, n, off, false);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	void *f = fdtab_get(&tab, fd);
-	ssize_t r;
-
-	if (unlikely(f) && via_write(f, fd, iov, cnt, 0, CL_AT_POS, &r))
-		return r;
-	return CALL(writev, rwv_fn, fd, iov, cnt);
-}
-
-static ssize_t pwritev_any(enum real_id id, int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	void *f = fdtab_get(&tab, fd);
-	ssize_t r;
-
-	if (unlikely(f) && via_write(f, fd, iov, cnt, off, CL_AT_OFF, &r))
-		return r;
-	return real(id) ? ((prwv_fn)real(id))(fd, iov, cnt, off) : enosys();
+	return vec_any(true, R_writev, fd, iov, cnt, 0, true);
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	return pwritev_any(R_pwritev, fd, iov, cnt, off);
+	return vec_any(true, R_pwritev, fd, iov, cnt, off, false);
 }
 
 EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	return pwritev_any(R_pwritev64, fd, iov, cnt, off);
-}
-
-/* pwritev2: flags 0 and the sync flags go through the ring (the sync
- * after it); any other flag is done plainly after a barrier. */
-static ssize_t pwritev2_any(enum real_id id, int fd, const struct iovec *iov, int cnt, off_t off,
-			    int flags)
-{
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f) && f != CL_INTERNAL) {
-		if (!(flags & ~(RWF_DSYNC | RWF_SYNC | RWF_HIPRI))) {
-			ssize_t r;
-
-			if (via_write(f, fd, iov, cnt, off, off == -1 ? CL_AT_POS : CL_AT_OFF, &r)) {
-				int s;
-
-				if (r >= 0 && (flags & (RWF_DSYNC | RWF_SYNC)) &&
-				    cl()->sync(f, fd, !(flags & RWF_SYNC), &s) && s < 0)
-					return -1;
-				return r;
-			}
-		} else {
-			barrier(f, fd);
-		}
-	}
-	return real(id) ? ((prwv2_fn)real(id))(fd, iov, cnt, off, flags) : enosys();
+	return vec_any(true, R_pwritev64, fd, iov, cnt, off, false);
 }
 
 EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	return pwritev2_any(R_pwritev2, fd, iov, cnt, off, flags);
+	return vec2_any(true, R_pwritev2, fd, iov, cnt, off, flags);
 }
 
 EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	return pwritev2_any(R_pwritev64v2, fd, iov, cnt, off, flags);
+	return vec2_any(true, R_pwritev64v2, fd, iov, cnt, off, flags);
 }
-
-/* ------------------------------------------------------------------------
- * read family
- * ---------------------------------------------------------------------- */
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f)) {
-		struct iovec iov = { .iov_base = buf, .iov_len = n };
-		ssize_t r;
-
-		if (via_read(f, fd, &iov, 1, 0, CL_AT_POS, &r))
-			return r;
-	}
-	return CALL(read, rw_fn, fd, buf, n);
-}
-
-EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
-{
-	void *f = fdtab_get(&tab, fd);
-
-	/* An overflow goes to libc, which aborts as the program was built to. */
-	if (unlikely(f) && n <= buflen) {
-		struct iovec iov = { .iov_base = buf, .iov_len = n };
-		ssize_t r;
-
-		if (via_read(f, fd, &iov, 1, 0, CL_AT_POS, &r))
-			return r;
-	}
-	return CALL(__read_chk, chk_fn, fd, buf, n, buflen);
-}
-
-static ssize_t pread_any(enum real_id id, int fd, void *buf, size_t n, off_t off)
-{
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f)) {
-		struct iovec iov = { .iov_base = buf, .iov_len = n };
-		ssize_t r;
-
-		if (via_read(f, fd, &iov, 1, off, CL_AT_OFF, &r))
-			return r;
-	}
-	return real(id) ? ((prw_fn)real(id))(fd, buf, n, off) : enosys();
+	return buf_any(false, R_read, fd, buf, n, 0, true);
 }
 
 EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	return pread_any(R_pread, fd, buf, n, off);
+	return buf_any(false, R_pread, fd, buf, n, off, false);
 }
 
 EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-	return pread_any(R_pread64, fd, buf, n, off);
+	return buf_any(false, R_pread64, fd, buf, n, off, false);
 }
 
-static ssize_t pread_chk_any(enum real_id id, int fd, void *buf, size_t n, off_t off, size_t buflen)
+/* The _FORTIFY_SOURCE reads: an overflow goes to libc, which aborts as
+ * the program was built to. */
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f) && n <= buflen) {
-		struct iovec iov = { .iov_base = buf, .iov_len = n };
-		ssize_t r;
-
-		if (via_read(f, fd, &iov, 1, off, CL_AT_OFF, &r))
-			return r;
-	}
-	return real(id) ? ((pchk_fn)real(id))(fd, buf, n, off, buflen) : enosys();
+	if (n <= buflen)
+		return buf_any(false, R_read, fd, buf, n, 0, true);
+	return CALL(__read_chk, chk_fn, fd, buf, n, buflen);
 }
 
 EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
-	return pread_chk_any(R___pread_chk, fd, buf, n, off, buflen);
+	if (n <= buflen)
+		return buf_any(false, R_pread, fd, buf, n, off, false);
+	return CALL(__pread_chk, pchk_fn, fd, buf, n, off, buflen);
 }
 
 EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
 {
-	return pread_chk_any(R___pread64_chk, fd, buf, n, off, buflen);
+	if (n <= buflen)
+		return buf_any(false, R_pread64, fd, buf, n, off, false);
+	return CALL(__pread64_chk, pchk_fn, fd, buf, n, off, buflen);
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
-	void *f = fdtab_get(&tab, fd);
-	ssize_t r;
-
-	if (unlikely(f) && via_read(f, fd, iov, cnt, 0, CL_AT_POS, &r))
-		return r;
-	return CALL(readv, rwv_fn, fd, iov, cnt);
-}
-
-static ssize_t preadv_any(enum real_id id, int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	void *f = fdtab_get(&tab, fd);
-	ssize_t r;
-
-	if (unlikely(f) && via_read(f, fd, iov, cnt, off, CL_AT_OFF, &r))
-		return r;
-	return real(id) ? ((prwv_fn)real(id))(fd, iov, cnt, off) : enosys();
+	return vec_any(false, R_readv, fd, iov, cnt, 0, true);
 }
 
 EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	return preadv_any(R_preadv, fd, iov, cnt, off);
+	return vec_any(false, R_preadv, fd, iov, cnt, off, false);
 }
 
 EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	return preadv_any(R_preadv64, fd, iov, cnt, off);
-}
-
-static ssize_t preadv2_any(enum real_id id, int fd, const struct iovec *iov, int cnt, off_t off,
-			   int flags)
-{
-	void *f = fdtab_get(&tab, fd);
-
-	if (unlikely(f) && f != CL_INTERNAL) {
-		ssize_t r;
-
-		if (!(flags & ~RWF_HIPRI)) {
-			if (via_read(f, fd, iov, cnt, off, off == -1 ? CL_AT_POS : CL_AT_OFF, &r))
-				return r;
-		} else {
-			barrier(f, fd);
-		}
-	}
-	return real(id) ? ((prwv2_fn)real(id))(fd, iov, cnt, off, flags) : enosys();
+	return vec_any(false, R_preadv64, fd, iov, cnt, off, false);
 }
 
 EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	return preadv2_any(R_preadv2, fd, iov, cnt, off, flags);
+	return vec2_any(false, R_preadv2, fd, iov, cnt, off, flags);
 }
 
 EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	return preadv2_any(R_preadv64v2, fd, iov, cnt, off, flags);
+	return vec2_any(false, R_preadv64v2, fd, iov, cnt, off, flags);
 }
 
 /* ------------------------------------------------------------------------

@@ -35,9 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "fmt.h"
+#include "strset.h"
 
-#define PROBE_MAX_BYTES (16u << 20)
+/* Larger caches are refused, as configurations are (config.c). */
+#define PROBE_MAX_BYTES (4u << 20)
 
 static bool path_ok(const char *p)
 {
@@ -46,7 +49,9 @@ static bool path_ok(const char *p)
 
 static int parse_entries(struct cat_yaml *y, const yaml_node_t *node, struct cat_probe_cache *c)
 {
-	size_t n;
+	struct strset seen = { 0 };
+	size_t n, first;
+	int r = 0;
 
 	if (node->type == YAML_SCALAR_NODE && !node->data.scalar.length)
 		return 0;
@@ -54,8 +59,11 @@ static int parse_entries(struct cat_yaml *y, const yaml_node_t *node, struct cat
 		return cat_yaml_err(y, node, "mounts: expected a mapping of mount points, got %s",
 				    cat_yaml_kind(node));
 	n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+	if (n > CAT_YAML_MOUNTS_MAX)
+		return cat_yaml_err(y, node, "mounts: %zu entries, more than the %d a probe cache may have",
+				    n, CAT_YAML_MOUNTS_MAX);
 	c->e = calloc(n ? n : 1, sizeof(*c->e));
-	if (!c->e)
+	if (!c->e || strset_init(&seen, n) < 0)
 		return -ENOMEM;
 	for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
 	     pair < node->data.mapping.pairs.top; pair++) {
@@ -65,36 +73,48 @@ static int parse_entries(struct cat_yaml *y, const yaml_node_t *node, struct cat
 		struct cat_probe_entry *e;
 		const char *path;
 		char ctx[300], b[200];
-		int r;
 
 		if (!kn || !vn)
 			continue;
 		path = cat_yaml_scalar(y, kn, "mounts", "a mount point");
-		if (!path)
-			return -EINVAL;
-		if (!path_ok(path))
-			return cat_yaml_err(y, kn, "mounts: '%s' is not a mount point path",
-					    cat_yaml_shown(path, b, sizeof(b)));
-		if (cat_probe_cache_find(c, path))
-			return cat_yaml_err(y, kn, "mounts: '%s' given twice",
-					    cat_yaml_shown(path, b, sizeof(b)));
+		if (!path) {
+			r = -EINVAL;
+			goto out_free_seen;
+		}
+		if (!path_ok(path)) {
+			r = cat_yaml_err(y, kn, "mounts: '%s' is not a mount point path",
+					 cat_yaml_shown(path, b, sizeof(b)));
+			goto out_free_seen;
+		}
+		/* The document's own string: it outlives the set. */
+		if (!strset_add(&seen, path, c->n, &first)) {
+			r = cat_yaml_err(y, kn, "mounts: '%s' given twice",
+					 cat_yaml_shown(path, b, sizeof(b)));
+			goto out_free_seen;
+		}
 		e = &c->e[c->n];
 		e->path = cat_strpool_add(&c->pool, path);
-		if (!e->path)
-			return -ENOMEM;
+		if (!e->path) {
+			r = -ENOMEM;
+			goto out_free_seen;
+		}
 		e->pos.line = (int)kn->start_mark.line + 1;
 		e->pos.col = (int)kn->start_mark.column + 1;
 		e->v.reserve_pct = -1;
 		snprintf(ctx, sizeof(ctx), "probe entry '%s'", cat_yaml_shown(path, b, sizeof(b)));
 		r = cat_yaml_values(y, vn, CAT_SC_PROBE, ctx, &e->v, pos);
 		if (r < 0)
-			return r;
-		if (!(e->v.set & CAT_BIT(CAT_K_FSTYPE)) || !(e->v.set & CAT_BIT(CAT_K_SOURCE)))
-			return cat_yaml_err(y, vn, "%s: missing fstype or source (the key of the entry)",
-					    ctx);
+			goto out_free_seen;
+		if (!(e->v.set & CAT_BIT(CAT_K_FSTYPE)) || !(e->v.set & CAT_BIT(CAT_K_SOURCE))) {
+			r = cat_yaml_err(y, vn, "%s: missing fstype or source (the key of the entry)",
+					 ctx);
+			goto out_free_seen;
+		}
 		c->n++;
 	}
-	return 0;
+out_free_seen:
+	strset_free(&seen);
+	return r;
 }
 
 int cat_probe_cache_load_buffer(const char *name, const char *buf, size_t len,
@@ -210,7 +230,7 @@ static bool user_cache_path(char *buf, size_t size)
 
 unsigned cat_probe_cache_locate(const char *opts_cache, char bufs[2][4096])
 {
-	const char *env = secure_getenv("IOSIG_PROBE_CACHE");
+	const char *env = env_get("IOSIG_PROBE_CACHE");
 	unsigned n = 0;
 
 	if (opts_cache || env) {
@@ -229,7 +249,7 @@ unsigned cat_probe_cache_locate(const char *opts_cache, char bufs[2][4096])
 
 void cat_probe_cache_write_path(char *buf, size_t size)
 {
-	const char *env = secure_getenv("IOSIG_PROBE_CACHE");
+	const char *env = env_get("IOSIG_PROBE_CACHE");
 
 	if (env && env[0])
 		snprintf(buf, size, "%s", env);

@@ -35,12 +35,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +46,8 @@
 #include "catalog_internal.h"
 #include "client.h"
 #include "declog.h"
+#include "hash.h"
+#include "rd_link.h"
 #include "runtime.h"
 #include "tag.h"
 
@@ -210,17 +210,29 @@ struct ddir {
 static struct ddir ddirs[DDIR_MAX];
 static unsigned nddirs;
 
-/* Called with the runtime lock held: the cached descriptor of m or -1. */
+/*
+ * Called with the runtime lock held: the cached descriptor of m or -1.  The
+ * descriptor must still be ours, and m's mount point must still show the
+ * catalogued filesystem: a descriptor keeps a lazily unmounted filesystem
+ * alive, and a link to a file on it would dangle.  A network filesystem
+ * whose client died answers ENOTCONN to both checks.
+ */
 static int ddir_cached(const struct iosig_mount *m)
 {
-	struct stat st;
+	struct stat st, mst;
+	bool ours;
 
 	for (unsigned i = 0; i < nddirs; i++) {
 		if (ddirs[i].mount != m)
 			continue;
-		if (!fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev && st.st_ino == ddirs[i].ino)
+		ours = !fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev &&
+		       st.st_ino == ddirs[i].ino;
+		if (ours && !stat(m->path, &mst) && (uint64_t)mst.st_dev == m->dev)
 			return ddirs[i].fd;
-		/* Closed (and maybe reused) by the program: not ours any more. */
+		/* Closed (and maybe reused) by the program: not ours any more;
+		 * or ours, but its filesystem is no longer at m->path. */
+		if (ours)
+			close(ddirs[i].fd);
 		ddirs[i] = ddirs[--nddirs];
 		return -1;
 	}
@@ -362,58 +374,21 @@ static int dir_abs_path(int pfd, const char *dir, int dirfd, char *buf, size_t s
 	return rd_path_normalise(tmp, buf, size);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-/* FNV-1a over a string, continuing from h. */
-static uint64_t fnv1a(const char *s, uint64_t h)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* 64 unpredictable bits (getrandom; a time/pid/counter mix if it fails). */
-static uint64_t random64(void)
-{
-	static _Atomic uint64_t counter;
-	struct timespec ts;
-	uint64_t v;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
-		return v;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ ((uint64_t)getpid() << 16) ^
-		     atomic_fetch_add(&counter, 1) ^ (uintptr_t)&v);
-}
-
-/* Longest part of the original name kept in a data file's name. */
-#define NAME_BASE_MAX 200
-
 /* "L-<16 hex random>-<base>": unpredictable, and readable for humans. */
 static void name_local(char *buf, size_t size, const char *base)
 {
-	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)random64(), NAME_BASE_MAX, base);
+	snprintf(buf, size, "L-%016llx-%.*s", (unsigned long long)hash_random64(), RD_NAME_BASE_MAX, base);
 }
 
 /* "G-<32 hex of hash(job, path)>-<base>": the same on every rank of a job. */
 static void name_global(char *buf, size_t size, const char *job, const char *abs_path,
 			const char *base)
 {
-	uint64_t h1 = fnv1a(abs_path, fnv1a(job, 0xcbf29ce484222325ull) ^ 0x2f);
-	uint64_t h2 = fnv1a(abs_path, fnv1a(job, 0x84222325cbf29ce4ull) ^ 0x5c);
+	uint64_t h1 = hash_fnv1a(abs_path, hash_fnv1a(job, 0xcbf29ce484222325ull) ^ 0x2f);
+	uint64_t h2 = hash_fnv1a(abs_path, hash_fnv1a(job, 0x84222325cbf29ce4ull) ^ 0x5c);
 
-	snprintf(buf, size, "G-%016llx%016llx-%.*s", (unsigned long long)mix64(h1),
-		 (unsigned long long)mix64(h2 ^ h1), NAME_BASE_MAX, base);
+	snprintf(buf, size, "G-%016llx%016llx-%.*s", (unsigned long long)hash_mix64(h1),
+		 (unsigned long long)hash_mix64(h2 ^ h1), RD_NAME_BASE_MAX, base);
 }
 
 /* ------------------------------------------------------------------------
@@ -421,9 +396,14 @@ static void name_global(char *buf, size_t size, const char *job, const char *abs
  * ---------------------------------------------------------------------- */
 
 enum rd_outcome {
-	RD_PLAIN,   /* do the plain call */
-	RD_DONE,    /* data file created and linked: c->fd is open (O_CLOEXEC) */
-	RD_REFUSE,  /* strict mode and no mount qualifies */
+	RD_PLAIN,     /* do the plain call */
+	RD_DONE,      /* data file created and linked: c->fd is open (O_CLOEXEC) */
+	RD_OPENED,    /* the path is the user's own runtime link: c->fd is its data file,
+			 opened through the validated data directory (O_CLOEXEC) */
+	RD_REFUSE,    /* strict mode and no mount qualifies */
+	RD_FAIL,      /* the call fails with -c->err, nothing done: a stale link that
+			 must not be followed and cannot be replaced */
+	RD_CONTINUE,  /* (look_at_path) nothing at the path: decide where to create it */
 };
 
 /* State of one decision, from request to outcome. */
@@ -455,6 +435,8 @@ struct rd_ctx {
 	const char *action;                  /* for the log: see docs/runtime.md */
 	char reason[480];                    /* fallback reason, "" if none */
 	int err;                             /* negative errno of a failed internal step */
+	bool prepare;                        /* rd_prepare: open nothing, not even an existing file */
+	char stale[PATH_MAX + 480];          /* a stale link replaced: "target: why", "" if none */
 };
 
 static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
@@ -485,6 +467,8 @@ static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
 	c->action = "plain";
 	c->reason[0] = '\0';
 	c->err = 0;
+	c->prepare = false;
+	c->stale[0] = '\0';
 }
 
 /* Closes the directory descriptor, so that the descriptor the program gets
@@ -654,6 +638,148 @@ static bool get_catalog(struct rd_ctx *c)
 	return c->catalog != NULL;
 }
 
+/* True if c's signature asks for global and no eligible mount of the
+ * catalog is global: the reason nothing qualifies, whatever else. */
+static bool global_missing(const struct rd_ctx *c)
+{
+	if (!(c->sig.set & IOSIG_HAS(IOSIG_P_GLOBAL)))
+		return false;
+	for (size_t i = 0; i < iosig_catalog_size(c->catalog); i++) {
+		const struct iosig_mount *m = iosig_catalog_mount(c->catalog, i);
+
+		if (!m->ineligible && m->global)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The path exists and is a symbolic link (st: its lstat): is it one the
+ * runtime made for this user (rd_link.h)?  Another link is followed as the
+ * plain call follows it.  The user's own, with trusted data: opened through
+ * the validated data directory, never through the link (RD_OPENED; nothing
+ * is opened for prepare or O_EXCL, whose plain call fails with EEXIST
+ * without following).  The user's own whose data cannot be trusted (its
+ * data directory vanished and someone else made one at that name ...) is
+ * never followed: an open that does not create fails with ENOENT, as for a
+ * dangling link; one that creates removes the stale link and goes on as if
+ * the path were free (RD_CONTINUE).
+ */
+static int existing_link(struct rd_ctx *c, bool creating)
+{
+	const struct rd_req *req = c->req;
+	struct rd_link lk;
+	char buf[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd, r;
+
+	c->catalog = cat_default(NULL);
+	if (!c->catalog)
+		return RD_PLAIN;   /* no catalog: nothing can be the runtime's */
+	switch (rd_link_check(c->catalog, c->pfd, c->base, 0, &lk)) {
+	case RD_LINK_OWN:
+		if (c->prepare || (req->flags & O_EXCL)) {
+			rd_link_release(&lk);
+			return RD_PLAIN;
+		}
+		fd = openat(lk.ddfd, lk.name, data_flags(req->flags), 0);
+		if (fd < 0) {
+			/* What following the link would have met: the same errno. */
+			r = -errno;
+			rd_link_release(&lk);
+			fallback(c, c->action, r, "cannot open the data file %s: %s", lk.target,
+				 strerror(-r));
+			return RD_FAIL;
+		}
+		if (fstat(fd, &st) || st.st_dev != lk.data.st_dev || st.st_ino != lk.data.st_ino) {
+			/* Replaced meanwhile, by the user alone (the directory is the
+			 * user's): what is there now is what the plain call meets. */
+			close(fd);
+			rd_link_release(&lk);
+			return RD_PLAIN;
+		}
+		c->fd = fd;
+		snprintf(c->data_path, sizeof(c->data_path), "%s", lk.target);
+		c->placed = lk.mount;
+		rd_link_release(&lk);
+		return RD_OPENED;
+	case RD_LINK_STALE:
+		break;
+	default:
+		rd_link_release(&lk);
+		return RD_PLAIN;
+	}
+	snprintf(c->stale, sizeof(c->stale), "%s: %s", lk.target, lk.why);
+	if (!creating) {
+		fallback(c, "stale", -ENOENT, "the link's data cannot be trusted, not followed: %s",
+			 c->stale);
+		return RD_FAIL;
+	}
+	if (req->flags & O_EXCL)
+		return RD_PLAIN;   /* fails with EEXIST without following */
+	/* Remove it if it is still the link that was checked. */
+	n = readlinkat(c->pfd, c->base, buf, sizeof(buf) - 1);
+	if (n < 0 || (buf[n] = '\0', strcmp(buf, lk.target)) ||
+	    fstatat(c->pfd, c->base, &st, AT_SYMLINK_NOFOLLOW) || st.st_ino != lk.link.st_ino ||
+	    st.st_dev != lk.link.st_dev) {
+		fallback(c, "stale", -EAGAIN, "the stale link %s changed while it was replaced",
+			 c->stale);
+		return RD_FAIL;
+	}
+	if (unlinkat(c->pfd, c->base, 0)) {
+		r = -errno;
+		fallback(c, "stale", r, "cannot remove the stale link (%s): %s", strerror(-r),
+			 c->stale);
+		return RD_FAIL;
+	}
+	return RD_CONTINUE;
+}
+
+/*
+ * Opens the directory of the path (c->pfd) and looks at its last component
+ * without following it: RD_CONTINUE when a file is to be created there and
+ * nothing is there; RD_PLAIN (plain call), RD_OPENED or RD_FAIL otherwise
+ * (existing_link).
+ */
+static int look_at_path(struct rd_ctx *c, bool creating)
+{
+	const struct rd_req *req = c->req;
+	struct stat st;
+	int r;
+
+	c->action = creating ? "existing" : "open";
+	/* An open that does not create needs the directory only for a link:
+	 * one system call for everything else. */
+	if (!creating && (!req->path || fstatat(req->dirfd, req->path, &st, AT_SYMLINK_NOFOLLOW) ||
+			  !S_ISLNK(st.st_mode)))
+		return RD_PLAIN;
+	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
+		return creating ? fallback(c, "plain", 0,
+					   "the path cannot name a new file (empty, trailing slash, '.', '..' or too long)") :
+				  RD_PLAIN;
+	c->pfd = openat(req->dirfd, c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->pfd < 0)
+		return creating ? fallback(c, "plain", 0, "cannot open the directory '%s': %s", c->dir,
+					   strerror(errno)) :
+				  RD_PLAIN;
+	if (!fstatat(c->pfd, c->base, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (!S_ISLNK(st.st_mode))
+			return RD_PLAIN;
+		r = existing_link(c, creating);
+		if (r != RD_CONTINUE)
+			return r;
+	} else if (errno != ENOENT) {
+		return creating ? fallback(c, "plain", 0, "cannot look at '%s': %s", req->path,
+					   strerror(errno)) :
+				  RD_PLAIN;
+	}
+	if (!creating)
+		return RD_PLAIN;   /* the plain call fails with ENOENT */
+	c->action = "plain";
+	return RD_CONTINUE;
+}
+
 /*
  * Decides what to do with req and, for RD_DONE, creates the data file and
  * the link.  Leaves c->pfd open for the caller (ctx_close_dir / rd_undo).
@@ -662,41 +788,42 @@ static int rd_decide(struct rd_ctx *c)
 {
 	const struct rd_req *req = c->req;
 	const struct rt_env *env = rt_env();
-	char why[400];
+	bool creating = req->flags & O_CREAT;
+	char why[400], ignored[sizeof(why) + 32] = "";
 	struct stat st;
 	size_t len;
 	int r;
 
-	r = sig_eval(req, &c->sig, why, sizeof(why));
-	if (r < 0)
-		return fallback(c, "ignored", 0, "signature ignored: %s", why);
-	c->have_sig = true;
-	rt_jobwide_apply(&c->sig);
+	/* A signature that cannot be used makes the call plain, but an
+	 * existing link is still looked at: a stale one is never followed. */
+	if (sig_eval(req, &c->sig, why, sizeof(why)) < 0)
+		snprintf(ignored, sizeof(ignored), "signature ignored: %s", why);
+	else
+		c->have_sig = true;
+	if (c->have_sig)
+		rt_jobwide_apply(&c->sig);
 
 	if ((req->flags & O_TMPFILE) == O_TMPFILE)
-		return fallback(c, "plain", 0, "O_TMPFILE creates an unnamed file: not redirected");
+		return fallback(c, ignored[0] ? "ignored" : "plain", 0, "%s",
+				ignored[0] ? ignored : "O_TMPFILE creates an unnamed file: not redirected");
 	if (req->flags & (O_DIRECTORY | O_PATH))
-		return fallback(c, "plain", 0, "O_DIRECTORY/O_PATH open no regular file to create");
-	if (!(req->flags & O_CREAT)) {
-		c->action = "open";
-		return RD_PLAIN;
-	}
-	if ((req->flags & O_NOFOLLOW) && !req->nofollow_ok)
+		return fallback(c, ignored[0] ? "ignored" : "plain", 0, "%s",
+				ignored[0] ? ignored : "O_DIRECTORY/O_PATH open no regular file to create");
+	if ((req->flags & O_NOFOLLOW) && (!creating || !req->nofollow_ok)) {
+		/* The plain call follows no link. */
+		if (ignored[0])
+			return fallback(c, "ignored", 0, "%s", ignored);
+		if (!creating) {
+			c->action = "open";
+			return RD_PLAIN;
+		}
 		return fallback(c, "plain", 0, "O_NOFOLLOW: the caller refuses a symbolic link at the path");
-	if (!req->path || !rd_path_split(req->path, c->dir, sizeof(c->dir), &c->base))
-		return fallback(c, "plain", 0,
-				"the path cannot name a new file (empty, trailing slash, '.', '..' or too long)");
-
-	c->pfd = openat(req->dirfd, c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c->pfd < 0)
-		return fallback(c, "plain", 0, "cannot open the directory '%s': %s", c->dir,
-				strerror(errno));
-	if (!fstatat(c->pfd, c->base, &st, AT_SYMLINK_NOFOLLOW)) {
-		c->action = "existing";
-		return RD_PLAIN;
 	}
-	if (errno != ENOENT)
-		return fallback(c, "plain", 0, "cannot look at '%s': %s", req->path, strerror(errno));
+	r = look_at_path(c, creating);
+	if (ignored[0] && (r == RD_PLAIN || r == RD_CONTINUE))
+		return fallback(c, "ignored", 0, "%s", ignored);
+	if (r != RD_CONTINUE)
+		return r;
 
 	r = dir_abs_path(c->pfd, c->dir, req->dirfd, c->abs_path, sizeof(c->abs_path));
 	len = strlen(c->abs_path);
@@ -724,12 +851,17 @@ static int rd_decide(struct rd_ctx *c)
 		if (env->strict) {
 			c->action = "strict";
 			snprintf(c->reason, sizeof(c->reason),
-				 "no mount satisfies the signature (%u candidates, see their verdicts); IOSIG_STRICT fails the call with %s",
+				 "%s (%u candidates, see their verdicts); IOSIG_STRICT fails the call with %s",
+				 global_missing(c) ?
+					 "the signature asks for global and no eligible mount here is shared between nodes" :
+					 "no mount satisfies the signature",
 				 (unsigned)iosig_catalog_size(c->catalog), strerror(RD_STRICT_ERRNO));
 			return RD_REFUSE;
 		}
-		return fallback(c, "fallback", 0,
-				"no mount satisfies the signature: the file stays where the program asked");
+		return fallback(c, "fallback", 0, "%s: the file stays where the program asked",
+				global_missing(c) ?
+					"the signature asks for global and no eligible mount here is shared between nodes (a network filesystem, or one set global in the configuration)" :
+					"no mount satisfies the signature");
 	}
 	c->chosen = c->choice.mount;
 
@@ -863,6 +995,7 @@ static void log_result(struct rd_ctx *c, int result, int err)
 	rec.action = c->action;
 	rec.data_path = c->data_path[0] ? c->data_path : NULL;
 	rec.reason = c->reason[0] ? c->reason : NULL;
+	rec.stale_link = c->stale[0] ? c->stale : NULL;
 	rec.result = result;
 	rec.err = err;
 	rec.elapsed = (double)(t1.tv_sec - c->t0.tv_sec) + (double)(t1.tv_nsec - c->t0.tv_nsec) * 1e-9;
@@ -923,6 +1056,7 @@ int rd_openat(const struct rd_req *req)
 	ctx_init(&c, req);
 	switch (rd_decide(&c)) {
 	case RD_DONE:
+	case RD_OPENED:
 		ctx_close_dir(&c);
 		fd = fd_for_caller(c.fd, req->flags & O_CLOEXEC);
 		c.fd = -1;
@@ -930,6 +1064,8 @@ int rd_openat(const struct rd_req *req)
 	case RD_REFUSE:
 		finish_refused(&c);
 		return -1;
+	case RD_FAIL:
+		return finish_fd(&c, -1, -c.err, saved);
 	default:
 		break;
 	}
@@ -961,6 +1097,7 @@ int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
 		r = 0;
 		goto out_log;
 	}
+	c.prepare = true;
 	switch (rd_decide(&c)) {
 	case RD_DONE:
 		close(c.fd);
@@ -1124,6 +1261,7 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 	} else {
 		switch (rd_decide(&c)) {
 		case RD_DONE:
+		case RD_OPENED:
 			ctx_close_dir(&c);
 			fd = fd_for_caller(c.fd, req.flags & O_CLOEXEC);
 			c.fd = -1;
@@ -1141,6 +1279,8 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 		case RD_REFUSE:
 			finish_refused(&c);
 			return NULL;
+		case RD_FAIL:
+			return finish_stream(&c, NULL, -c.err, saved);
 		default:
 			break;
 		}
@@ -1222,12 +1362,20 @@ FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
 			 * Without 'x': the exclusive creation already happened. */
 			fp = plain_freopen(path, fdmode, stream, large);
 			return finish_stream(&c, fp, errno, saved);
+		case RD_OPENED:
+			/* The user's own link, checked: freopen reopens it by name. */
+			close(c.fd);
+			c.fd = -1;
+			break;
 		case RD_REFUSE:
 			finish_refused(&c);
 			/* freopen closes the original stream whatever happens. */
 			fclose(stream);
 			errno = RD_STRICT_ERRNO;
 			return NULL;
+		case RD_FAIL:
+			fclose(stream);
+			return finish_stream(&c, NULL, -c.err, saved);
 		default:
 			break;
 		}
@@ -1343,26 +1491,34 @@ int iosig_creat(const struct iosig_site *site, const char *path, mode_t mode, ..
 	return fd;
 }
 
-int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
+			 const char *path, int flags, const double *values, unsigned nvalues)
 {
-	double values[RD_MAX_VALUES];
 	struct rd_req req;
-	va_list ap;
 
-	va_start(ap, flags);
-	req.nvalues = collect_values(site, ap, values);
-	va_end(ap);
+	memset(&req, 0, sizeof(req));
 	req.site = site;
-	req.sig = NULL;
-	req.call = "prepare";
-	req.nofollow_ok = false;
+	req.call = call ? call : "prepare";
 	req.dirfd = dirfd;
 	req.path = path;
 	req.flags = flags;
-	req.mode = 0666;       /* what C++ streams pass to open(2) */
-	req.fmode = NULL;
+	req.mode = 0666;       /* what C++ streams and MPI-IO pass to open(2) */
 	req.values = values;
+	/* A site with another ABI is refused before its values are read. */
+	req.nvalues = site_ok(site) ? nvalues : 0;
 	return rd_prepare(&req, NULL);
+}
+
+int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, int flags, ...)
+{
+	double values[RD_MAX_VALUES];
+	unsigned n;
+	va_list ap;
+
+	va_start(ap, flags);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	return iosig_prepare_values(site, "prepare", dirfd, path, flags, values, n);
 }
 
 void iosig_jobwide(const struct iosig_site *site, ...)

@@ -11,11 +11,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "declog.h"
+#include "env.h"
 
 static pthread_mutex_t rt_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -28,21 +28,9 @@ static struct {
 	char name[64];       /* "" when none */
 } jobwide;
 
-/* An IOSIG_* switch: unset, "", "0", "no", "false" and "off" are off; any
- * other value is on. */
-static bool env_flag(const char *name)
-{
-	const char *v = getenv(name);
-
-	if (!v || !*v)
-		return false;
-	return strcmp(v, "0") && strcasecmp(v, "no") && strcasecmp(v, "false") &&
-	       strcasecmp(v, "off");
-}
-
 static void env_read(void)
 {
-	const char *log = getenv("IOSIG_LOG");
+	const char *log = env_get("IOSIG_LOG");
 
 	env.disable = env_flag("IOSIG_DISABLE");
 	env.dryrun = env_flag("IOSIG_DRYRUN");
@@ -135,7 +123,7 @@ void rt_job_identity(struct rt_job *ret_job)
 	ret_job->id[0] = '\0';
 	ret_job->source = NULL;
 	for (size_t i = 0; i < sizeof(job_vars) / sizeof(job_vars[0]); i++) {
-		const char *v = getenv(job_vars[i]);
+		const char *v = env_get(job_vars[i]);
 
 		if (v && *v && strlen(v) < sizeof(ret_job->id)) {
 			strcpy(ret_job->id, v);

@@ -111,12 +111,16 @@ static int judge(const struct iosig_mount *m, const struct iosig_sig *eff, bool 
 		       fmt_bytes((double)eff->totalsize, a, sizeof(a)),
 		       fmt_bytes((double)m->max_filesize, b, sizeof(b)));
 	{
-		/* free >= totalsize + reserve, without overflow */
-		uint64_t need = (set & IOSIG_HAS(IOSIG_P_TOTALSIZE)) ? eff->totalsize : 0;
+		/* free >= size + reserve, without overflow.  An undeclared size is
+		 * the default one: a mount with room for only a little more than
+		 * the reserve could fail a write the original path would take. */
+		bool declared = set & IOSIG_HAS(IOSIG_P_TOTALSIZE);
+		uint64_t need = declared ? eff->totalsize : (uint64_t)SELECT_DEFAULT_FILE_SIZE;
 
 		if (m->free < m->reserve || m->free - m->reserve < need)
-			REJECT(IOSIG_V_SPACE, "needs %s plus a reserve of %s, %s free",
+			REJECT(IOSIG_V_SPACE, "needs %s%s plus a reserve of %s, %s free",
 			       fmt_bytes((double)need, a, sizeof(a)),
+			       declared ? "" : " (the default size: declare totalsize)",
 			       fmt_bytes((double)m->reserve, b, sizeof(b)),
 			       fmt_bytes((double)m->free, (char[32]){ 0 }, 32));
 	}

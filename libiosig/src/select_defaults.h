@@ -14,8 +14,12 @@
 /* Job lifetime for availability(p) when no jobwide lifetime is known: 1 day. */
 #define SELECT_DEFAULT_LIFETIME (86400.0)
 
-/* File size whose reliability is judged when totalsize is not declared:
- * 1 GiB (MTTDL depends on the size through h = size x UBER). */
+/* File size assumed when totalsize is not declared: 1 GiB.  Its
+ * reliability is judged (MTTDL depends on the size through h = size x
+ * UBER), and a mount must have room for it beyond its reserve, so that a
+ * file of unknown size does not go where a write the original path would
+ * take fails with ENOSPC (issue 10).  Declare totalsize to place a larger
+ * file, or a small one on a small mount. */
 #define SELECT_DEFAULT_FILE_SIZE (1024.0 * 1024.0 * 1024.0)
 
 #endif /* IOSIG_SELECT_DEFAULTS_H */

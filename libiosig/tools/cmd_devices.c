@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "catalog_internal.h"
+#include "env.h"
 #include "fmt.h"
 #include "json.h"
 #include "tool.h"
@@ -216,13 +217,14 @@ static void print_sources(const struct iosig_catalog *cat, size_t i, FILE *fp)
 	free(source);
 	free(why);
 	for (unsigned f = 0; f < IOSIG_F_COUNT; f++) {
-		char val[320], src[160];
+		char val[320], src[280];
 		const char *origin = cat_catalog_origin(cat, i, (enum iosig_field)f);
 		const char *cells[3] = { iosig_field_name((enum iosig_field)f), val, src };
 
 		field_text(m, (enum iosig_field)f, val, sizeof(val));
-		if (m->src[f] == IOSIG_SRC_DEFAULT && origin)
-			snprintf(src, sizeof(src), "default: %s", origin);
+		if ((m->src[f] == IOSIG_SRC_DEFAULT || m->src[f] == IOSIG_SRC_DISCOVERED) && origin)
+			snprintf(src, sizeof(src), "%s: %s",
+				 iosig_source_name((enum iosig_source)m->src[f]), origin);
 		else
 			snprintf(src, sizeof(src), "%s",
 				 iosig_source_name((enum iosig_source)m->src[f]));
@@ -241,7 +243,7 @@ static void json_src(struct json_writer *w, const struct iosig_catalog *cat, siz
 	const char *origin = cat_catalog_origin(cat, i, f);
 
 	json_str(w, "source", iosig_source_name((enum iosig_source)m->src[f]));
-	if (m->src[f] == IOSIG_SRC_DEFAULT && origin)
+	if ((m->src[f] == IOSIG_SRC_DEFAULT || m->src[f] == IOSIG_SRC_DISCOVERED) && origin)
 		json_str(w, "origin", origin);
 	json_obj_end(w);
 }
@@ -449,7 +451,7 @@ static int run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tool_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
-	if ((opts.flags & IOSIG_CATALOG_NO_DISCOVERY) && !opts.config && !getenv("IOSIG_CONFIG"))
+	if ((opts.flags & IOSIG_CATALOG_NO_DISCOVERY) && !opts.config && !env_get("IOSIG_CONFIG"))
 		return tool_usage_err(cmd, "--no-discovery lists the mounts of a configuration: give --config FILE");
 	memset(&err, 0, sizeof(err));
 	if (iosig_catalog_new(&opts, &cat, &err) < 0) {

@@ -13,6 +13,7 @@
 #include "catalog_internal.h"
 #include "fmt.h"
 #include "json.h"
+#include "select_defaults.h"
 #include "sig_internal.h"
 #include "tool.h"
 
@@ -77,9 +78,9 @@ static void print_text(const char *canon, const struct iosig_sig *sig, const cha
 	       fmt_bytes((double)e->size_per_io, a, sizeof(a)),
 	       (sig->set & IOSIG_HAS(IOSIG_P_SIZE_PER_IO)) ? "" : " (default)",
 	       (sig->set & IOSIG_HAS(IOSIG_P_RANDOM)) ? "random" : "sequential",
-	       (sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE))
-		       ? fmt_bytes((double)e->totalsize, b, sizeof(b)) : "1 GiB",
-	       (sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE)) ? "" : " (default, for MTTDL)",
+	       fmt_bytes((sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE)) ? (double)e->totalsize :
+			 SELECT_DEFAULT_FILE_SIZE, b, sizeof(b)),
+	       (sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE)) ? "" : " (default, for space and MTTDL)",
 	       fmt_duration(e->lifetime, (char[32]){ 0 }, 32),
 	       (sig->set & IOSIG_HAS(IOSIG_P_LIFETIME)) ? "" : " (default)");
 	if (path) {
@@ -131,6 +132,10 @@ static void print_json(const struct iosig_catalog *cat, const char *canon,
 		json_uint(&w, "totalsize", e->totalsize);
 	else
 		json_null(&w, "totalsize");
+	/* The size selection assumed: for free space and reliability. */
+	json_num(&w, "file_size", (sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE)) ?
+				  (double)e->totalsize : SELECT_DEFAULT_FILE_SIZE);
+	json_bool(&w, "file_size_default", !(sig->set & IOSIG_HAS(IOSIG_P_TOTALSIZE)));
 	json_num(&w, "lifetime_s", e->lifetime);
 	json_obj_end(&w);
 	json_arr_begin(&w, "candidates");

@@ -3,7 +3,7 @@
  * tool_probe.h - what the subcommands that measure mounts (`iosig probe`,
  * `iosig validate`) share on the command line: the MOUNT arguments against
  * the catalog and the --max-space option.  The engine side (sessions,
- * signals, progress bar) is libiosig/src/probe_cli.c.
+ * signals, progress bar) is probe/probe_cli.c.
  */
 #ifndef IOSIG_TOOL_PROBE_H
 #define IOSIG_TOOL_PROBE_H

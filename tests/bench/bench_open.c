@@ -11,7 +11,13 @@
  *   create_extra_us      the difference (target: <= 20 us)
  *   create_direct_us     iosig_open where the origin is the chosen mount
  *   create_disabled_us   iosig_open with IOSIG_DISABLE=1 (pass-through)
- *   open_existing_*      opening an existing file plainly / annotated
+ *   open_existing_*      opening an existing file plainly / annotated (O_CREAT)
+ *   open_read_*          the same without O_CREAT (an annotated open that creates
+ *                        nothing still looks whether the path is a link)
+ *   open_link_*          opening an existing redirected file (the runtime's
+ *                        link) plainly (following it) / annotated (the link,
+ *                        its data directory and data file checked, the data
+ *                        opened through the directory: rd_link_check)
  *   tag_lookup_ns        tag_lookup() of an untagged and a tagged descriptor
  *   tag_get_ns           tag_get() copying a tag out
  *   first_call_us        the first annotated create (builds the catalog)
@@ -74,7 +80,8 @@ static void clean(const char *dir, const char *prefix)
 	}
 }
 
-enum kind { K_PLAIN, K_REDIRECT, K_DIRECT, K_DISABLED, K_EXIST_PLAIN, K_EXIST_IOSIG };
+enum kind { K_PLAIN, K_REDIRECT, K_DIRECT, K_DISABLED, K_EXIST_PLAIN, K_EXIST_IOSIG,
+	    K_READ_PLAIN, K_READ_IOSIG, K_LINK_PLAIN, K_LINK_IOSIG };
 
 /* Median per-call seconds of CALLS opens of `kind` in `dir`. */
 static double measure(enum kind kind, const char *dir)
@@ -88,10 +95,12 @@ static double measure(enum kind kind, const char *dir)
 
 		for (int i = 0; i < CALLS; i++) {
 			snprintf(names[i], sizeof(names[i]), "f-%d", i);
-			if (kind == K_EXIST_PLAIN || kind == K_EXIST_IOSIG) {
-				snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+			snprintf(p, sizeof(p), "%s/%.63s", dir, names[i]);
+			if (kind == K_EXIST_PLAIN || kind == K_EXIST_IOSIG || kind == K_READ_PLAIN ||
+			    kind == K_READ_IOSIG)
 				close(open(p, O_CREAT | O_WRONLY, 0644));
-			}
+			if (kind == K_LINK_PLAIN || kind == K_LINK_IOSIG)
+				close(iosig_open(&site_tmp, p, O_CREAT | O_WRONLY, 0644, 4096.0));
 		}
 		if (chdir(dir))
 			return -1;
@@ -105,6 +114,14 @@ static double measure(enum kind kind, const char *dir)
 				break;
 			case K_EXIST_PLAIN:
 				fd = open(names[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+				break;
+			case K_READ_PLAIN:
+			case K_LINK_PLAIN:
+				fd = open(names[i], O_WRONLY | O_CLOEXEC);
+				break;
+			case K_READ_IOSIG:
+			case K_LINK_IOSIG:
+				fd = iosig_open(&site_tmp, names[i], O_WRONLY | O_CLOEXEC, 0, 4096.0);
 				break;
 			case K_DIRECT:
 				fd = iosig_open(&site_persist, names[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0644,
@@ -159,8 +176,8 @@ static const char *setup(void)
 	if (!tmnt_unavailable(false) && tmnt_private() == 0) {
 		snprintf(origin, sizeof(origin), "%s/origin", base);
 		snprintf(target, sizeof(target), "%s/target", base);
-		mounted = tmnt_mount("iosig-bench", origin, "tmpfs", 0, "size=256m") == 0 &&
-			  tmnt_mount("iosig-bench", target, "tmpfs", 0, "size=256m") == 0;
+		mounted = tmnt_mount("iosig-bench", origin, "tmpfs", 0, "size=2g") == 0 &&
+			  tmnt_mount("iosig-bench", target, "tmpfs", 0, "size=2g") == 0;
 		if (!mounted)
 			tmnt_umount_all();
 	}
@@ -242,7 +259,9 @@ static void teardown(void)
 
 int main(void)
 {
-	double first, plain, redirect, direct, disabled, ex_plain, ex_iosig, lk_un, lk_tag, get;
+	double first, plain, redirect, direct, disabled, ex_plain, ex_iosig, rd_plain, rd_iosig;
+	double ln_plain, ln_iosig;
+	double lk_un, lk_tag, get;
 	const char *why = setup();
 	struct json_writer w;
 	struct statfs sf;
@@ -286,6 +305,10 @@ int main(void)
 	direct = measure(K_DIRECT, origin);
 	ex_plain = measure(K_EXIST_PLAIN, origin);
 	ex_iosig = measure(K_EXIST_IOSIG, origin);
+	rd_plain = measure(K_READ_PLAIN, origin);
+	rd_iosig = measure(K_READ_IOSIG, origin);
+	ln_plain = measure(K_LINK_PLAIN, origin);
+	ln_iosig = measure(K_LINK_IOSIG, origin);
 	setenv("IOSIG_DISABLE", "1", 1);
 	rt_env_reload();
 	disabled = measure(K_DISABLED, origin);
@@ -317,6 +340,10 @@ int main(void)
 	json_num(&w, "disabled_extra_us", (disabled - plain) * 1e6);
 	json_num(&w, "open_existing_plain_us", ex_plain * 1e6);
 	json_num(&w, "open_existing_iosig_us", ex_iosig * 1e6);
+	json_num(&w, "open_read_plain_us", rd_plain * 1e6);
+	json_num(&w, "open_read_iosig_us", rd_iosig * 1e6);
+	json_num(&w, "open_link_plain_us", ln_plain * 1e6);
+	json_num(&w, "open_link_iosig_us", ln_iosig * 1e6);
 	json_num(&w, "tag_lookup_untagged_ns", lk_un);
 	json_num(&w, "tag_lookup_tagged_ns", lk_tag);
 	json_num(&w, "tag_get_ns", get);

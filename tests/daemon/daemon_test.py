@@ -3,6 +3,9 @@
 """Tests of iosigd with real processes on real mounts (docs/daemon.md).
 
 Groups (daemon_test.py GROUP):
+  cli       iosigd's command line: --help, --version, bad options, a bad
+            configuration, a socket path taken by a live daemon or by a
+            file, SIGTERM with nothing queued (no root needed)
   programs  ext4 and xfs loop mounts, every home-device policy: dd, tar,
             gzip and sqlite3 (a real workload, PRAGMA integrity_check) under
             iosig-redirect, and dwork's every-call program built plainly
@@ -31,6 +34,7 @@ Programs come from the environment (CMakeLists.txt): IOSIGD, IOSIG_REDIRECT,
 DWORK, DWORK_SRC and, for plugin builds, IOSIG_GCC, IOSIG_GCC_PLUGIN,
 IOSIG_INCLUDE, IOSIG_LIBDIR.  Exit 77 = skipped, with the reason printed.
 """
+import contextlib
 import ctypes
 import json
 import mmap
@@ -179,6 +183,17 @@ class Daemon:
                 d.p.wait()
 
 
+@contextlib.contextmanager
+def serving(s, name, cfg, what):
+    """A daemon for a `with` block; on the way out it must stop with 0."""
+    d = Daemon(s, name, cfg).start()
+    try:
+        yield d
+    finally:
+        rc = d.stop()
+        check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (what, rc))
+
+
 def config(mounts, policy, devices_extra=""):
     """A catalog configuration with only `mounts` (mount point, class) and
     a daemon: section giving each the policy."""
@@ -264,8 +279,7 @@ def prepare_tree(d):
 def programs_on(s, fs, mnt, plugin_dwork):
     sql = sqlite_workload(2000, 100)
     for policy in POLICIES:
-        d = Daemon(s, "d-%s-%s" % (fs, policy), config([(mnt, "hdd")], policy)).start()
-        try:
+        with serving(s, "d-%s-%s" % (fs, policy), config([(mnt, "hdd")], policy), "%s %s" % (fs, policy)) as d:
             work, plain = os.path.join(mnt, "work-" + policy), os.path.join(mnt, "plain-" + policy)
             for x in (work, plain):
                 os.makedirs(x)
@@ -303,9 +317,6 @@ def programs_on(s, fs, mnt, plugin_dwork):
                   dv["bytes_read"] > 0 and st["daemon"]["operations"] > 1000,
                   "%s %s: the daemon did the I/O (%s)" % (fs, policy, json.dumps(dv)))
             check(not st["clients"], "%s %s: no client session is left" % (fs, policy))
-        finally:
-            rc = d.stop()
-        check(rc == 0, "%s %s: iosigd exits 0 on SIGTERM (%r)" % (fs, policy, rc))
 
 
 def test_programs():
@@ -337,9 +348,8 @@ def test_xproc():
         # expedite them rather than wait.
         specs = POLICIES + ["bid-hdd:wait_default=5s,wait_min=5s,wait_max=5s"]
         for policy in specs:
-            d = Daemon(s, "d-" + policy.replace(":", "_").replace(",", "_"),
-                       config([(mnt, "hdd")], '"%s"' % policy)).start()
-            try:
+            with serving(s, "d-" + policy.replace(":", "_").replace(",", "_"),
+                         config([(mnt, "hdd")], '"%s"' % policy), policy) as d:
                 work = os.path.join(mnt, "x-" + str(specs.index(policy)))
                 os.makedirs(work)
                 t0 = time.time()
@@ -361,9 +371,6 @@ def test_xproc():
                       "%s: through the daemon (%s)" % (policy, json.dumps(dv)))
                 if policy.startswith("bid-hdd:"):
                     check(dv["expedited"] > 0, "%s: reads and fsyncs expedited what BID held (%d)" % (policy, dv["expedited"]))
-            finally:
-                rc = d.stop()
-            check(rc == 0, "%s: iosigd exits 0 (%r)" % (policy, rc))
     finally:
         Daemon.kill_all()
         s.close()
@@ -482,8 +489,7 @@ def test_clients():
     try:
         mnt = s.mount_ext4("ext4", "256M")
         for policy in ("noop", "bid-hdd"):
-            d = Daemon(s, "d-" + policy, config([(mnt, "hdd")], policy)).start()
-            try:
+            with serving(s, "d-" + policy, config([(mnt, "hdd")], policy), policy) as d:
                 base_fds = d.fds()
                 procs = [records(d, os.path.join(mnt, "%s-%d" % (policy, i)), 3.0, 77 + i, mib=24) for i in range(6)]
                 time.sleep(1.0)
@@ -504,9 +510,6 @@ def test_clients():
                 time.sleep(0.1)
                 check(d.fds() == base_fds, "%s: the daemon holds as many descriptors as before (%d, %d)"
                       % (policy, d.fds(), base_fds))
-            finally:
-                rc = d.stop()
-            check(rc == 0, "%s: iosigd exits 0 (%r)" % (policy, rc))
             for i in range(6):
                 shutil.rmtree(os.path.join(mnt, "%s-%d" % (policy, i)), ignore_errors=True)
     finally:
@@ -724,8 +727,7 @@ def test_load():
     try:
         mnt = s.mount_ext4("ext4", "1024M")
         for policy in ("noop", "bid-hdd"):
-            d = Daemon(s, "d-" + policy, config([(mnt, "hdd")], policy)).start()
-            try:
+            with serving(s, "d-" + policy, config([(mnt, "hdd")], policy), policy) as d:
                 base = (d.fds(), d.rss_kib())
                 procs = [records(d, os.path.join(mnt, "%s-%d" % (policy, i)), seconds, 500 + i, mib=16)
                          for i in range(64)]
@@ -741,9 +743,6 @@ def test_load():
                 check(d.rss_kib() - base[1] < 64 * 1024,
                       "%s: memory bounded (RSS %d KiB, %d before)" % (policy, d.rss_kib(), base[1]))
                 print("load %s: %d records checked, %d operations" % (policy, total, st["daemon"]["operations"]))
-            finally:
-                rc = d.stop()
-            check(rc == 0, "%s: iosigd exits 0 (%r)" % (policy, rc))
             for i in range(64):
                 shutil.rmtree(os.path.join(mnt, "%s-%d" % (policy, i)), ignore_errors=True)
     finally:
@@ -751,7 +750,54 @@ def test_load():
         s.close()
 
 
-GROUPS = {"programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
+def test_cli():
+    s = Scratch("iosigd-cli.")
+    try:
+        r, o, e = run([IOSIGD, "--help"])
+        check(r == 0 and "--foreground" in o and "--socket" in o and "--config" in o and not e,
+              "--help lists the options on stdout")
+        r, o, e = run([IOSIGD, "--version"])
+        check(r == 0 and re.fullmatch(r"iosigd \d+\.\d+\.\d+\n", o), "--version (%r)" % o)
+        for args, err in ((["--bogus"], "iosigd: unknown option '--bogus'\nTry 'iosigd --help'.\n"),
+                          (["--socket"], "iosigd: --socket needs a value\nTry 'iosigd --help'.\n"),
+                          (["--socket", "rel.sock"], "iosigd: --socket needs an absolute path, not 'rel.sock'\n"),
+                          (["-f", "extra"], "iosigd: unexpected argument 'extra'\nTry 'iosigd --help'.\n")):
+            r, o, e = run([IOSIGD] + args)
+            check(r == 2 and e == err, "%s: exit 2 with %r (%d %r)" % (" ".join(args), err, r, e))
+        bad = s.path("bad.yaml")
+        with open(bad, "w") as f:
+            f.write("daemon:\n  policy: mios-e\n")
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("x.sock"), "--config", bad])
+        check(r == 1 and e.startswith("iosigd: %s:2:11: daemon: policy: policy 'mios-e' places data" % bad),
+              "a configuration error: exit 1 with file:line:column (%r)" % e)
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("x.sock"), "--config", s.path("missing.yaml")])
+        check(r == 1 and "missing.yaml" in e, "a configuration file that is not there (%r)" % e)
+        if os.geteuid() != 0:
+            r, o, e = run([IOSIGD])
+            check(r == 1 and "system mode needs root" in e, "system mode needs root (%r)" % e)
+        d = Daemon(s, "d", config([], "noop")).start()
+        r, o, e = run([IOSIGD, "-f", "--socket", d.sock, "--config", d.cfg])
+        check(r == 1 and "another iosigd listens on %s" % d.sock in e, "a live daemon's socket is left alone (%r)" % e)
+        check(d.alive(), "and that daemon goes on")
+        with open(s.path("file.sock"), "w") as f:
+            f.write("x")
+        r, o, e = run([IOSIGD, "-f", "--socket", s.path("file.sock"), "--config", d.cfg])
+        check(r == 1 and "exists and is not a socket" in e, "a file at the socket's path is left alone (%r)" % e)
+        rc = d.stop()
+        check(rc == 0 and "SIGTERM" in d.log() and not os.path.exists(d.sock),
+              "SIGTERM: exit 0, the socket removed (%r)" % rc)
+        # A stale socket (its daemon killed) is replaced.
+        d2 = Daemon(s, "d2", config([], "noop")).start()
+        d2.kill9()
+        d3 = Daemon(s, "d2", config([], "noop")).start()
+        check(d3.alive() and d3.status()["daemon"]["pid"] == d3.p.pid, "a stale socket is replaced")
+        check(d3.stop() == 0, "iosigd exits 0")
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+GROUPS = {"cli": test_cli, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
           "hostile": test_hostile, "load": test_load}
 
 

@@ -14,27 +14,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint64_t f_now(struct iosig_env *env) { return 0; }
-static unsigned f_inflight(struct iosig_env *env, unsigned dev) { return 0; }
-static int f_issue(struct iosig_env *env, struct iosig_req *r, unsigned dev, uint64_t off)
+static uint64_t f_now(struct policy_env *env) { return 0; }
+static unsigned f_inflight(struct policy_env *env, unsigned dev) { return 0; }
+static int f_issue(struct policy_env *env, struct policy_req *r, unsigned dev, uint64_t off)
 {
 	return -EBUSY;
 }
-static void f_finish(struct iosig_env *env, struct iosig_req *r, int status) { }
-static void f_wake_at(struct iosig_env *env, uint64_t t) { }
+static void f_finish(struct policy_env *env, struct policy_req *r, int status) { }
+static void f_wake_at(struct policy_env *env, uint64_t t) { }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct iosig_dev_info devs[3] = {
-		{ .name = "hdd", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1 },
-		{ .name = "ssd", .cls = IOSIG_DEV_SSD, .capacity = 1ull << 36, .queue_depth = 8 },
-		{ .name = "nvm", .cls = IOSIG_DEV_NVM, .capacity = 1ull << 26, .queue_depth = 8 },
+	static const struct policy_dev_info devs[3] = {
+		{ .name = "hdd", .cls = IOSIG_CLASS_HDD, .capacity = 1ull << 40, .queue_depth = 1 },
+		{ .name = "ssd", .cls = IOSIG_CLASS_SSD, .capacity = 1ull << 36, .queue_depth = 8 },
+		{ .name = "nvm", .cls = IOSIG_CLASS_NVM, .capacity = 1ull << 26, .queue_depth = 8 },
 	};
-	struct iosig_env env = {
-		.version = IOSIG_POLICY_ENV_VERSION, .ndev = 3, .dev = devs, .now = f_now,
+	struct policy_env env = {
+		.version = POLICY_ENV_VERSION, .ndev = 3, .dev = devs, .now = f_now,
 		.inflight = f_inflight, .issue = f_issue, .finish = f_finish, .wake_at = f_wake_at,
 	};
-	struct iosig_policy *pol = NULL;
+	struct policy *pol = NULL;
 	char *s, err[256];
 
 	if (size > 4096)
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		policy_destroy(pol);
 	/* The same text as options of every built-in policy. */
 	for (size_t i = 0; i < policy_count(); i++) {
-		const struct iosig_policy_ops *ops = policy_at(i);
+		const struct policy_ops *ops = policy_at(i);
 		char opts[1024], buf[64];
 
 		if (!ops->opts || ops->opts_size > sizeof(opts))
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (policy_opts_defaults(ops->opts, opts, err, sizeof(err)) < 0)
 			abort();   /* built-in tables are valid */
 		policy_opts_parse(ops->opts, opts, s, err, sizeof(err));
-		for (const struct iosig_opt *o = ops->opts; o->name; o++)
+		for (const struct policy_opt *o = ops->opts; o->name; o++)
 			policy_opts_format(o, opts, buf, sizeof(buf));
 	}
 	free(s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_rules.c - libFuzzer target for iosig-redirect's rules
- * (libiosig/src/rules.c): the YAML rules file, the compiled form the
+ * (libiosig/tools/redirect/rules.c): the YAML rules file, the compiled form the
  * preload library reads from the environment, and the matcher.
  *
  * The input is loaded as a rules file (from a buffer of exactly its size)

@@ -35,8 +35,8 @@ static inline int fuzz_trace(const char *format, const uint8_t *data, size_t siz
 		return 0;
 	}
 	while ((r = sim_source_next(src, &io)) > 0)
-		if (io.len > (1ull << 62) || (io.op != SIM_OP_FLUSH && io.len == 0) ||
-		    io.op > SIM_OP_FLUSH)
+		if (io.len > (1ull << 62) || (io.op != POLICY_OP_FLUSH && io.len == 0) ||
+		    io.op > POLICY_OP_FLUSH)
 			abort();   /* a reader let an impossible request through */
 	if (r < 0 && strncmp(src->err, "fuzz:", 5) != 0)
 		abort();           /* every error names the input and line */

@@ -27,10 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* Keep the replay cheap: huge geometries are legal but slow to map. */
 		if (p->blocks && p->nsegs <= 64 && (h = sim_hdd_create(p))) {
-			uint64_t t = sim_hdd_serve(h, SIM_OP_READ, 0, 1, 0);
+			uint64_t t = sim_hdd_serve(h, POLICY_OP_READ, 0, 1, 0);
 
-			t = sim_hdd_serve(h, SIM_OP_WRITE, p->blocks - 1, 1, t);
-			sim_hdd_serve(h, SIM_OP_READ, p->blocks / 2, 8, t);
+			t = sim_hdd_serve(h, POLICY_OP_WRITE, p->blocks - 1, 1, t);
+			sim_hdd_serve(h, POLICY_OP_READ, p->blocks / 2, 8, t);
 			sim_hdd_destroy(h);
 		}
 	} else if (!err[0]) {

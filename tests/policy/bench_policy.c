@@ -21,12 +21,12 @@
 
 struct bev {
 	uint64_t t;
-	struct iosig_req *head;
+	struct policy_req *head;
 };
 
 struct bench {
-	struct iosig_env env;
-	struct iosig_dev_info dev[NDEV];
+	struct policy_env env;
+	struct policy_dev_info dev[NDEV];
 	unsigned inflight[NDEV];
 	uint64_t now, wake;
 	struct bev *evs;          /* completions, in time order (a FIFO: fixed latency) */
@@ -34,23 +34,23 @@ struct bench {
 	uint64_t done, issued_cmds;
 };
 
-static uint64_t b_now(struct iosig_env *env)
+static uint64_t b_now(struct policy_env *env)
 {
 	return ((struct bench *)env->ctx)->now;
 }
 
-static unsigned b_inflight(struct iosig_env *env, unsigned dev)
+static unsigned b_inflight(struct policy_env *env, unsigned dev)
 {
 	return ((struct bench *)env->ctx)->inflight[dev];
 }
 
-static int b_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t off)
+static int b_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t off)
 {
 	struct bench *b = env->ctx;
 
 	if (b->inflight[dev] >= b->dev[dev].queue_depth)
 		return -EBUSY;
-	for (struct iosig_req *r = req; r; r = r->merge_next) {
+	for (struct policy_req *r = req; r; r = r->merge_next) {
 		r->issued_dev = (uint16_t)dev;
 		r->issued_off = off;
 		r->issue_ns = b->now;
@@ -64,12 +64,12 @@ static int b_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, u
 	return 0;
 }
 
-static void b_finish(struct iosig_env *env, struct iosig_req *req, int status)
+static void b_finish(struct policy_env *env, struct policy_req *req, int status)
 {
 	((struct bench *)env->ctx)->done++;
 }
 
-static void b_wake_at(struct iosig_env *env, uint64_t t)
+static void b_wake_at(struct policy_env *env, uint64_t t)
 {
 	struct bench *b = env->ctx;
 
@@ -78,7 +78,7 @@ static void b_wake_at(struct iosig_env *env, uint64_t t)
 }
 
 /* Completes every command due by time t. */
-static void drain_until(struct bench *b, struct iosig_policy *pol, uint64_t t)
+static void drain_until(struct bench *b, struct policy *pol, uint64_t t)
 {
 	for (;;) {
 		uint64_t next = b->head < b->tail ? b->evs[b->head % b->cap].t : UINT64_MAX;
@@ -95,10 +95,10 @@ static void drain_until(struct bench *b, struct iosig_policy *pol, uint64_t t)
 
 			b->now = e.t;
 			b->inflight[e.head->issued_dev]--;
-			for (struct iosig_req *r = e.head, *n; r; r = n) {
+			for (struct policy_req *r = e.head, *n; r; r = n) {
 				n = r->merge_next;
 				pol->ops->complete(pol, r);
-				if (!(r->flags & IOSIG_REQ_INTERNAL))
+				if (!(r->flags & POLICY_REQ_INTERNAL))
 					b->done++;
 			}
 		}
@@ -109,17 +109,17 @@ static void drain_until(struct bench *b, struct iosig_policy *pol, uint64_t t)
 static int run(const char *spec, unsigned n, unsigned streams)
 {
 	struct bench b = { 0 };
-	struct iosig_policy *pol = NULL;
-	struct iosig_req *reqs = calloc(n, sizeof(*reqs));
+	struct policy *pol = NULL;
+	struct policy_req *reqs = calloc(n, sizeof(*reqs));
 	char err[256];
 	double t0, t1;
 	int r;
 
-	b.dev[0] = (struct iosig_dev_info){ .name = "hdd", .cls = IOSIG_DEV_HDD,
+	b.dev[0] = (struct policy_dev_info){ .name = "hdd", .cls = IOSIG_CLASS_HDD,
 					    .capacity = 1ull << 42, .queue_depth = 32, .block_size = 512 };
-	b.dev[1] = (struct iosig_dev_info){ .name = "ssd", .cls = IOSIG_DEV_SSD,
+	b.dev[1] = (struct policy_dev_info){ .name = "ssd", .cls = IOSIG_CLASS_SSD,
 					    .capacity = 1ull << 40, .queue_depth = 32, .block_size = 4096 };
-	b.env = (struct iosig_env){ .version = IOSIG_POLICY_ENV_VERSION, .ctx = &b, .ndev = NDEV,
+	b.env = (struct policy_env){ .version = POLICY_ENV_VERSION, .ctx = &b, .ndev = NDEV,
 				    .dev = b.dev, .now = b_now, .inflight = b_inflight,
 				    .issue = b_issue, .finish = b_finish, .wake_at = b_wake_at };
 	b.wake = UINT64_MAX;
@@ -140,14 +140,14 @@ static int run(const char *spec, unsigned n, unsigned streams)
 	}
 	t0 = bench_now();
 	for (unsigned i = 0; i < n; i++) {
-		struct iosig_req *q = &reqs[i];
+		struct policy_req *q = &reqs[i];
 		unsigned s = i % streams;
 
 		q->id = i + 1;
 		q->stream = s;
 		q->dev = 0;
-		q->op = (i % 7) ? IOSIG_OP_WRITE : IOSIG_OP_READ;
-		q->flags = q->op == IOSIG_OP_READ ? IOSIG_REQ_SYNC : 0;
+		q->op = (i % 7) ? POLICY_OP_WRITE : POLICY_OP_READ;
+		q->flags = q->op == POLICY_OP_READ ? POLICY_REQ_SYNC : 0;
 		q->offset = (uint64_t)s * (1ull << 34) + (uint64_t)(i / streams) * 4096;
 		q->len = 4096;
 		q->arrival_ns = (uint64_t)i * 10000;

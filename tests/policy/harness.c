@@ -12,8 +12,8 @@
 
 #include "harness.h"
 
-const struct iosig_dev_info hx_hdd = {
-	.name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
+const struct policy_dev_info hx_hdd = {
+	.name = "hdd0", .cls = IOSIG_CLASS_HDD, .capacity = 1ull << 40, .queue_depth = 1,
 	.block_size = 512,
 };
 
@@ -23,7 +23,7 @@ struct ev {
 	uint64_t t, seq;
 	enum ev_kind kind;
 	unsigned idx;            /* request (SUBMIT, EXPEDITE) or command (DONE) index */
-	struct iosig_req *head;  /* DONE: chain head */
+	struct policy_req *head; /* DONE: chain head */
 };
 
 struct hx_dev {
@@ -36,11 +36,11 @@ struct hx_dev {
 };
 
 struct hx {
-	struct iosig_env env;
-	struct iosig_dev_info info[HX_MAX_DEV];
+	struct policy_env env;
+	struct policy_dev_info info[HX_MAX_DEV];
 	struct hx_model model[HX_MAX_DEV];
 	struct hx_dev dev[HX_MAX_DEV];
-	struct iosig_policy *pol;
+	struct policy *pol;
 	uint64_t now, seq;
 	struct ev *evs;
 	size_t nev, capev;
@@ -105,22 +105,22 @@ static struct ev ev_pop(struct hx *h)
 	return top;
 }
 
-static struct hx_req *hx_of(struct iosig_req *r)
+static struct hx_req *hx_of(struct policy_req *r)
 {
 	return (struct hx_req *)(void *)((char *)r - offsetof(struct hx_req, r));
 }
 
-static struct hx *env_hx(struct iosig_env *env)
+static struct hx *env_hx(struct policy_env *env)
 {
 	return env->ctx;
 }
 
-static uint64_t cb_now(struct iosig_env *env)
+static uint64_t cb_now(struct policy_env *env)
 {
 	return env_hx(env)->now;
 }
 
-static unsigned cb_inflight(struct iosig_env *env, unsigned dev)
+static unsigned cb_inflight(struct policy_env *env, unsigned dev)
 {
 	struct hx *h = env_hx(env);
 
@@ -130,7 +130,7 @@ static unsigned cb_inflight(struct iosig_env *env, unsigned dev)
 	return h->dev[dev].inflight;
 }
 
-static int cb_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, uint64_t off)
+static int cb_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t off)
 {
 	struct hx *h = env_hx(env);
 	struct hx_dev *d;
@@ -144,7 +144,7 @@ static int cb_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, 
 	m = &h->model[dev];
 	if (d->inflight >= h->info[dev].queue_depth)
 		return -EBUSY;
-	for (struct iosig_req *r = req; r; r = r->merge_next) {
+	for (struct policy_req *r = req; r; r = r->merge_next) {
 		if (r->op != req->op)
 			return -EINVAL;
 		len += r->len;
@@ -152,12 +152,12 @@ static int cb_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, 
 	}
 	if (off + len > h->info[dev].capacity)
 		return -EINVAL;
-	for (struct iosig_req *r = req; r; r = r->merge_next) {
+	for (struct policy_req *r = req; r; r = r->merge_next) {
 		r->issued_dev = (uint16_t)dev;
 		r->issued_off = o;
 		r->issue_ns = h->now;
 		o += r->len;
-		if (!(r->flags & IOSIG_REQ_INTERNAL))
+		if (!(r->flags & POLICY_REQ_INTERNAL))
 			hx_of(r)->issued = true;
 	}
 	c.t = h->now;
@@ -189,19 +189,19 @@ static int cb_issue(struct iosig_env *env, struct iosig_req *req, unsigned dev, 
 	return 0;
 }
 
-static void cb_finish(struct iosig_env *env, struct iosig_req *req, int status)
+static void cb_finish(struct policy_env *env, struct policy_req *req, int status)
 {
 	struct hx *h = env_hx(env);
 	struct hx_req *x;
 
-	assert(!(req->flags & IOSIG_REQ_INTERNAL));
+	assert(!(req->flags & POLICY_REQ_INTERNAL));
 	x = hx_of(req);
 	assert(x->done_t == UINT64_MAX);
 	x->done_t = h->now;
 	x->status = status;
 }
 
-static void cb_wake_at(struct iosig_env *env, uint64_t t)
+static void cb_wake_at(struct policy_env *env, uint64_t t)
 {
 	struct hx *h = env_hx(env);
 
@@ -213,7 +213,7 @@ static void cb_wake_at(struct iosig_env *env, uint64_t t)
 	}
 }
 
-struct hx *hx_new(unsigned ndev, const struct iosig_dev_info *info, const struct hx_model *model)
+struct hx *hx_new(unsigned ndev, const struct policy_dev_info *info, const struct hx_model *model)
 {
 	struct hx *h = calloc(1, sizeof(*h));
 
@@ -223,8 +223,8 @@ struct hx *hx_new(unsigned ndev, const struct iosig_dev_info *info, const struct
 		h->model[i] = model[i];
 		h->dev[i].fake_inflight = -1;
 	}
-	h->env = (struct iosig_env){
-		.version = IOSIG_POLICY_ENV_VERSION,
+	h->env = (struct policy_env){
+		.version = POLICY_ENV_VERSION,
 		.ctx = h,
 		.ndev = ndev,
 		.dev = h->info,
@@ -254,7 +254,7 @@ int hx_policy(struct hx *h, const char *spec, char *err, size_t errlen)
 	return policy_create(spec, &h->env, &h->pol, err, errlen);
 }
 
-struct iosig_policy *hx_pol(struct hx *h)
+struct policy *hx_pol(struct hx *h)
 {
 	return h->pol;
 }
@@ -294,7 +294,7 @@ unsigned hx_add_hint(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, ui
 unsigned hx_add(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, uint8_t op,
 		uint64_t off, uint64_t len, uint8_t flags)
 {
-	return hx_add_hint(h, t, stream, dev, op, off, len, flags, 0, IOSIG_PATTERN_UNKNOWN);
+	return hx_add_hint(h, t, stream, dev, op, off, len, flags, 0, POLICY_PATTERN_UNKNOWN);
 }
 
 void hx_expedite(struct hx *h, uint64_t t, unsigned i)
@@ -305,7 +305,7 @@ void hx_expedite(struct hx *h, uint64_t t, unsigned i)
 
 void hx_run(struct hx *h, uint64_t until)
 {
-	const struct iosig_policy_ops *ops = h->pol->ops;
+	const struct policy_ops *ops = h->pol->ops;
 
 	h->started = true;
 	while (h->nev && h->evs[0].t <= until) {
@@ -329,11 +329,11 @@ void hx_run(struct hx *h, uint64_t until)
 				break;
 			}
 			case EV_DONE: {
-				struct iosig_req *r = e.head, *next;
+				struct policy_req *r = e.head, *next;
 
 				h->dev[h->cmds[e.idx].dev].inflight--;
 				for (; r; r = next) {
-					bool user = !(r->flags & IOSIG_REQ_INTERNAL);
+					bool user = !(r->flags & POLICY_REQ_INTERNAL);
 
 					next = r->merge_next;
 					r->status = 0;
@@ -350,7 +350,7 @@ void hx_run(struct hx *h, uint64_t until)
 
 				if (!x->submitted || x->issued || x->done_t != UINT64_MAX)
 					break;
-				x->r.flags |= IOSIG_REQ_SYNC;
+				x->r.flags |= POLICY_REQ_SYNC;
 				x->expedited = true;
 				if (ops->expedite)
 					ops->expedite(h->pol, &x->r);

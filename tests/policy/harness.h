@@ -16,15 +16,15 @@
 #define HX_MAX_DEV 4
 
 /* Units of the policy tests: times in ns, sizes in bytes. */
-#define US IOSIG_NS_PER_US
-#define MS IOSIG_NS_PER_MS
+#define US POLICY_NS_PER_US
+#define MS POLICY_NS_PER_MS
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
 #define GiB (1024ull * MiB)
 
 /* The disk most tests schedule for: "hdd0", 1 TiB, one command at a time,
  * 512-byte blocks. */
-extern const struct iosig_dev_info hx_hdd;
+extern const struct policy_dev_info hx_hdd;
 
 /* Service time of one command = overhead + seek_ns_per_gib * |distance| /
  * GiB + len / bw (hx_set_latency_fn() overrides it per device). */
@@ -48,7 +48,7 @@ struct hx_cmd {
 
 /* A workload request and what became of it. */
 struct hx_req {
-	struct iosig_req r;
+	struct policy_req r;
 	uint64_t submit_t;
 	uint64_t done_t;     /* UINT64_MAX while outstanding */
 	int status;
@@ -61,11 +61,11 @@ struct hx_req {
 struct hx;
 
 /* A harness with ndev devices (info copied, queue_depth etc. as given). */
-struct hx *hx_new(unsigned ndev, const struct iosig_dev_info *info, const struct hx_model *model);
+struct hx *hx_new(unsigned ndev, const struct policy_dev_info *info, const struct hx_model *model);
 void hx_free(struct hx *h);
 /* Creates the policy ("name:opts"); 0 or -errno with the message in err. */
 int hx_policy(struct hx *h, const char *spec, char *err, size_t errlen);
-struct iosig_policy *hx_pol(struct hx *h);
+struct policy *hx_pol(struct hx *h);
 /* Scripts a workload request at time t; returns its index. */
 unsigned hx_add(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, uint8_t op,
 		uint64_t off, uint64_t len, uint8_t flags);
@@ -75,7 +75,7 @@ unsigned hx_add_hint(struct hx *h, uint64_t t, uint32_t stream, unsigned dev, ui
 		     uint8_t hint_pattern);
 /* Scripts a program starting to wait for request i at time t: if the
  * policy holds it then (submitted, not issued, not finished), the harness
- * sets IOSIG_REQ_SYNC and calls the policy's expedite hook, as iosigd does. */
+ * sets POLICY_REQ_SYNC and calls the policy's expedite hook, as iosigd does. */
 void hx_expedite(struct hx *h, uint64_t t, unsigned i);
 /* Runs events up to and including time t (UINT64_MAX = until quiet). */
 void hx_run(struct hx *h, uint64_t t);

@@ -17,8 +17,8 @@
 #include "harness.h"
 #include "policy.h"
 
-static const struct iosig_dev_info ssd = {
-	.name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64 * GiB, .queue_depth = 8,
+static const struct policy_dev_info ssd = {
+	.name = "ssd0", .cls = IOSIG_CLASS_SSD, .capacity = 64 * GiB, .queue_depth = 8,
 	.block_size = 4096,
 };
 static const struct hx_model flat1 = { .overhead_ns = 1 * MS };
@@ -41,7 +41,7 @@ static struct hx *mk1(const char *spec, const struct hx_model *m)
 static void writes_at(struct hx *h, const uint64_t t[4])
 {
 	for (unsigned i = 0; i < 4; i++)
-		hx_add(h, t[i], 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, t[i], 1, 0, POLICY_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
 }
 
 static void test_bid_whole_queues_in_marking_order(void **state)
@@ -52,13 +52,13 @@ static void test_bid_whole_queues_in_marking_order(void **state)
 	/* A and B interleave sequential 4 KiB writes every 100 us (each
 	 * process every 200 us); B lies below A on disk and stops first. */
 	for (i = 0; i < 20; i++) {
-		hx_add(h, i * 200 * US, 1, 0, IOSIG_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, i * 200 * US, 1, 0, POLICY_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0);
 		if (i < 19)
-			hx_add(h, i * 200 * US + 100 * US, 2, 0, IOSIG_OP_WRITE, i * 4 * KiB,
+			hx_add(h, i * 200 * US + 100 * US, 2, 0, POLICY_OP_WRITE, i * 4 * KiB,
 			       4 * KiB, 0);
 	}
 	/* A late request of A after its queue was marked: a new queue. */
-	hx_add(h, 20 * MS, 1, 0, IOSIG_OP_WRITE, 20 * GiB, 4 * KiB, 0);
+	hx_add(h, 20 * MS, 1, 0, POLICY_OP_WRITE, 20 * GiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	/* B's queue (last request 3.7 ms, wait 300 us) is marked before A's
@@ -78,9 +78,9 @@ static void test_bid_whole_queues_in_marking_order(void **state)
 	/* noop on the same load alternates between the processes. */
 	h = mk1("noop", &flat1);
 	for (i = 0; i < 20; i++) {
-		hx_add(h, i * 200 * US, 1, 0, IOSIG_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, i * 200 * US, 1, 0, POLICY_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0);
 		if (i < 19)
-			hx_add(h, i * 200 * US + 100 * US, 2, 0, IOSIG_OP_WRITE, i * 4 * KiB,
+			hx_add(h, i * 200 * US + 100 * US, 2, 0, POLICY_OP_WRITE, i * 4 * KiB,
 			       4 * KiB, 0);
 	}
 	hx_run(h, UINT64_MAX);
@@ -94,7 +94,7 @@ static void test_bid_adaptive_wait(void **state)
 
 	/* A lone request waits the default timer. */
 	h = mk1("bid-hdd:wait_default=10ms", &flat1);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 0, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->t, 10 * MS);
 	hx_free(h);
@@ -102,7 +102,7 @@ static void test_bid_adaptive_wait(void **state)
 	/* Gaps 1, 1, 1 ms: wait 1 ms after the last (3 ms) -> flush at 4 ms. */
 	h = mk1("bid-hdd:wait_default=10ms", &flat1);
 	for (unsigned i = 0; i < 4; i++)
-		hx_add(h, i * MS, 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, i * MS, 1, 0, POLICY_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->t, 4 * MS);
 	assert_int_equal(hx_cmd(h, 0)->nreq, 4);
@@ -152,7 +152,7 @@ static void test_bid_deadlines(void **state)
 	 * (50 ms here) marks its queue. */
 	h = mk1("bid-hdd:deadline_write=50ms,wait_mult=2", &fast);
 	for (unsigned i = 0; i < 100; i++)
-		hx_add(h, i * MS, 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, i * MS, 1, 0, POLICY_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->t, 50 * MS);
 	assert_int_equal(hx_cmd(h, 0)->nreq, 51);
@@ -162,8 +162,8 @@ static void test_bid_deadlines(void **state)
 	/* A read joining at 10 ms cuts the deadline to 10 + 20 ms. */
 	h = mk1("bid-hdd:deadline_write=50ms,deadline_read=20ms,wait_mult=2", &fast);
 	for (unsigned i = 0; i < 100; i++)
-		hx_add(h, i * MS, 1, 0, i == 10 ? IOSIG_OP_READ : IOSIG_OP_WRITE, i * 4 * KiB,
-		       4 * KiB, i == 10 ? IOSIG_REQ_SYNC : 0);
+		hx_add(h, i * MS, 1, 0, i == 10 ? POLICY_OP_READ : POLICY_OP_WRITE, i * 4 * KiB,
+		       4 * KiB, i == 10 ? POLICY_REQ_SYNC : 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->t, 30 * MS);
 	hx_free(h);
@@ -171,7 +171,7 @@ static void test_bid_deadlines(void **state)
 	/* Paper defaults: 5000 ms for writes, 500 ms once a read is in. */
 	h = mk1("bid-hdd:wait_mult=2", &fast);
 	for (unsigned i = 0; i < 700; i++)
-		hx_add(h, i * MS, 1, 0, i == 100 ? IOSIG_OP_READ : IOSIG_OP_WRITE, i * 4 * KiB,
+		hx_add(h, i * MS, 1, 0, i == 100 ? POLICY_OP_READ : POLICY_OP_WRITE, i * 4 * KiB,
 		       4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->t, 600 * MS);
@@ -186,8 +186,8 @@ static void test_bid_queue_not_interleaved(void **state)
 	/* Two queues marked at once (same expiry): the first marked is
 	 * flushed completely before any request of the second. */
 	for (i = 0; i < 5; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0);
-		hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, 0, 2, 0, POLICY_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
 	}
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 10);
@@ -210,11 +210,11 @@ static void test_bid_join_marked_queue(void **state)
 	struct hx *h = mk1("bid-hdd:wait_default=1ms", &flat10);
 
 	for (unsigned i = 0; i < 5; i++)
-		hx_add(h, i * 10 * US, 2, 0, IOSIG_OP_WRITE, 1 * GiB + i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, i * 10 * US, 2, 0, POLICY_OP_WRITE, 1 * GiB + i * 4 * KiB, 4 * KiB, 0);
 	for (unsigned i = 0; i < 5; i++)
-		hx_add(h, 100 * US + i * 10 * US, 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
-	hx_add(h, 5 * MS, 1, 0, IOSIG_OP_WRITE, 20 * KiB, 4 * KiB, 0);    /* joins */
-	hx_add(h, 12 * MS, 1, 0, IOSIG_OP_WRITE, 24 * KiB, 4 * KiB, 0);   /* too late */
+		hx_add(h, 100 * US + i * 10 * US, 1, 0, POLICY_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+	hx_add(h, 5 * MS, 1, 0, POLICY_OP_WRITE, 20 * KiB, 4 * KiB, 0);   /* joins */
+	hx_add(h, 12 * MS, 1, 0, POLICY_OP_WRITE, 24 * KiB, 4 * KiB, 0);  /* too late */
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 3);
 	assert_int_equal(hx_cmd(h, 0)->stream, 2);
@@ -234,10 +234,10 @@ static void test_bid_merge_across_queues(void **state)
 	struct hx *h = mk1("bid-hdd:wait_default=1ms,max_merge=16KiB", &flat10);
 
 	for (unsigned i = 0; i < 6; i++)
-		hx_add(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, i * 10 * US, 1, 0, POLICY_OP_WRITE, i * 4 * KiB, 4 * KiB, 0);
 	/* After the first queue's flush began: a second queue, contiguous. */
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 24 * KiB, 4 * KiB, 0);
-	hx_add(h, 1 * MS + 10 * US, 1, 0, IOSIG_OP_WRITE, 28 * KiB, 4 * KiB, 0);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_WRITE, 24 * KiB, 4 * KiB, 0);
+	hx_add(h, 1 * MS + 10 * US, 1, 0, POLICY_OP_WRITE, 28 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 2);
 	assert_int_equal(hx_cmd(h, 0)->nreq, 4);
@@ -266,7 +266,7 @@ static void test_bid_bad_options(void **state)
 
 static struct hx *mk2(const char *spec, uint64_t ssd_cap)
 {
-	struct iosig_dev_info devs[2] = { hx_hdd, ssd };
+	struct policy_dev_info devs[2] = { hx_hdd, ssd };
 	struct hx_model models[2] = { flat1, fast };
 	struct hx *h;
 	char err[256];
@@ -283,12 +283,12 @@ static struct hx *mk2(const char *spec, uint64_t ssd_cap)
 static void light_and_bulky(struct hx *h, uint64_t hint_light, uint64_t hint_bulky)
 {
 	for (unsigned i = 0; i < 64; i++) {
-		hx_add_hint(h, i * 50 * US, 2, 0, IOSIG_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0,
-			    hint_bulky, IOSIG_PATTERN_SEQUENTIAL);
+		hx_add_hint(h, i * 50 * US, 2, 0, POLICY_OP_WRITE, 10 * GiB + i * 4 * KiB, 4 * KiB, 0,
+			    hint_bulky, POLICY_PATTERN_SEQUENTIAL);
 		if (i % 8 == 0)
-			hx_add_hint(h, i * 50 * US + 10 * US, 1, 0, IOSIG_OP_WRITE,
+			hx_add_hint(h, i * 50 * US + 10 * US, 1, 0, POLICY_OP_WRITE,
 				    (100 + i * 7) * MiB, 4 * KiB, 0, hint_light,
-				    IOSIG_PATTERN_RANDOM);
+				    POLICY_PATTERN_RANDOM);
 	}
 }
 
@@ -341,7 +341,7 @@ static void test_hybrid_pf_counts_runs_across_queues(void **state)
 		/* 20 bursts of 3 x 4 KiB, 5 ms apart: one queue per burst. */
 		for (unsigned b = 0; b < 20; b++)
 			for (unsigned i = 0; i < 3; i++)
-				hx_add(h, b * 5 * MS + i * 10 * US, 1, 0, IOSIG_OP_WRITE,
+				hx_add(h, b * 5 * MS + i * 10 * US, 1, 0, POLICY_OP_WRITE,
 				       random ? (b * 3 + i) * 7 * MiB : (b * 3 + i) * 4 * KiB, 4 * KiB, 0);
 		hx_run(h, UINT64_MAX);
 		assert_int_equal(hx_outstanding(h), 0);
@@ -359,21 +359,21 @@ static void test_hybrid_location_table(void **state)
 	unsigned rd_ssd, rd_hdd, rd_split, rd_after;
 
 	/* Light process writes 3 random blocks (-> SSD) ... */
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 100 * MiB, 4 * KiB, 0);
-	hx_add(h, 10 * US, 1, 0, IOSIG_OP_WRITE, 200 * MiB, 4 * KiB, 0);
-	hx_add(h, 20 * US, 1, 0, IOSIG_OP_WRITE, 300 * MiB, 8 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 10 * US, 1, 0, POLICY_OP_WRITE, 200 * MiB, 4 * KiB, 0);
+	hx_add(h, 20 * US, 1, 0, POLICY_OP_WRITE, 300 * MiB, 8 * KiB, 0);
 	/* ... later reads: on the SSD, on the HDD, and straddling both. */
-	rd_ssd = hx_add(h, 100 * MS, 3, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	rd_hdd = hx_add(h, 100 * MS, 4, 0, IOSIG_OP_READ, 500 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	rd_split = hx_add(h, 100 * MS, 5, 0, IOSIG_OP_READ, 300 * MiB + 4 * KiB, 12 * KiB,
-			  IOSIG_REQ_SYNC);
+	rd_ssd = hx_add(h, 100 * MS, 3, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	rd_hdd = hx_add(h, 100 * MS, 4, 0, POLICY_OP_READ, 500 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	rd_split = hx_add(h, 100 * MS, 5, 0, POLICY_OP_READ, 300 * MiB + 4 * KiB, 12 * KiB,
+			  POLICY_REQ_SYNC);
 	/* An update wholly inside a tiered extent stays on the SSD ... */
-	hx_add(h, 150 * MS, 6, 0, IOSIG_OP_WRITE, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 150 * MS, 6, 0, POLICY_OP_WRITE, 100 * MiB, 4 * KiB, 0);
 	/* ... a bulky rewrite overlapping 200 MiB moves it back to the HDD ... */
-	hx_add(h, 200 * MS, 6, 0, IOSIG_OP_WRITE, 200 * MiB - 64 * KiB, 128 * KiB, 0);
-	hx_add(h, 200 * MS + 10 * US, 6, 0, IOSIG_OP_WRITE, 200 * MiB + 64 * KiB, 128 * KiB, 0);
+	hx_add(h, 200 * MS, 6, 0, POLICY_OP_WRITE, 200 * MiB - 64 * KiB, 128 * KiB, 0);
+	hx_add(h, 200 * MS + 10 * US, 6, 0, POLICY_OP_WRITE, 200 * MiB + 64 * KiB, 128 * KiB, 0);
 	/* ... so a read afterwards is served by the HDD. */
-	rd_after = hx_add(h, 400 * MS, 7, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	rd_after = hx_add(h, 400 * MS, 7, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 
@@ -445,8 +445,8 @@ static void test_hybrid_hints(void **state)
 	/* A declared big size_per_io keeps small random writes on the HDD. */
 	h = mk2("bid-hybrid:use_hints=1", 64 * GiB);
 	for (unsigned i = 0; i < 8; i++)
-		hx_add_hint(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, (100 + i * 7) * MiB, 4 * KiB, 0,
-			    1 * MiB, IOSIG_PATTERN_RANDOM);
+		hx_add_hint(h, i * 10 * US, 1, 0, POLICY_OP_WRITE, (100 + i * 7) * MiB, 4 * KiB, 0,
+			    1 * MiB, POLICY_PATTERN_RANDOM);
 	hx_run(h, UINT64_MAX);
 	for (unsigned i = 0; i < hx_ncmd(h); i++)
 		assert_int_equal(hx_cmd(h, i)->dev, 0);
@@ -456,15 +456,15 @@ static void test_hybrid_hints(void **state)
 static void test_hybrid_tier_limits(void **state)
 {
 	struct hx *h;
-	struct iosig_dev_info only_hdd = hx_hdd;
+	struct policy_dev_info only_hdd = hx_hdd;
 	char err[256];
 
 	/* A 16 KiB tier at ssd_fill 1 takes the first 4 light writes only. */
 	h = mk2("bid-hybrid:ssd_fill=1", 16 * KiB);
 	for (unsigned i = 0; i < 4; i++)
-		hx_add(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, (100 + i * 7) * MiB, 4 * KiB, 0);
+		hx_add(h, i * 10 * US, 1, 0, POLICY_OP_WRITE, (100 + i * 7) * MiB, 4 * KiB, 0);
 	for (unsigned i = 0; i < 4; i++)
-		hx_add(h, 100 * MS + i * 10 * US, 1, 0, IOSIG_OP_WRITE, (900 + i * 7) * MiB,
+		hx_add(h, 100 * MS + i * 10 * US, 1, 0, POLICY_OP_WRITE, (900 + i * 7) * MiB,
 		       4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "ssd_write_bytes"), 16 * KiB);
@@ -474,7 +474,7 @@ static void test_hybrid_tier_limits(void **state)
 
 	/* Requests addressed to the tier itself are refused. */
 	h = mk2("bid-hybrid", 64 * GiB);
-	hx_add(h, 0, 1, 1, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 0, 1, 1, POLICY_OP_WRITE, 0, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_r(h, 0)->submit_ret, -EINVAL);
 	hx_free(h);

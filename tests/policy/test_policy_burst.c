@@ -37,8 +37,8 @@ static void test_burst_detection(void **state)
 	/* Stream 1: 4 KiB every 4 ms = 1 MB/s: calm.  Stream 2: 64 KiB every
 	 * 4 ms = 16 MB/s: bursty within its first ~130 KiB. */
 	for (unsigned i = 0; i < 100; i++) {
-		hx_add(h, i * 4 * MS, 1, 0, IOSIG_OP_WRITE, i * MiB, 4 * KiB, 0);
-		hx_add(h, i * 4 * MS + 1, 2, 0, IOSIG_OP_WRITE, 1 * GiB + i * MiB, 64 * KiB, 0);
+		hx_add(h, i * 4 * MS, 1, 0, POLICY_OP_WRITE, i * MiB, 4 * KiB, 0);
+		hx_add(h, i * 4 * MS + 1, 2, 0, POLICY_OP_WRITE, 1 * GiB + i * MiB, 64 * KiB, 0);
 	}
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
@@ -49,8 +49,8 @@ static void test_burst_detection(void **state)
 	/* A lower threshold makes both bursty. */
 	h = mk("burst:b_threshold=512KiB/s");
 	for (unsigned i = 0; i < 100; i++) {
-		hx_add(h, i * 4 * MS, 1, 0, IOSIG_OP_WRITE, i * MiB, 4 * KiB, 0);
-		hx_add(h, i * 4 * MS + 1, 2, 0, IOSIG_OP_WRITE, 1 * GiB + i * MiB, 64 * KiB, 0);
+		hx_add(h, i * 4 * MS, 1, 0, POLICY_OP_WRITE, i * MiB, 4 * KiB, 0);
+		hx_add(h, i * 4 * MS + 1, 2, 0, POLICY_OP_WRITE, 1 * GiB + i * MiB, 64 * KiB, 0);
 	}
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "became_bursty"), 2);
@@ -64,8 +64,8 @@ static void test_burst_quantum_rotation(void **state)
 
 	/* Two bursty streams, 300 non-contiguous requests each, at t=0. */
 	for (i = 0; i < 300; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 64 * KiB, IOSIG_REQ_SYNC);
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1 * GiB + i * MiB, 64 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 64 * KiB, POLICY_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1 * GiB + i * MiB, 64 * KiB, POLICY_REQ_SYNC);
 	}
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 600);
@@ -81,8 +81,8 @@ static void test_burst_quantum_rotation(void **state)
 	/* Default 1 s quantum: the first stream finishes before the other. */
 	h = mk("burst");
 	for (i = 0; i < 300; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 64 * KiB, IOSIG_REQ_SYNC);
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1 * GiB + i * MiB, 64 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 64 * KiB, POLICY_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1 * GiB + i * MiB, 64 * KiB, POLICY_REQ_SYNC);
 	}
 	hx_run(h, UINT64_MAX);
 	for (i = 0; i < 600; i++)
@@ -98,10 +98,10 @@ static uint64_t calm_read_latency(const char *spec, unsigned *ret_n)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < 500; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, i * MiB, 64 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, i * MiB, 64 * KiB, 0);
 	for (unsigned i = 0; i < 8; i++)
-		hx_add(h, 10 * MS + i * 50 * MS, 2, 0, IOSIG_OP_READ, 2 * GiB + i * MiB, 4 * KiB,
-		       IOSIG_REQ_SYNC);
+		hx_add(h, 10 * MS + i * 50 * MS, 2, 0, POLICY_OP_READ, 2 * GiB + i * MiB, 4 * KiB,
+		       POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	for (unsigned i = 500; i < 508; i++) {
@@ -137,9 +137,9 @@ static void test_burst_reserved_bandwidth(void **state)
 		unsigned between = 0;
 
 		for (unsigned i = 0; i < 500; i++)
-			hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, i * MiB, 64 * KiB, 0);
+			hx_add(h, 0, 1, 0, POLICY_OP_WRITE, i * MiB, 64 * KiB, 0);
 		for (unsigned i = 0; i < 40; i++)
-			hx_add(h, 1 * MS, 2, 0, IOSIG_OP_READ, 2 * GiB + i * MiB, 16 * KiB, IOSIG_REQ_SYNC);
+			hx_add(h, 1 * MS, 2, 0, POLICY_OP_READ, 2 * GiB + i * MiB, 16 * KiB, POLICY_REQ_SYNC);
 		hx_run(h, UINT64_MAX);
 		assert_true(hx_r(h, 539)->done_t >= 1 * MS + 62 * MS);
 		assert_true(hx_r(h, 539)->done_t <= 1 * MS + 80 * MS);
@@ -164,9 +164,9 @@ static void test_burst_calm_writes_wait_then_turn_bursty(void **state)
 	 * pass 2 MB/s it becomes bursty and gets a turn before the bursty
 	 * stream ends. */
 	for (unsigned i = 0; i < 1000; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, i * MiB, 64 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, i * MiB, 64 * KiB, 0);
 	for (unsigned i = 0; i < 600; i++)
-		hx_add(h, 1 * MS + i * 10 * MS, 2, 0, IOSIG_OP_WRITE, 2 * GiB + i * 64 * KiB, 16 * KiB, 0);
+		hx_add(h, 1 * MS + i * 10 * MS, 2, 0, POLICY_OP_WRITE, 2 * GiB + i * 64 * KiB, 16 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	for (unsigned i = 0; i < hx_ncmd(h); i++)

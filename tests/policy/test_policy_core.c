@@ -19,25 +19,25 @@
 
 /* ---- registry ---- */
 
-static int dummy_init(struct iosig_policy *pol) { return 0; }
-static int dummy_submit(struct iosig_policy *pol, struct iosig_req *r) { return 0; }
-static void dummy_void(struct iosig_policy *pol) { }
-static void dummy_complete(struct iosig_policy *pol, struct iosig_req *r) { }
+static int dummy_init(struct policy *pol) { return 0; }
+static int dummy_submit(struct policy *pol, struct policy_req *r) { return 0; }
+static void dummy_void(struct policy *pol) { }
+static void dummy_complete(struct policy *pol, struct policy_req *r) { }
 
 struct dummy_opts {
 	uint64_t n;
 };
 
-static const struct iosig_opt dummy_opts[] = {
-	{ .name = "n", .type = IOSIG_OPT_UINT, .off = offsetof(struct dummy_opts, n), .def = "3",
+static const struct policy_opt dummy_opts[] = {
+	{ .name = "n", .type = POLICY_OPT_UINT, .off = offsetof(struct dummy_opts, n), .def = "3",
 	  .min = 1, .max = 10, .help = "a number" },
 	{ .name = NULL },
 };
 
-static struct iosig_policy_ops dummy_ops(const char *name)
+static struct policy_ops dummy_ops(const char *name)
 {
-	return (struct iosig_policy_ops){
-		.version = IOSIG_POLICY_OPS_VERSION, .name = name, .summary = "test",
+	return (struct policy_ops){
+		.version = POLICY_OPS_VERSION, .name = name, .summary = "test",
 		.opts = dummy_opts, .opts_size = sizeof(struct dummy_opts),
 		.init = dummy_init, .submit = dummy_submit, .dispatch = dummy_void,
 		.complete = dummy_complete, .tick = dummy_void, .fini = dummy_void,
@@ -54,7 +54,7 @@ static void test_builtins_valid(void **state)
 	assert_null(policy_find(NULL));
 	assert_null(policy_at(policy_count()));
 	for (size_t i = 0; i < policy_count(); i++) {
-		const struct iosig_policy_ops *ops = policy_at(i);
+		const struct policy_ops *ops = policy_at(i);
 
 		err[0] = '\0';
 		if (policy_ops_check(ops, err, sizeof(err)) != 0)
@@ -65,19 +65,19 @@ static void test_builtins_valid(void **state)
 
 static void test_register_rejects(void **state)
 {
-	static struct iosig_policy_ops ops[8];
-	static const struct iosig_opt bad_default[] = {
-		{ .name = "n", .type = IOSIG_OPT_UINT, .off = 0, .def = "11", .min = 1, .max = 10 },
+	static struct policy_ops ops[8];
+	static const struct policy_opt bad_default[] = {
+		{ .name = "n", .type = POLICY_OPT_UINT, .off = 0, .def = "11", .min = 1, .max = 10 },
 		{ .name = NULL },
 	};
-	static const struct iosig_opt outside[] = {
-		{ .name = "n", .type = IOSIG_OPT_UINT, .off = 8, .def = "1", .min = 1, .max = 10 },
+	static const struct policy_opt outside[] = {
+		{ .name = "n", .type = POLICY_OPT_UINT, .off = 8, .def = "1", .min = 1, .max = 10 },
 		{ .name = NULL },
 	};
 	char err[256];
 
 	ops[0] = dummy_ops("t-version");
-	ops[0].version = IOSIG_POLICY_OPS_VERSION + 1;
+	ops[0].version = POLICY_OPS_VERSION + 1;
 	assert_int_equal(policy_register(&ops[0], err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "ops version 3, this build needs 2"));
 
@@ -129,19 +129,19 @@ struct all_opts {
 
 static const char *const colours[] = { "red", "green", "blue", NULL };
 
-static const struct iosig_opt all_tab[] = {
-	{ .name = "b", .type = IOSIG_OPT_BOOL, .off = offsetof(struct all_opts, b), .def = "off" },
-	{ .name = "u", .type = IOSIG_OPT_UINT, .off = offsetof(struct all_opts, u), .def = "8",
+static const struct policy_opt all_tab[] = {
+	{ .name = "b", .type = POLICY_OPT_BOOL, .off = offsetof(struct all_opts, b), .def = "off" },
+	{ .name = "u", .type = POLICY_OPT_UINT, .off = offsetof(struct all_opts, u), .def = "8",
 	  .min = 1, .max = 64, .help = "count" },
-	{ .name = "size", .type = IOSIG_OPT_SIZE, .off = offsetof(struct all_opts, size),
+	{ .name = "size", .type = POLICY_OPT_SIZE, .off = offsetof(struct all_opts, size),
 	  .def = "64KiB", .min = 512, .max = 1ull << 30 },
-	{ .name = "time", .type = IOSIG_OPT_TIME, .off = offsetof(struct all_opts, time),
-	  .def = "500ms", .min = 0, .max = 3600 * IOSIG_NS_PER_S },
-	{ .name = "rate", .type = IOSIG_OPT_RATE, .off = offsetof(struct all_opts, rate),
+	{ .name = "time", .type = POLICY_OPT_TIME, .off = offsetof(struct all_opts, time),
+	  .def = "500ms", .min = 0, .max = 3600 * POLICY_NS_PER_S },
+	{ .name = "rate", .type = POLICY_OPT_RATE, .off = offsetof(struct all_opts, rate),
 	  .def = "2MB/s", .min = 1, .max = UINT64_MAX },
-	{ .name = "d", .type = IOSIG_OPT_DOUBLE, .off = offsetof(struct all_opts, d), .def = "0.7",
+	{ .name = "d", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct all_opts, d), .def = "0.7",
 	  .fmin = 0, .fmax = 1 },
-	{ .name = "e", .type = IOSIG_OPT_ENUM, .off = offsetof(struct all_opts, e), .def = "green",
+	{ .name = "e", .type = POLICY_OPT_ENUM, .off = offsetof(struct all_opts, e), .def = "green",
 	  .choices = colours },
 	{ .name = NULL },
 };
@@ -174,7 +174,7 @@ static void test_opts_parse_units(void **state)
 	assert_true(o.b);
 	assert_int_equal(o.u, 64);
 	assert_int_equal(o.size, 4096);
-	assert_int_equal(o.time, 5 * IOSIG_NS_PER_S);
+	assert_int_equal(o.time, 5 * POLICY_NS_PER_S);
 	assert_int_equal(o.rate, 512 * KiB);
 	assert_true(o.d == 0.25);
 	assert_int_equal(o.e, 2);
@@ -184,11 +184,11 @@ static void test_opts_parse_units(void **state)
 	assert_int_equal(policy_opts_set(all_tab, &o, "size", "2 MB", err, sizeof(err)), 0);
 	assert_int_equal(o.size, 2 * MiB);
 	assert_int_equal(policy_opts_set(all_tab, &o, "time", "100us", err, sizeof(err)), 0);
-	assert_int_equal(o.time, 100 * IOSIG_NS_PER_US);
+	assert_int_equal(o.time, 100 * POLICY_NS_PER_US);
 	assert_int_equal(policy_opts_set(all_tab, &o, "time", "0", err, sizeof(err)), 0);
 	assert_int_equal(o.time, 0);
 	assert_int_equal(policy_opts_set(all_tab, &o, "time", "2min", err, sizeof(err)), 0);
-	assert_int_equal(o.time, 120 * IOSIG_NS_PER_S);
+	assert_int_equal(o.time, 120 * POLICY_NS_PER_S);
 	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "2MB", err, sizeof(err)), 0);
 	assert_int_equal(o.rate, 2 * MiB);
 	assert_int_equal(policy_opts_parse(all_tab, &o, NULL, err, sizeof(err)), 0);
@@ -250,7 +250,7 @@ static void test_opts_errors(void **state)
 static void test_opts_format_and_help(void **state)
 {
 	struct all_opts o;
-	struct iosig_policy_ops ops = dummy_ops("t-help");
+	struct policy_ops ops = dummy_ops("t-help");
 	char err[256], buf[64];
 	char *text = NULL;
 	size_t len = 0;
@@ -279,9 +279,9 @@ static void test_opts_format_and_help(void **state)
 
 	/* Every built-in has help text for every option. */
 	for (size_t i = 0; i < policy_count(); i++) {
-		const struct iosig_policy_ops *p = policy_at(i);
+		const struct policy_ops *p = policy_at(i);
 
-		for (const struct iosig_opt *op = p->opts; op && op->name; op++)
+		for (const struct policy_opt *op = p->opts; op && op->name; op++)
 			if (!op->help || !op->help[0])
 				fail_msg("%s: option %s has no help", p->name, op->name);
 		assert_non_null(p->summary);
@@ -314,9 +314,9 @@ static void test_create(void **state)
 static void test_create_env_checks(void **state)
 {
 	struct hx *h = hx_new(1, &hx_hdd, &hdd_model);
-	struct iosig_policy *pol = NULL;
-	struct iosig_env env;
-	struct iosig_dev_info bad = hx_hdd;
+	struct policy *pol = NULL;
+	struct policy_env env;
+	struct policy_dev_info bad = hx_hdd;
 	char err[256];
 
 	/* Borrow a valid env from the harness and break it. */
@@ -344,8 +344,8 @@ static void test_create_env_checks(void **state)
 static void test_treap(void **state)
 {
 	enum { N = 2000 };
-	struct iosig_tnode *nodes = calloc(N, sizeof(*nodes));
-	struct iosig_tnode *root = NULL, *n;
+	struct policy_tnode *nodes = calloc(N, sizeof(*nodes));
+	struct policy_tnode *root = NULL, *n;
 	uint64_t x = 12345, prev;
 	unsigned count;
 
@@ -385,7 +385,7 @@ static void test_heap_map_pool(void **state)
 	struct pol_hnode a = { .idx = SIZE_MAX }, b = { .idx = SIZE_MAX }, c = { .idx = SIZE_MAX };
 	struct pol_map m;
 	struct pol_pool p;
-	struct iosig_req *r1, *r2;
+	struct policy_req *r1, *r2;
 	int vals[300];
 
 	pol_heap_init(&hp);
@@ -413,16 +413,16 @@ static void test_heap_map_pool(void **state)
 	pol_map_free(&m);
 
 	assert_int_equal(pol_pool_init(&p, 2), 0);
-	r1 = pol_pool_get(&p, IOSIG_OP_WRITE, 1, 4096, 512, IOSIG_REQ_PAD, 7);
-	r2 = pol_pool_get(&p, IOSIG_OP_READ, 0, 0, 512, 0, 7);
+	r1 = pol_pool_get(&p, POLICY_OP_WRITE, 1, 4096, 512, POLICY_REQ_PAD, 7);
+	r2 = pol_pool_get(&p, POLICY_OP_READ, 0, 0, 512, 0, 7);
 	assert_non_null(r1);
 	assert_non_null(r2);
-	assert_null(pol_pool_get(&p, IOSIG_OP_READ, 0, 0, 512, 0, 7));
-	assert_int_equal(r1->flags, IOSIG_REQ_INTERNAL | IOSIG_REQ_PAD);
+	assert_null(pol_pool_get(&p, POLICY_OP_READ, 0, 0, 512, 0, 7));
+	assert_int_equal(r1->flags, POLICY_REQ_INTERNAL | POLICY_REQ_PAD);
 	assert_true(r1->id >= (1ull << 63) && r2->id == r1->id + 1);
 	assert_true(pol_pool_owns(&p, r2));
 	pol_pool_put(&p, r1);
-	assert_non_null(pol_pool_get(&p, IOSIG_OP_READ, 0, 0, 512, 0, 7));
+	assert_non_null(pol_pool_get(&p, POLICY_OP_READ, 0, 0, 512, 0, 7));
 	pol_pool_free(&p);
 
 	{
@@ -493,7 +493,7 @@ static void test_extmap(void **state)
 
 static void test_noop_fifo_merge(void **state)
 {
-	struct iosig_dev_info d = hx_hdd;
+	struct policy_dev_info d = hx_hdd;
 	struct hx *h;
 	char err[256];
 
@@ -502,11 +502,11 @@ static void test_noop_fifo_merge(void **state)
 	assert_int_equal(hx_policy(h, "noop", err, sizeof(err)), 0);
 	/* t=0: A0 occupies the disk; while it runs B0, A1, A2 (contiguous with
 	 * each other), B1 queue up in that order. */
-	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 0, 4 * KiB, IOSIG_REQ_SYNC);              /* 0 */
-	hx_add(h, 10, 2, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, IOSIG_REQ_SYNC);     /* 1 */
-	hx_add(h, 20, 1, 0, IOSIG_OP_READ, 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);       /* 2 */
-	hx_add(h, 30, 1, 0, IOSIG_OP_READ, 8 * KiB, 4 * KiB, IOSIG_REQ_SYNC);       /* 3 */
-	hx_add(h, 40, 2, 0, IOSIG_OP_READ, 100 * MiB + 4 * KiB, 4 * KiB, 0);        /* 4 */
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 0, 4 * KiB, POLICY_REQ_SYNC);            /* 0 */
+	hx_add(h, 10, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, POLICY_REQ_SYNC);   /* 1 */
+	hx_add(h, 20, 1, 0, POLICY_OP_READ, 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);     /* 2 */
+	hx_add(h, 30, 1, 0, POLICY_OP_READ, 8 * KiB, 4 * KiB, POLICY_REQ_SYNC);     /* 3 */
+	hx_add(h, 40, 2, 0, POLICY_OP_READ, 100 * MiB + 4 * KiB, 4 * KiB, 0);       /* 4 */
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	/* FIFO: A0, B0, then A1+A2 merged, then B1. */
@@ -524,11 +524,11 @@ static void test_noop_fifo_merge(void **state)
 	/* max_merge=0: no merging; an out-of-range request fails, others pass. */
 	h = hx_new(1, &d, &hdd_model);
 	assert_int_equal(hx_policy(h, "noop:max_merge=0", err, sizeof(err)), 0);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 1, 1, 0, IOSIG_OP_WRITE, 4 * KiB, 4 * KiB, 0);
-	hx_add(h, 2, 1, 0, IOSIG_OP_WRITE, 8 * KiB, 4 * KiB, 0);
-	hx_add(h, 3, 1, 0, IOSIG_OP_WRITE, (1ull << 40) - 512, 4 * KiB, 0);
-	hx_add(h, 4, 1, 3, IOSIG_OP_WRITE, 0, 4 * KiB, 0);   /* no device 3 */
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 1, 1, 0, POLICY_OP_WRITE, 4 * KiB, 4 * KiB, 0);
+	hx_add(h, 2, 1, 0, POLICY_OP_WRITE, 8 * KiB, 4 * KiB, 0);
+	hx_add(h, 3, 1, 0, POLICY_OP_WRITE, (1ull << 40) - 512, 4 * KiB, 0);
+	hx_add(h, 4, 1, 3, POLICY_OP_WRITE, 0, 4 * KiB, 0);  /* no device 3 */
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 3);
 	for (unsigned i = 0; i < 3; i++)
@@ -542,7 +542,7 @@ static void test_noop_fifo_merge(void **state)
 
 static void test_noop_queue_depth(void **state)
 {
-	struct iosig_dev_info d = hx_hdd;
+	struct policy_dev_info d = hx_hdd;
 	struct hx *h;
 	char err[256];
 
@@ -550,7 +550,7 @@ static void test_noop_queue_depth(void **state)
 	h = hx_new(1, &d, &hdd_model);
 	assert_int_equal(hx_policy(h, "noop", err, sizeof(err)), 0);
 	for (unsigned i = 0; i < 10; i++)
-		hx_add(h, 0, i, 0, IOSIG_OP_READ, i * 10 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, i, 0, POLICY_OP_READ, i * 10 * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, 0);
 	/* Only queue_depth commands issued at t=0. */
 	assert_int_equal(hx_ncmd(h), 4);
@@ -564,12 +564,12 @@ static void test_noop_queue_depth(void **state)
  * (reads, writes, sizes, 8 streams, bursts and pauses) without error. */
 static void test_all_policies_finish(void **state)
 {
-	static const struct iosig_dev_info three[3] = {
-		{ .name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 4,
+	static const struct policy_dev_info three[3] = {
+		{ .name = "hdd0", .cls = IOSIG_CLASS_HDD, .capacity = 1ull << 40, .queue_depth = 4,
 		  .block_size = 512 },
-		{ .name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64ull << 30, .queue_depth = 8,
+		{ .name = "ssd0", .cls = IOSIG_CLASS_SSD, .capacity = 64ull << 30, .queue_depth = 8,
 		  .block_size = 4096 },
-		{ .name = "nvm0", .cls = IOSIG_DEV_NVM, .capacity = 64ull << 20, .queue_depth = 16,
+		{ .name = "nvm0", .cls = IOSIG_CLASS_NVM, .capacity = 64ull << 20, .queue_depth = 16,
 		  .block_size = 64 },
 	};
 	static const struct hx_model m3[3] = {
@@ -601,8 +601,8 @@ static void test_all_policies_finish(void **state)
 			len = 512ull << ((x >> 24) % 8);
 			off = (stream * (1ull << 32) + ((x >> 30) % 4096) * 4096) % (60ull << 30);
 			t += (x >> 40) % 4 == 0 ? (x >> 44) % 20000000 : (x >> 44) % 50000;
-			hx_add(h, t, stream, home, rd ? IOSIG_OP_READ : IOSIG_OP_WRITE, off, len,
-			       rd ? IOSIG_REQ_SYNC : 0);
+			hx_add(h, t, stream, home, rd ? POLICY_OP_READ : POLICY_OP_WRITE, off, len,
+			       rd ? POLICY_REQ_SYNC : 0);
 		}
 		hx_run(h, UINT64_MAX);
 		if (hx_outstanding(h))

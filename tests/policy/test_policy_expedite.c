@@ -53,7 +53,7 @@ static struct outcome run(const char *spec, workload_fn load, uint64_t at)
 	assert_true(t->issued);
 	assert_int_equal(t->expedited, at != UINT64_MAX);
 	if (at != UINT64_MAX)
-		assert_true(t->r.flags & IOSIG_REQ_SYNC);
+		assert_true(t->r.flags & POLICY_REQ_SYNC);
 	o.issue_ns = t->r.issue_ns;
 	n = 0;
 	for (unsigned i = 0; i < hx_nreq(h); i++)
@@ -68,8 +68,8 @@ static struct outcome run(const char *spec, workload_fn load, uint64_t at)
 static unsigned writes_then_one(struct hx *h)
 {
 	for (unsigned i = 0; i < 20; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (uint64_t)i * 10 * MiB, 4 * KiB, 0);
-	return hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 500 * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, (uint64_t)i * 10 * MiB, 4 * KiB, 0);
+	return hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 500 * MiB, 4 * KiB, 0);
 }
 
 static void test_noop(void **state)
@@ -89,9 +89,9 @@ static void test_noop(void **state)
 static unsigned two_waited_load(struct hx *h)
 {
 	for (unsigned i = 0; i < 10; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (uint64_t)i * 10 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 700 * MiB, 4 * KiB, 0);
-	return hx_add(h, 0, 3, 0, IOSIG_OP_WRITE, 600 * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, (uint64_t)i * 10 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 700 * MiB, 4 * KiB, 0);
+	return hx_add(h, 0, 3, 0, POLICY_OP_WRITE, 600 * MiB, 4 * KiB, 0);
 }
 
 static void test_order_among_waited(void **state)
@@ -124,8 +124,8 @@ static unsigned reads_and_a_write(struct hx *h)
 	unsigned w;
 
 	for (unsigned i = 0; i < 20; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, (uint64_t)i * 10 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	w = hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 900 * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, (uint64_t)i * 10 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	w = hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 900 * MiB, 4 * KiB, 0);
 	return w;
 }
 
@@ -148,8 +148,8 @@ static void test_deadline(void **state)
 static unsigned async_sweep(struct hx *h)
 {
 	for (unsigned i = 0; i < 100; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 100 * MiB + (uint64_t)i * 10 * MiB, 4 * KiB, 0);
-	return hx_add(h, 1 * MS + 1, 2, 0, IOSIG_OP_WRITE, 1 * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 100 * MiB + (uint64_t)i * 10 * MiB, 4 * KiB, 0);
+	return hx_add(h, 1 * MS + 1, 2, 0, POLICY_OP_WRITE, 1 * MiB, 4 * KiB, 0);
 }
 
 static void test_cfq(void **state)
@@ -169,9 +169,9 @@ static void test_cfq(void **state)
 /* Three writes of stream 1 staged together; a wait of at least 1 s. */
 static unsigned staged_three(struct hx *h)
 {
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 3 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 1 * MiB, 4 * KiB, 0);
-	return hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 2 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 3 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 1 * MiB, 4 * KiB, 0);
+	return hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 2 * MiB, 4 * KiB, 0);
 }
 
 static void test_bid_hdd(void **state)
@@ -191,7 +191,7 @@ static void test_bid_hdd(void **state)
 /* A single staged write: marked only by the default wait (1 s). */
 static unsigned one_staged(struct hx *h)
 {
-	return hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 1 * MiB, 4 * KiB, 0);
+	return hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 1 * MiB, 4 * KiB, 0);
 }
 
 static void test_bid_hdd_alone(void **state)
@@ -209,10 +209,10 @@ static void test_bid_hdd_alone(void **state)
 static unsigned two_bursts(struct hx *h)
 {
 	for (unsigned i = 0; i < 300; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (uint64_t)i * MiB, 64 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, (uint64_t)i * MiB, 64 * KiB, 0);
 	for (unsigned i = 0; i < 299; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 1 * GiB + (uint64_t)i * MiB, 64 * KiB, 0);
-	return hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 1 * GiB + 299 * MiB, 64 * KiB, 0);
+		hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 1 * GiB + (uint64_t)i * MiB, 64 * KiB, 0);
+	return hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 1 * GiB + 299 * MiB, 64 * KiB, 0);
 }
 
 static void test_burst(void **state)
@@ -233,7 +233,7 @@ static void test_all_have_it(void **state)
 	static const char *const names[] = { "noop", "deadline", "cfq", "bid-hdd", "burst" };
 
 	for (unsigned i = 0; i < 5; i++) {
-		const struct iosig_policy_ops *ops = policy_find(names[i]);
+		const struct policy_ops *ops = policy_find(names[i]);
 
 		assert_non_null(ops);
 		assert_non_null(ops->expedite);

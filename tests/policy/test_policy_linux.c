@@ -49,9 +49,9 @@ static void test_deadline_sorted_batches(void **state)
 	static const unsigned want[] = { 0, 50, 10, 20, 30, 40 };
 	static const unsigned offs[] = { 50, 10, 30, 20, 40 };
 
-	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 0, 4 * KiB, IOSIG_REQ_SYNC);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 0, 4 * KiB, POLICY_REQ_SYNC);
 	for (unsigned i = 0; i < 5; i++)
-		hx_add(h, 1 + i, 2 + i, 0, IOSIG_OP_READ, offs[i] * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 1 + i, 2 + i, 0, POLICY_OP_READ, offs[i] * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	/* A new batch starts at the FIFO head (50), then the batch continues
 	 * along the sorted order, which has nothing after 50; the next batch
@@ -70,18 +70,18 @@ static void test_deadline_expiry(void **state)
 	 * pick starts a batch: an expired FIFO head (100) beats the sorted
 	 * continuation (200). */
 	h = mk("deadline:fifo_batch=1,read_expire=1ms", &flat5);
-	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 150 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 2, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 3, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 150 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 3, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	expect_order(h, expired, 3);
 	assert_true(hx_report(h, "expired_batches") >= 1);
 	hx_free(h);
 
 	h = mk("deadline:fifo_batch=1", &flat5);
-	hx_add(h, 0, 1, 0, IOSIG_OP_READ, 150 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 2, 0, IOSIG_OP_READ, 100 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 3, 0, IOSIG_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 150 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 3, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	expect_order(h, sorted, 3);
 	assert_true(hx_report(h, "expired_batches") == 0);
@@ -94,26 +94,26 @@ static void test_deadline_writes_starved(void **state)
 	char ops[16] = "";
 
 	for (unsigned i = 0; i < 3; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (500 + 10 * i) * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, (500 + 10 * i) * MiB, 4 * KiB, 0);
 	for (unsigned i = 0; i < 6; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, (10 * i) * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, (10 * i) * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 9);
 	for (unsigned i = 0; i < 9; i++)
-		ops[i] = hx_cmd(h, i)->op == IOSIG_OP_READ ? 'R' : 'W';
+		ops[i] = hx_cmd(h, i)->op == POLICY_OP_READ ? 'R' : 'W';
 	/* writes_starved=2: two read batches, then a write batch. */
 	assert_string_equal(ops, "RRWRRWRRW");
 	hx_free(h);
 
 	h = mk("deadline:fifo_batch=1,writes_starved=1", &flat1);
 	for (unsigned i = 0; i < 2; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, (500 + 10 * i) * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1, 0, POLICY_OP_WRITE, (500 + 10 * i) * MiB, 4 * KiB, 0);
 	for (unsigned i = 0; i < 4; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, (10 * i) * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, (10 * i) * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	memset(ops, 0, sizeof(ops));
 	for (unsigned i = 0; i < hx_ncmd(h); i++)
-		ops[i] = hx_cmd(h, i)->op == IOSIG_OP_READ ? 'R' : 'W';
+		ops[i] = hx_cmd(h, i)->op == POLICY_OP_READ ? 'R' : 'W';
 	assert_string_equal(ops, "RWRWRR");
 	hx_free(h);
 }
@@ -135,7 +135,7 @@ static void test_deadline_fifo_batch_and_merge(void **state)
 	for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
 		h = mk(batches[b].spec, &flat1);
 		for (unsigned i = 0; i < 6; i++)
-			hx_add(h, 0, 1, 0, IOSIG_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
+			hx_add(h, 0, 1, 0, POLICY_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
 		hx_run(h, UINT64_MAX);
 		expect_order(h, batches[b].order, 6);
 		hx_free(h);
@@ -144,7 +144,7 @@ static void test_deadline_fifo_batch_and_merge(void **state)
 	/* Contiguous writes along the sorted order become one command. */
 	h = mk("deadline", &flat1);
 	for (unsigned i = 0; i < 3; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_WRITE, 900 * MiB + (2 - i) * 4 * KiB, 4 * KiB, 0);
+		hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 900 * MiB + (2 - i) * 4 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 1);
 	assert_int_equal(hx_cmd(h, 0)->nreq, 3);
@@ -172,8 +172,8 @@ static void test_cfq_slices(void **state)
 
 	/* Two processes with a backlog of 30 sync reads each. */
 	for (unsigned i = 0; i < 30; i++) {
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 4 * KiB, POLICY_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	}
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 60);
@@ -196,9 +196,9 @@ static void test_cfq_idling(void **state)
 	/* A reads every 2 ms (think time < slice_idle); B has a backlog. */
 	h = mk("cfq", &flat05);
 	for (unsigned i = 0; i <= 20; i++)
-		hx_add(h, i * 2 * MS, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 2 * MS, 1, 0, POLICY_OP_READ, i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	for (unsigned i = 0; i < 50; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	/* With idling, A keeps the disk for all its 21 requests. */
 	for (first_b = 0; hx_cmd(h, first_b)->stream == 1; first_b++)
@@ -212,9 +212,9 @@ static void test_cfq_idling(void **state)
 	/* Without idling the disk turns to B as soon as A's queue drains. */
 	h = mk("cfq:slice_idle=0", &flat05);
 	for (unsigned i = 0; i <= 20; i++)
-		hx_add(h, i * 2 * MS, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 2 * MS, 1, 0, POLICY_OP_READ, i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	for (unsigned i = 0; i < 50; i++)
-		hx_add(h, 0, 2, 0, IOSIG_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 2, 0, POLICY_OP_READ, 1024 * MiB + i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_cmd(h, 0)->stream, 1);
 	assert_int_equal(hx_cmd(h, 1)->stream, 2);
@@ -229,7 +229,7 @@ static void test_cfq_async_shared_queue(void **state)
 	/* Async writes of two processes share one sorted queue: served in
 	 * ascending offset order regardless of the process. */
 	for (unsigned i = 0; i < 6; i++)
-		hx_add(h, 0, 1 + i % 2, 0, IOSIG_OP_WRITE, (60 - 10 * i) * MiB, 4 * KiB, 0);
+		hx_add(h, 0, 1 + i % 2, 0, POLICY_OP_WRITE, (60 - 10 * i) * MiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_ncmd(h), 6);
 	for (unsigned i = 1; i < 6; i++)
@@ -240,13 +240,13 @@ static void test_cfq_async_shared_queue(void **state)
 
 static void test_cfq_quantum(void **state)
 {
-	struct iosig_dev_info d = hx_hdd;
+	struct policy_dev_info d = hx_hdd;
 	struct hx *h = hx_new(1, (d.queue_depth = 32, &d), &flat1);
 	char err[256];
 
 	assert_int_equal(hx_policy(h, "cfq:quantum=4", err, sizeof(err)), 0);
 	for (unsigned i = 0; i < 20; i++)
-		hx_add(h, 0, 1, 0, IOSIG_OP_READ, i * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, i * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, 0);
 	/* The device could take 32, the active queue may send only 4. */
 	assert_int_equal(hx_ncmd(h), 4);
@@ -260,7 +260,7 @@ static void test_cfq_quantum(void **state)
  * an earlier tick: it must ask again, or the async writes never run. */
 static void test_cfq_idle_rearm(void **state)
 {
-	struct iosig_dev_info d = hx_hdd;
+	struct policy_dev_info d = hx_hdd;
 	struct hx_model m = { .overhead_ns = 20 * US };
 	struct hx *h;
 	char err[256];
@@ -269,8 +269,8 @@ static void test_cfq_idle_rearm(void **state)
 	h = hx_new(1, &d, &m);
 	assert_int_equal(hx_policy(h, "cfq", err, sizeof(err)), 0);
 	for (unsigned i = 0; i < 100; i++)
-		hx_add(h, i * 10 * US, 0, 0, i % 7 ? IOSIG_OP_WRITE : IOSIG_OP_READ, i * 4 * KiB,
-		       4 * KiB, i % 7 ? 0 : IOSIG_REQ_SYNC);
+		hx_add(h, i * 10 * US, 0, 0, i % 7 ? POLICY_OP_WRITE : POLICY_OP_READ, i * 4 * KiB,
+		       4 * KiB, i % 7 ? 0 : POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	hx_free(h);

@@ -25,10 +25,10 @@
 #define WM (32 * KiB)
 #define OPTS "w_fast=64KiB,w_mid=32KiB,pad_slow=16KiB,slow_lat=5ms,seq_pairs=3"
 
-static const struct iosig_dev_info devs[2] = {
-	{ .name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 16 * GiB, .queue_depth = 4,
+static const struct policy_dev_info devs[2] = {
+	{ .name = "ssd0", .cls = IOSIG_CLASS_SSD, .capacity = 16 * GiB, .queue_depth = 4,
 	  .block_size = 4096 },
-	{ .name = "hdd0", .cls = IOSIG_DEV_HDD, .capacity = 1ull << 40, .queue_depth = 1,
+	{ .name = "hdd0", .cls = IOSIG_CLASS_HDD, .capacity = 1ull << 40, .queue_depth = 1,
 	  .block_size = 512 },
 };
 static const struct hx_model models[2] = {
@@ -49,9 +49,9 @@ static uint64_t buf_lat(void *ctx, const struct hx_cmd *c)
 	struct buf *b = ctx;
 	uint64_t lim = b->st ? WM : WF;
 
-	if (c->op == IOSIG_OP_READ)
+	if (c->op == POLICY_OP_READ)
 		return 4 * MS;
-	if (c->op == IOSIG_OP_FLUSH) {
+	if (c->op == POLICY_OP_FLUSH) {
 		b->st = 0;
 		b->acc = 0;
 		return 100 * MS;
@@ -65,7 +65,7 @@ static uint64_t buf_lat(void *ctx, const struct hx_cmd *c)
 	b->st = 1;
 	b->acc = 0;
 	b->slow++;
-	if (!(c->flags & IOSIG_REQ_PAD))
+	if (!(c->flags & POLICY_REQ_PAD))
 		b->user_slow++;
 	return 10 * MS;
 }
@@ -100,8 +100,8 @@ static uint64_t bytes_on(struct hx *h, unsigned dev, bool pad)
 	for (unsigned i = 0; i < hx_ncmd(h); i++) {
 		const struct hx_cmd *c = hx_cmd(h, i);
 
-		if (c->dev == dev && c->op == IOSIG_OP_WRITE &&
-		    (pad ? (c->flags & IOSIG_REQ_PAD) : !(c->flags & IOSIG_REQ_INTERNAL)))
+		if (c->dev == dev && c->op == POLICY_OP_WRITE &&
+		    (pad ? (c->flags & POLICY_REQ_PAD) : !(c->flags & POLICY_REQ_INTERNAL)))
 			n += c->len;
 	}
 	return n;
@@ -116,7 +116,7 @@ static void test_mios_e_fast_state_and_padding(void **state)
 
 	/* 40 writes of 4 KiB, 1 ms apart (the SSD queue stays short). */
 	for (i = 0; i < 40; i++)
-		hx_add(h, 300 * MS + i * MS, 1, 0, IOSIG_OP_WRITE, i * 64 * KiB, 4 * KiB, 0);
+		hx_add(h, 300 * MS + i * MS, 1, 0, POLICY_OP_WRITE, i * 64 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	dump(h);
 	assert_int_equal(hx_outstanding(h), 0);
@@ -143,7 +143,7 @@ static void test_mios_d_steering_by_queue_length(void **state)
 	struct hx *h = mk("mios-d:" OPTS ",L=2", &b);
 
 	for (unsigned i = 0; i < 10; i++)
-		hx_add(h, 300 * MS + i * MS, 1, 0, IOSIG_OP_WRITE, i * 64 * KiB, 4 * KiB, 0);
+		hx_add(h, 300 * MS + i * MS, 1, 0, POLICY_OP_WRITE, i * 64 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "redirected_writes"), 0);
 	assert_int_equal(bytes_on(h, 1, true), 0);   /* no BCW, no padding */
@@ -154,7 +154,7 @@ static void test_mios_d_steering_by_queue_length(void **state)
 	h = mk("mios-d:" OPTS ",L=2", &b);
 	hx_fake_inflight(h, 0, 3);
 	for (unsigned i = 0; i < 30; i++)
-		hx_add(h, 300 * MS + i * MS, 1, 0, IOSIG_OP_WRITE, i * 64 * KiB, 4 * KiB, 0);
+		hx_add(h, 300 * MS + i * MS, 1, 0, POLICY_OP_WRITE, i * 64 * KiB, 4 * KiB, 0);
 	hx_run(h, 330 * MS);
 	/* F takes 15 writes; while the PS padding meets the S (10 ms) the
 	 * writes go to the SSD; then M takes them again. */
@@ -176,8 +176,8 @@ static void test_mios_recalibration(void **state)
 	struct hx *h = mk("mios-e:" OPTS ",idle_reset=1s,L=100", &b);
 
 	/* Arrives 10 ms after start: the HDD counts as recently busy. */
-	hx_add(h, 10 * MS, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 40 * MS, 1, 0, IOSIG_OP_WRITE, 64 * KiB, 4 * KiB, 0);
+	hx_add(h, 10 * MS, 1, 0, POLICY_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 40 * MS, 1, 0, POLICY_OP_WRITE, 64 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "recalibrations"), 1);
 	/* The first write could not be placed (state unknown): SSD. */
@@ -185,7 +185,7 @@ static void test_mios_recalibration(void **state)
 	/* The first HDD command is a PS padding. */
 	for (unsigned i = 0; i < hx_ncmd(h); i++)
 		if (hx_cmd(h, i)->dev == 1) {
-			assert_true(hx_cmd(h, i)->flags & IOSIG_REQ_PAD);
+			assert_true(hx_cmd(h, i)->flags & POLICY_REQ_PAD);
 			assert_int_equal(hx_cmd(h, i)->len, 16 * KiB);
 			break;
 		}
@@ -194,10 +194,10 @@ static void test_mios_recalibration(void **state)
 
 	/* sync_start: a FLUSH empties the buffer instead. */
 	h = mk("mios-e:" OPTS ",idle_reset=1s,sync_start=1,L=100", &b);
-	hx_add(h, 10 * MS, 1, 0, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
-	hx_add(h, 200 * MS, 1, 0, IOSIG_OP_WRITE, 64 * KiB, 4 * KiB, 0);
+	hx_add(h, 10 * MS, 1, 0, POLICY_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 200 * MS, 1, 0, POLICY_OP_WRITE, 64 * KiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
-	assert_int_equal(hx_cmd(h, 0)->op, IOSIG_OP_FLUSH);
+	assert_int_equal(hx_cmd(h, 0)->op, POLICY_OP_FLUSH);
 	assert_int_equal(hx_cmd(h, 0)->dev, 1);
 	assert_int_equal(hx_r(h, 0)->r.issued_dev, 0);   /* during the flush: SSD */
 	assert_int_equal(hx_r(h, 1)->r.issued_dev, 1);   /* F after the flush */
@@ -213,18 +213,18 @@ static void test_mios_location_and_gc(void **state)
 	struct hx *h = mk("mios-e:" OPTS ",L=100,gc_idle=500ms,log_size=512GiB", &b);
 	unsigned r_hdd, r_ssd, r_split, r_gc, w_new, r_new;
 
-	hx_add(h, 300 * MS, 1, 0, IOSIG_OP_WRITE, 1 * MiB, 4 * KiB, 0);      /* -> HDD log @0 */
-	hx_add(h, 301 * MS, 1, 0, IOSIG_OP_WRITE, 1 * MiB + 4 * KiB, 4 * KiB, 0); /* log @4K */
-	r_hdd = hx_add(h, 310 * MS, 2, 0, IOSIG_OP_READ, 1 * MiB + 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
-	r_ssd = hx_add(h, 310 * MS, 2, 0, IOSIG_OP_READ, 5 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
-	r_split = hx_add(h, 310 * MS, 3, 0, IOSIG_OP_READ, 1 * MiB - 4 * KiB, 12 * KiB,
-			 IOSIG_REQ_SYNC);
+	hx_add(h, 300 * MS, 1, 0, POLICY_OP_WRITE, 1 * MiB, 4 * KiB, 0);     /* -> HDD log @0 */
+	hx_add(h, 301 * MS, 1, 0, POLICY_OP_WRITE, 1 * MiB + 4 * KiB, 4 * KiB, 0); /* log @4K */
+	r_hdd = hx_add(h, 310 * MS, 2, 0, POLICY_OP_READ, 1 * MiB + 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	r_ssd = hx_add(h, 310 * MS, 2, 0, POLICY_OP_READ, 5 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	r_split = hx_add(h, 310 * MS, 3, 0, POLICY_OP_READ, 1 * MiB - 4 * KiB, 12 * KiB,
+			 POLICY_REQ_SYNC);
 	/* Long after, GC has moved the data to 512 GiB + home offset. */
-	r_gc = hx_add(h, 5000 * MS, 2, 0, IOSIG_OP_READ, 1 * MiB, 8 * KiB, IOSIG_REQ_SYNC);
+	r_gc = hx_add(h, 5000 * MS, 2, 0, POLICY_OP_READ, 1 * MiB, 8 * KiB, POLICY_REQ_SYNC);
 	/* A new write steered to the SSD (faked busy HDD? no: L=100 and the
 	 * Fast state is gone after recalibration) makes the SSD current. */
-	w_new = hx_add(h, 5100 * MS, 1, 0, IOSIG_OP_WRITE, 1 * MiB, 4 * KiB, 0);
-	r_new = hx_add(h, 5200 * MS, 2, 0, IOSIG_OP_READ, 1 * MiB, 4 * KiB, IOSIG_REQ_SYNC);
+	w_new = hx_add(h, 5100 * MS, 1, 0, POLICY_OP_WRITE, 1 * MiB, 4 * KiB, 0);
+	r_new = hx_add(h, 5200 * MS, 2, 0, POLICY_OP_READ, 1 * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	dump(h);
@@ -268,8 +268,8 @@ static void test_mios_size_aware_hints(void **state)
 		h = mk(spec, &b);
 		/* Stream 7 declares 1 MiB writes but starts with small ones. */
 		for (unsigned i = 0; i < 8; i++)
-			hx_add_hint(h, 300 * MS + i * MS, 7, 0, IOSIG_OP_WRITE, i * 8 * MiB,
-				    i < 4 ? 4 * KiB : 1 * MiB, 0, 1 * MiB, IOSIG_PATTERN_SEQUENTIAL);
+			hx_add_hint(h, 300 * MS + i * MS, 7, 0, POLICY_OP_WRITE, i * 8 * MiB,
+				    i < 4 ? 4 * KiB : 1 * MiB, 0, 1 * MiB, POLICY_PATTERN_SEQUENTIAL);
 		hx_run(h, UINT64_MAX);
 		if (use_hints)
 			hinted = hx_report(h, "redirected_writes");
@@ -286,7 +286,7 @@ static void test_mios_size_aware_hints(void **state)
 static void test_mios_setup_errors(void **state)
 {
 	struct hx *h = hx_new(1, &devs[0], models);
-	struct iosig_dev_info small[2] = { devs[0], devs[1] };
+	struct policy_dev_info small[2] = { devs[0], devs[1] };
 	char err[256];
 
 	assert_int_equal(hx_policy(h, "mios-d", err, sizeof(err)), -EINVAL);
@@ -303,7 +303,7 @@ static void test_mios_setup_errors(void **state)
 	assert_non_null(strstr(err, "out of range [0.01, 1]"));
 	assert_int_equal(hx_policy(h, "mios-d", err, sizeof(err)), 0);
 	/* Requests homed on the HDD are refused: MIOS owns it. */
-	hx_add(h, 0, 1, 1, IOSIG_OP_WRITE, 0, 4 * KiB, 0);
+	hx_add(h, 0, 1, 1, POLICY_OP_WRITE, 0, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_r(h, 0)->submit_ret, -EINVAL);
 	hx_free(h);

@@ -18,10 +18,10 @@
 #include "harness.h"
 #include "policy.h"
 
-static const struct iosig_dev_info devs[2] = {
-	{ .name = "ssd0", .cls = IOSIG_DEV_SSD, .capacity = 64 * GiB, .queue_depth = 8,
+static const struct policy_dev_info devs[2] = {
+	{ .name = "ssd0", .cls = IOSIG_CLASS_SSD, .capacity = 64 * GiB, .queue_depth = 8,
 	  .block_size = 4096 },
-	{ .name = "nvm0", .cls = IOSIG_DEV_NVM, .capacity = 64 * MiB, .queue_depth = 64,
+	{ .name = "nvm0", .cls = IOSIG_CLASS_NVM, .capacity = 64 * MiB, .queue_depth = 64,
 	  .block_size = 64 },
 };
 static const struct hx_model models[2] = {
@@ -49,9 +49,9 @@ static void test_nvcache_bypass_on_miss(void **state)
 
 	/* Random reads: each misses, goes to the SSD, and is not cached. */
 	for (unsigned i = 0; i < 10; i++)
-		hx_add(h, i * MS, 1, 0, IOSIG_OP_READ, (i * 37 % 10) * MiB + 8 * KiB, 4 * KiB,
-		       IOSIG_REQ_SYNC);
-	hx_add(h, 20 * MS, 1, 0, IOSIG_OP_READ, 8 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * MS, 1, 0, POLICY_OP_READ, (i * 37 % 10) * MiB + 8 * KiB, 4 * KiB,
+		       POLICY_REQ_SYNC);
+	hx_add(h, 20 * MS, 1, 0, POLICY_OP_READ, 8 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "read_misses"), 11);
 	assert_int_equal(hx_report(h, "read_hits"), 0);
@@ -68,7 +68,7 @@ static void test_nvcache_read_ahead(void **state)
 
 	/* A sequential reader, 4 KiB every 100 us, 64 reads (256 KiB). */
 	for (unsigned i = 0; i < 64; i++)
-		hx_add(h, i * 100 * US, 1, 0, IOSIG_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 100 * US, 1, 0, POLICY_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	/* The first two reads miss (the second shows the stream sequential
@@ -88,8 +88,8 @@ static void test_nvcache_read_ahead(void **state)
 	 * read-ahead window there (regression: it kept the old one). */
 	h = mk("nvcache:ra_size=64KiB", 0);
 	for (unsigned i = 0; i < 64; i++)
-		hx_add(h, i * 100 * US, 1, 0, IOSIG_OP_READ,
-		       (i < 32 ? 2 * GiB : 1 * GiB) + (i % 32) * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 100 * US, 1, 0, POLICY_OP_READ,
+		       (i < 32 ? 2 * GiB : 1 * GiB) + (i % 32) * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "read_misses"), 4);
 	assert_int_equal(hx_report(h, "read_hits"), 60);
@@ -98,7 +98,7 @@ static void test_nvcache_read_ahead(void **state)
 	/* ra_size=0: every sequential read misses. */
 	h = mk("nvcache:ra_size=0", 0);
 	for (unsigned i = 0; i < 16; i++)
-		hx_add(h, i * MS, 1, 0, IOSIG_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * MS, 1, 0, POLICY_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "read_misses"), 16);
 	hx_free(h);
@@ -111,8 +111,8 @@ static void test_nvcache_write_back(void **state)
 
 	/* 16 contiguous 4 KiB writes then a read of one of them. */
 	for (unsigned i = 0; i < 16; i++)
-		hx_add(h, i * 10 * US, 1, 0, IOSIG_OP_WRITE, 2 * GiB + i * 4 * KiB, 4 * KiB, 0);
-	rd = hx_add(h, 100 * MS, 2, 0, IOSIG_OP_READ, 2 * GiB + 20 * KiB, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * 10 * US, 1, 0, POLICY_OP_WRITE, 2 * GiB + i * 4 * KiB, 4 * KiB, 0);
+	rd = hx_add(h, 100 * MS, 2, 0, POLICY_OP_READ, 2 * GiB + 20 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "writes_cached"), 16);
 	assert_int_equal(hx_report(h, "writes_through"), 0);
@@ -125,8 +125,8 @@ static void test_nvcache_write_back(void **state)
 	/* Write-back reached the SSD with all 64 KiB, in few commands. */
 	for (unsigned i = 0; i < hx_ncmd(h); i++)
 		if (hx_cmd(h, i)->dev == 0) {
-			assert_true(hx_cmd(h, i)->flags & IOSIG_REQ_INTERNAL);
-			assert_int_equal(hx_cmd(h, i)->op, IOSIG_OP_WRITE);
+			assert_true(hx_cmd(h, i)->flags & POLICY_REQ_INTERNAL);
+			assert_int_equal(hx_cmd(h, i)->op, POLICY_OP_WRITE);
 			wb++;
 		}
 	assert_int_equal(hx_report(h, "writeback_bytes"), 64 * KiB);
@@ -141,8 +141,8 @@ static void test_nvcache_rewrite_during_writeback(void **state)
 	 * write-back runs, so it stays dirty and is written back again. */
 	struct hx *h = mk("nvcache", 50 * MS);
 
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 3 * GiB, 4 * KiB, 0);
-	hx_add(h, 10 * MS, 1, 0, IOSIG_OP_WRITE, 3 * GiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 3 * GiB, 4 * KiB, 0);
+	hx_add(h, 10 * MS, 1, 0, POLICY_OP_WRITE, 3 * GiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "writeback_cmds"), 2);
 	assert_int_equal(hx_report(h, "dirty_lines"), 0);
@@ -156,9 +156,9 @@ static void test_nvcache_write_through_when_full(void **state)
 	unsigned late;
 
 	for (unsigned i = 0; i < 8; i++)
-		hx_add(h, i * US, 1, 0, IOSIG_OP_WRITE, i * MiB, 4 * KiB, 0);
+		hx_add(h, i * US, 1, 0, POLICY_OP_WRITE, i * MiB, 4 * KiB, 0);
 	/* The 9th line has no room: write-through to the SSD. */
-	late = hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 100 * MiB, 4 * KiB, 0);
+	late = hx_add(h, 1 * MS, 1, 0, POLICY_OP_WRITE, 100 * MiB, 4 * KiB, 0);
 	hx_run(h, 2 * MS);
 	assert_int_equal(hx_report(h, "writes_cached"), 8);
 	assert_int_equal(hx_report(h, "writes_through"), 1);
@@ -172,9 +172,9 @@ static void test_nvcache_write_through_when_full(void **state)
 	/* A write-through drops a stale cached copy: the later read misses. */
 	h = mk("nvcache:cache_size=32KiB,ways=8", 1000 * MS);
 	for (unsigned i = 0; i < 8; i++)
-		hx_add(h, i * US, 1, 0, IOSIG_OP_WRITE, i * MiB, 4 * KiB, 0);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 0, 8 * KiB, 0);   /* lines 0 and 1: no room */
-	late = hx_add(h, 2 * MS, 2, 0, IOSIG_OP_READ, 0, 4 * KiB, IOSIG_REQ_SYNC);
+		hx_add(h, i * US, 1, 0, POLICY_OP_WRITE, i * MiB, 4 * KiB, 0);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_WRITE, 0, 8 * KiB, 0);  /* lines 0 and 1: no room */
+	late = hx_add(h, 2 * MS, 2, 0, POLICY_OP_READ, 0, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "writes_through"), 1);
 	assert_int_equal(hx_r(h, late)->r.issued_dev, 0);
@@ -188,9 +188,9 @@ static void test_nvcache_multi_line_write_one_set(void **state)
 	/* One set of 4 lines: a 16 KiB write takes all four. */
 	struct hx *h = mk("nvcache:cache_size=16KiB,ways=4", 0);
 
-	hx_add(h, 0, 1, 0, IOSIG_OP_WRITE, 1 * MiB, 16 * KiB, 0);
-	hx_add(h, 1 * MS, 1, 0, IOSIG_OP_WRITE, 2 * MiB, 20 * KiB, 0);   /* 5 lines: no room */
-	hx_add(h, 100 * MS, 2, 0, IOSIG_OP_READ, 1 * MiB + 4 * KiB, 8 * KiB, IOSIG_REQ_SYNC);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 1 * MiB, 16 * KiB, 0);
+	hx_add(h, 1 * MS, 1, 0, POLICY_OP_WRITE, 2 * MiB, 20 * KiB, 0);  /* 5 lines: no room */
+	hx_add(h, 100 * MS, 2, 0, POLICY_OP_READ, 1 * MiB + 4 * KiB, 8 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_outstanding(h), 0);
 	assert_int_equal(hx_report(h, "writes_cached"), 1);

@@ -58,9 +58,13 @@ def is_static(path):
 
 def two_mounts(s):
     """tmpfs (class ram) and ext4 on a loop device (class hdd, persistent),
-    each with a data directory, and a config that keeps only them."""
-    ram = s.mount_tmpfs("ram")
-    ext = s.mount_ext4("ext4")
+    each with a data directory, and a config that keeps only them.  Both
+    have room for 1 GiB beyond their reserve: the rules declare no
+    totalsize, and selection assumes that size then (docs/selection.md).
+    Neither costs what it could hold: a tmpfs's size is a limit, the ext4
+    image is sparse."""
+    ram = s.mount_tmpfs("ram", "2g")
+    ext = s.mount_ext4("ext4", "1280M")
     cfg = s.path("iosig.yaml")
     write_config(cfg, [(ram, ram + "/iosig", []), (ext, ext + "/iosig", ["class: hdd"])])
     os.makedirs(s.path("work"))
@@ -248,7 +252,7 @@ def test_cli():
                out="plain: not a symbolic link: already in place, nothing to do\n")
         os.symlink("/etc/hostname", s.path("work", "foreign"))
         expect(["finalize", "foreign"], 1, env=env, cwd=work,
-               err="iosig-redirect finalize: foreign: refused: the link does not point into a known iosig data directory; if the file was redirected under another configuration, run with that configuration (--config or IOSIG_CONFIG)\n")
+               err="iosig-redirect finalize: foreign: refused: the link does not point to a data file of the runtime (<data directory>/L-... or G-...); if the file was redirected under another configuration, run with that configuration (--config or IOSIG_CONFIG)\n")
         shutil.rmtree(ddir, ignore_errors=True)
     finally:
         s.close()

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_rules.c - iosig-redirect's rules (libiosig/src/rules.c): pattern
+ * test_rules.c - iosig-redirect's rules (libiosig/tools/redirect/rules.c): pattern
  * semantics, the quick rejection the preload library relies on, the YAML
  * rules file with every error and its exact file:line:column message,
  * -s arguments, the compiled form for the environment and absolute paths.

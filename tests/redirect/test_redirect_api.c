@@ -854,8 +854,16 @@ static void test_tags(void **state)
 	assert_int_equal(tag_get(fd2, TAG_VERIFY, &info), -ESTALE);
 	assert_false(tag_lookup(fd2));
 	close(fd2);
-	/* An annotated open of an existing path is tagged, not redirected. */
+	/* An annotated open of the link the runtime made opens its data file
+	 * through the checked data directory: tagged with where the data is. */
 	fd = iosig_open(&site_tmp, wpath("tagged"), O_RDONLY, 0, 4096.0);
+	assert_int_equal(tag_get(fd, 0, &info), 0);
+	assert_true(info.redirected);
+	assert_true(!strncmp(info.data_path, T.shm_dd, strlen(T.shm_dd)));
+	close(fd);
+	/* An existing file is tagged, not redirected. */
+	assert_int_equal(tfile_write(wpath("plain-tagged"), "x"), 0);
+	fd = iosig_open(&site_tmp, wpath("plain-tagged"), O_RDONLY, 0, 4096.0);
 	assert_int_equal(tag_get(fd, 0, &info), 0);
 	assert_false(info.redirected);
 	assert_string_equal(info.data_path, "");

@@ -57,20 +57,20 @@ static void test_ssd_times(void **state)
 	struct sim_dev *d = mk("ssd:generic,channels=1,dies=2,read=50us,program=200us,"
 			       "overhead=0ns,channel_rate=409600000");
 
-	assert_int_equal(d->info.cls, IOSIG_DEV_SSD);
+	assert_int_equal(d->info.cls, IOSIG_CLASS_SSD);
 	assert_int_equal(d->info.capacity, 64ull << 30);
 	/* One page: channel 0-10 us, program 10-210 us. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_WRITE, 0, 4096, 0), 210000);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_WRITE, 0, 4096, 0), 210000);
 	/* Two pages at 1 ms: die 1 then die 0 (round robin); the second page
 	 * waits for the channel: 1000-1010, 1010-1020, programs end 1210, 1220. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_WRITE, 8192, 8192, 1000000), 1220000);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_WRITE, 8192, 8192, 1000000), 1220000);
 	/* Reading page 0 (on die 0) at 2 ms: sense 50 us, channel 10 us. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_READ, 0, 4096, 2000000), 2060000);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_READ, 0, 4096, 2000000), 2060000);
 	/* Two reads to the same die queue behind each other. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_READ, 0, 4096, 3000000), 3060000);
-	assert_int_equal(d->ops->serve(d, SIM_OP_READ, 0, 4096, 3000000), 3120000);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_READ, 0, 4096, 3000000), 3060000);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_READ, 0, 4096, 3000000), 3120000);
 	/* Flush: nothing volatile. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_FLUSH, 0, 0, 4000000), 4000000);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_FLUSH, 0, 0, 4000000), 4000000);
 	sim_dev_destroy(d);
 }
 
@@ -87,12 +87,12 @@ static void test_ssd_gc(void **state)
 	/* Fill every page once, then overwrite pages in a pseudo-random order
 	 * so that victims still hold valid pages to move. */
 	for (uint64_t page = 0; page < 256; page++)
-		t = d->ops->serve(d, SIM_OP_WRITE, page * 4096, 4096, t);
+		t = d->ops->serve(d, POLICY_OP_WRITE, page * 4096, 4096, t);
 	for (int i = 0; i < 1024; i++) {
 		uint64_t done;
 
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		done = d->ops->serve(d, SIM_OP_WRITE, (x >> 33) % 256 * 4096, 4096, t);
+		done = d->ops->serve(d, POLICY_OP_WRITE, (x >> 33) % 256 * 4096, 4096, t);
 		if (done - t > worst)
 			worst = done - t;
 		t = done;
@@ -111,17 +111,17 @@ static void test_mem_times(void **state)
 	struct sim_dev *d = mk("nvm:generic,read_latency=300ns,read_bw=4000000000,"
 			       "write_latency=100ns,write_bw=2000000000");
 
-	assert_int_equal(d->info.cls, IOSIG_DEV_NVM);
+	assert_int_equal(d->info.cls, IOSIG_CLASS_NVM);
 	/* 4096 B at 4 GB/s = 1024 ns on the channel, then 300 ns. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_READ, 0, 4096, 0), 1324);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_READ, 0, 4096, 0), 1324);
 	/* A second read issued at 0 waits for the channel. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_READ, 4096, 4096, 0), 2348);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_READ, 4096, 4096, 0), 2348);
 	/* Writes: 4096 B at 2 GB/s = 2048 ns, + 100 ns, after the channel frees. */
-	assert_int_equal(d->ops->serve(d, SIM_OP_WRITE, 0, 4096, 10000), 12148);
+	assert_int_equal(d->ops->serve(d, POLICY_OP_WRITE, 0, 4096, 10000), 12148);
 	sim_dev_destroy(d);
 
 	d = mk("ram");
-	assert_int_equal(d->info.cls, IOSIG_DEV_RAM);
+	assert_int_equal(d->info.cls, IOSIG_CLASS_RAM);
 	assert_int_equal(d->info.capacity, 16ull << 30);
 	assert_int_equal(d->info.queue_depth, 64);
 	sim_dev_destroy(d);
@@ -131,24 +131,25 @@ static void test_hdd_device(void **state)
 {
 	struct sim_dev *d = mk("hdd");
 
-	assert_int_equal(d->info.cls, IOSIG_DEV_HDD);
+	assert_int_equal(d->info.cls, IOSIG_CLASS_HDD);
 	assert_int_equal(d->info.capacity, 1ull << 40);
 	assert_int_equal(d->info.queue_depth, 1);
-	assert_int_equal(d->info.bw_fast_bytes, 0);
+	assert_true(d->info.bcw.wf == 0 && d->info.bcw.ls == 0);
 	assert_string_equal(d->name, "hdd0");
 	assert_non_null(d->hdd);
 	sim_dev_destroy(d);
 
 	d = mk("hdd:generic,capacity=2TiB,bcw=on,wf=32MiB,ls=10ms,queue_depth=4");
 	assert_int_equal(d->info.capacity, 2ull << 40);
-	assert_int_equal(d->info.bw_fast_bytes, 32 << 20);
-	assert_int_equal(d->info.bw_mid_bytes, 8 << 20);
-	assert_int_equal(d->info.bw_lat_slow_ns, 10000000);
+	assert_true(d->info.bcw.wf == 32 << 20);
+	assert_true(d->info.bcw.wm == 8 << 20);
+	assert_int_equal(policy_s_to_ns(d->info.bcw.ls), 10000000);
+	assert_int_equal(policy_s_to_ns(d->info.bcw.lf), 180000);
 	assert_int_equal(d->info.queue_depth, 4);
 	{
 		char *rep;
 
-		d->ops->serve(d, SIM_OP_WRITE, 0, 65536, 0);
+		d->ops->serve(d, POLICY_OP_WRITE, 0, 65536, 0);
 		rep = report(d);
 		assert_non_null(strstr(rep, "\"bcw\":{\"fast\":1,\"mid\":0,\"slow\":0}"));
 		free(rep);

@@ -27,8 +27,8 @@ struct tp_opts {
 	unsigned mode;
 };
 
-static const struct iosig_opt tp_tab[] = {
-	{ .name = "mode", .type = IOSIG_OPT_ENUM, .off = offsetof(struct tp_opts, mode),
+static const struct policy_opt tp_tab[] = {
+	{ .name = "mode", .type = POLICY_OPT_ENUM, .off = offsetof(struct tp_opts, mode),
 	  .def = "fifo", .choices = modes, .help = "behaviour under test" },
 	{ .name = NULL },
 };
@@ -36,9 +36,9 @@ static const struct iosig_opt tp_tab[] = {
 #define TPQ 4096
 struct tp {
 	unsigned mode;
-	struct iosig_req *q[TPQ];       /* FIFO ring of held requests */
+	struct policy_req *q[TPQ];      /* FIFO ring of held requests */
 	unsigned head, n;
-	struct iosig_req pad[64];       /* internal requests */
+	struct policy_req pad[64];      /* internal requests */
 	unsigned pad_used;
 	unsigned ticks, completes;
 	int issue_results[4];           /* badissue: what env->issue returned */
@@ -50,7 +50,7 @@ static int last_issue_results[4];
 static uint64_t last_hint_size;
 static uint8_t last_hint_pattern;
 
-static int tp_init(struct iosig_policy *pol)
+static int tp_init(struct policy *pol)
 {
 	struct tp *t = calloc(1, sizeof(*t));
 
@@ -61,16 +61,16 @@ static int tp_init(struct iosig_policy *pol)
 	return 0;
 }
 
-static int tp_submit(struct iosig_policy *pol, struct iosig_req *req)
+static int tp_submit(struct policy *pol, struct policy_req *req)
 {
 	struct tp *t = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 
 	last_hint_size = req->hint_size;
 	last_hint_pattern = req->hint_pattern;
-	if (t->mode == M_REJECT && req->op == IOSIG_OP_WRITE)
+	if (t->mode == M_REJECT && req->op == POLICY_OP_WRITE)
 		return -EROFS;
-	if (t->mode == M_FINISH && req->op == IOSIG_OP_READ) {
+	if (t->mode == M_FINISH && req->op == POLICY_OP_READ) {
 		env->finish(env, req, 0);
 		return 0;
 	}
@@ -82,40 +82,40 @@ static int tp_submit(struct iosig_policy *pol, struct iosig_req *req)
 	return 0;
 }
 
-static void issue_queued(struct iosig_policy *pol)
+static void issue_queued(struct policy *pol)
 {
 	struct tp *t = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 
 	while (t->n && env->inflight(env, 0) < env->dev[0].queue_depth) {
-		struct iosig_req *r = t->q[t->head];
+		struct policy_req *r = t->q[t->head];
 
 		t->head = (t->head + 1) % TPQ;
 		t->n--;
 		r->merge_next = NULL;
 		assert_int_equal(env->issue(env, r, 0, r->offset), 0);
-		if (t->mode == M_PAD && r->op == IOSIG_OP_WRITE && t->pad_used < 64 &&
+		if (t->mode == M_PAD && r->op == POLICY_OP_WRITE && t->pad_used < 64 &&
 		    env->inflight(env, 1) < env->dev[1].queue_depth) {
-			struct iosig_req *p = &t->pad[t->pad_used++];
+			struct policy_req *p = &t->pad[t->pad_used++];
 
 			memset(p, 0, sizeof(*p));
 			p->id = (1ull << 63) + t->pad_used;
-			p->op = IOSIG_OP_WRITE;
+			p->op = POLICY_OP_WRITE;
 			p->len = r->len;
-			p->flags = IOSIG_REQ_INTERNAL | IOSIG_REQ_PAD;
+			p->flags = POLICY_REQ_INTERNAL | POLICY_REQ_PAD;
 			p->dev = 1;
 			assert_int_equal(env->issue(env, p, 1, 0), 0);
 		}
 	}
 }
 
-static void tp_dispatch(struct iosig_policy *pol)
+static void tp_dispatch(struct policy *pol)
 {
 	struct tp *t = pol->priv;
-	struct iosig_env *env = pol->env;
+	struct policy_env *env = pol->env;
 
 	if (t->mode == M_BADISSUE && t->n) {
-		struct iosig_req *r = t->q[t->head];
+		struct policy_req *r = t->q[t->head];
 
 		r->merge_next = NULL;
 		t->issue_results[0] = env->issue(env, r, 7, 0);                   /* no device 7 */
@@ -132,14 +132,14 @@ static void tp_dispatch(struct iosig_policy *pol)
 		issue_queued(pol);
 }
 
-static void tp_complete(struct iosig_policy *pol, struct iosig_req *req)
+static void tp_complete(struct policy *pol, struct policy_req *req)
 {
 	struct tp *t = pol->priv;
 
 	t->completes++;
 }
 
-static void tp_tick(struct iosig_policy *pol)
+static void tp_tick(struct policy *pol)
 {
 	struct tp *t = pol->priv;
 
@@ -148,12 +148,12 @@ static void tp_tick(struct iosig_policy *pol)
 		issue_queued(pol);
 }
 
-static void tp_fini(struct iosig_policy *pol)
+static void tp_fini(struct policy *pol)
 {
 	free(pol->priv);
 }
 
-static void tp_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
+static void tp_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct tp *t = pol->priv;
 
@@ -161,8 +161,8 @@ static void tp_report(struct iosig_policy *pol, iosig_report_fn emit, void *ctx)
 	emit(ctx, "completes", t->completes);
 }
 
-static const struct iosig_policy_ops tp_ops = {
-	.version = IOSIG_POLICY_OPS_VERSION,
+static const struct policy_ops tp_ops = {
+	.version = POLICY_OPS_VERSION,
 	.name = "test-engine",
 	.summary = "engine test policy",
 	.opts = tp_tab,
@@ -189,7 +189,7 @@ struct run {
 	struct sim_metrics m;   /* copied counters only (no histograms) */
 };
 
-static void on_done(void *ctx, const struct iosig_req *req, uint64_t done)
+static void on_done(void *ctx, const struct policy_req *req, uint64_t done)
 {
 	struct run *r = ctx;
 
@@ -423,7 +423,7 @@ static void test_hints(void **state)
 	static const char trace[] = "time_ms,op,offset,bytes,stream\n1,W,0,4096,8\n2,W,4096,4096,7\n";
 	static const char *const ram[] = { "ram" };
 	static const struct sim_hint h[] = { { .stream = 7, .size = 65536,
-					       .pattern = IOSIG_PATTERN_SEQUENTIAL } };
+					       .pattern = POLICY_PATTERN_SEQUENTIAL } };
 	struct run r;
 
 	run_hints = h;
@@ -433,13 +433,13 @@ static void test_hints(void **state)
 	run_nhints = 0;
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(last_hint_size, 65536);
-	assert_int_equal(last_hint_pattern, IOSIG_PATTERN_SEQUENTIAL);
+	assert_int_equal(last_hint_pattern, POLICY_PATTERN_SEQUENTIAL);
 	free(r.json);
 
 	/* Generated workloads declare their streams themselves. */
 	run("test-engine", gen("vms:requests=10,size=128KiB", 1, 1ull << 30), ram, 1, -1, &r);
 	assert_int_equal(last_hint_size, 128 << 10);
-	assert_int_equal(last_hint_pattern, IOSIG_PATTERN_SEQUENTIAL);
+	assert_int_equal(last_hint_pattern, POLICY_PATTERN_SEQUENTIAL);
 	free(r.json);
 }
 

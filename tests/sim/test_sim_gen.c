@@ -119,7 +119,7 @@ static void test_mapreduce(void **state)
 			assert_true(io.stream >= 200 && io.stream < 205);
 			light++;
 			light_bytes += io.len;
-			light_reads += io.op == SIM_OP_READ;
+			light_reads += io.op == POLICY_OP_READ;
 			assert_int_equal(io.len, 4096);
 			assert_int_equal(io.offset % 4096, 0);
 			if (last_t[s]) {
@@ -157,7 +157,7 @@ static void test_pangu(void **state)
 			in_burst++;
 		if (io.len <= 10240)
 			small++;
-		if (io.op == SIM_OP_WRITE) {
+		if (io.op == POLICY_OP_WRITE) {
 			writes++;
 			assert_true(io.stream >= 1 && io.stream <= 4);
 			if (log_end[io.stream] && io.offset == log_end[io.stream])
@@ -193,7 +193,7 @@ static void test_vms(void **state)
 		bytes[io.stream] += io.len;
 		if (io.len == 4096) {
 			small++;
-			assert_int_equal(io.op, SIM_OP_READ);
+			assert_int_equal(io.op, POLICY_OP_READ);
 			continue;
 		}
 		burst_reqs++;

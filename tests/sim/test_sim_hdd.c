@@ -103,17 +103,17 @@ static void test_read_miss_times(void **state)
 	h = sim_hdd_create(&p);
 	/* t=0, lbn 0 (cyl 0, sector 0), 10 sectors: overhead 0.5; no seek;
 	 * head at 0.05 turn, sector at 0 -> wait 9.5; media 1.0 -> 11.0 ms. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 0, 10, 0), 11.0);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 0, 10, 0), 11.0);
 	/* t=11, lbn 5500 (cyl 55): 0.5 + seek 3.5 -> 15.0; head at 0.5 turn,
 	 * wait 5.0 -> 20.0; one sector -> 20.1, on the bus -> 20.11 ms.  (The
 	 * first request's bus transfer ended within its media transfer.) */
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 5500, 1, 11 * MS), 20.11);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 5500, 1, 11 * MS), 20.11);
 	assert_int_equal(sim_hdd_stats(h)->arm_moves, 1);
 	assert_int_equal(sim_hdd_stats(h)->tmd, 55);
 	/* Issued while busy: starts when the previous one completes (20.11):
 	 * 0.5 -> 20.61 (0.061 turn), sector 1 at 0.01 turn -> 30.1, +0.1 media,
 	 * +0.01 bus. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 5501, 1, 15 * MS), 30.21);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 5501, 1, 15 * MS), 30.21);
 	sim_hdd_destroy(h);
 }
 
@@ -128,7 +128,7 @@ static void test_track_switch_and_skew(void **state)
 	 * overhead, wait 0.9 turn -> 9.5; 5 sectors -> 10.0; one-cylinder seek
 	 * 1 ms -> 11.0; the head is at 0.1 turn, sector 0 at 0 -> 9.0 wait ->
 	 * 20.0; 5 sectors -> 20.5 ms. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 95, 10, 0), 20.5);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 95, 10, 0), 20.5);
 	assert_int_equal(sim_hdd_stats(h)->arm_moves, 1);
 	sim_hdd_destroy(h);
 
@@ -137,7 +137,7 @@ static void test_track_switch_and_skew(void **state)
 	p.zone[0].cyl_skew = 15;
 	params_finish(&p);
 	h = sim_hdd_create(&p);
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 95, 10, 0), 12.0);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 95, 10, 0), 12.0);
 	sim_hdd_destroy(h);
 }
 
@@ -155,7 +155,7 @@ static void test_write_through_settle(void **state)
 	/* lbn 1020 = cyl 10 sector 20: 0.3 + seek 2.0 + settle 0.2 -> 2.5 ms
 	 * (0.25 turn), sector at 0.2 turn -> wait 0.95 turn = 9.5 -> 12.0;
 	 * 2 sectors -> 12.2; completion overhead -> 12.25 ms. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_WRITE, 1020, 2, 0), 12.25);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_WRITE, 1020, 2, 0), 12.25);
 	assert_int_equal(sim_hdd_stats(h)->writes_through, 1);
 	sim_hdd_destroy(h);
 }
@@ -175,8 +175,8 @@ static void test_cache(void **state)
 	/* Read-ahead continues after the miss: 100 ms later lbn 10..19 are in
 	 * the segment: 0.1 ms overhead + 10 sectors on the bus = 0.2 ms. */
 	h = sim_hdd_create(&p);
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 0, 10, 0), 11.0);
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 10, 10, 100 * MS), 100.2);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 0, 10, 0), 11.0);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 10, 10, 100 * MS), 100.2);
 	assert_int_equal(sim_hdd_stats(h)->read_hits, 1);
 	sim_hdd_destroy(h);
 
@@ -184,11 +184,11 @@ static void test_cache(void **state)
 	 * the read-ahead, which is at lbn 10 at 11.0 ms and reaches lbn 60 at
 	 * 16.0 ms, plus one sector on the bus. */
 	h = sim_hdd_create(&p);
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 0, 10, 0), 11.0);
-	assert_ns(sim_hdd_serve(h, SIM_OP_READ, 50, 10, 11 * MS), 16.01);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 0, 10, 0), 11.0);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_READ, 50, 10, 11 * MS), 16.01);
 	assert_int_equal(sim_hdd_stats(h)->read_partial_hits, 1);
 	/* Beyond the read-ahead window (lbn 0 + 200): a miss. */
-	sim_hdd_serve(h, SIM_OP_READ, 300, 1, 20 * MS);
+	sim_hdd_serve(h, POLICY_OP_READ, 300, 1, 20 * MS);
 	assert_int_equal(sim_hdd_stats(h)->read_misses, 2);
 	sim_hdd_destroy(h);
 }
@@ -208,14 +208,14 @@ static void test_write_back(void **state)
 	params_finish(&p);
 	h = sim_hdd_create(&p);
 	/* Acknowledged from the buffer: 0.2 + 4 x 0.01 ms. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_WRITE, 5000, 4, 0), 0.24);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_WRITE, 5000, 4, 0), 0.24);
 	/* The destage (from 0.2 ms: seek 50 cyl = 3.333 ms, then rotation to
 	 * sector 0 at 10.0 ms, 4 sectors -> 10.4 ms) holds the mechanism: a
 	 * second write must wait for the only write segment, until 10.4 ms. */
-	assert_ns(sim_hdd_serve(h, SIM_OP_WRITE, 7000, 4, 1 * MS), 10.64);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_WRITE, 7000, 4, 1 * MS), 10.64);
 	assert_int_equal(sim_hdd_stats(h)->destages, 2);
 	/* A flush waits for every destage. */
-	assert_true(sim_hdd_serve(h, SIM_OP_FLUSH, 0, 0, 11 * MS) > 11 * MS);
+	assert_true(sim_hdd_serve(h, POLICY_OP_FLUSH, 0, 0, 11 * MS) > 11 * MS);
 	sim_hdd_destroy(h);
 }
 
@@ -238,7 +238,7 @@ static void test_bid_tmd_example(void **state)
 	simple(&p);
 	h = sim_hdd_create(&p);
 	for (unsigned i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
-		t = sim_hdd_serve(h, SIM_OP_READ, seq[i].cyl * 100ull + seq[i].sector, seq[i].n, t);
+		t = sim_hdd_serve(h, POLICY_OP_READ, seq[i].cyl * 100ull + seq[i].sector, seq[i].n, t);
 	s = sim_hdd_stats(h);
 	/* The arm starts at cylinder 0: one extra movement of 3 cylinders. */
 	assert_int_equal(s->arm_moves - 1, 8);
@@ -265,7 +265,7 @@ static void test_bcw_states(void **state)
 	h = sim_hdd_create(&p);
 	/* Back-to-back 4 KiB writes: F F (W_f full) S M S M S. */
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		done = sim_hdd_serve(h, SIM_OP_WRITE, 1000 + 8 * i, 8, t);
+		done = sim_hdd_serve(h, POLICY_OP_WRITE, 1000 + 8 * i, 8, t);
 		assert_ns(done - t, want[i]);
 		t = done;
 	}
@@ -275,7 +275,7 @@ static void test_bcw_states(void **state)
 	assert_int_equal(s->bcw_slow, 3);
 	/* After a second of idleness the buffer has drained: Fast again. */
 	t += 1000 * MS;
-	assert_ns(sim_hdd_serve(h, SIM_OP_WRITE, 2000, 8, t) - t, 0.1);
+	assert_ns(sim_hdd_serve(h, POLICY_OP_WRITE, 2000, 8, t) - t, 0.1);
 	sim_hdd_destroy(h);
 }
 

@@ -79,12 +79,12 @@ static void test_metrics_scenario(void **state)
 	sim_metrics_init(&m);
 	/* Reads of 4 KiB taking 1, 2, 3 ms; a 1 MiB write taking 10 ms; a
 	 * flush; a failed read. */
-	assert_int_equal(sim_metrics_add(&m, SIM_OP_READ, 4096, 0, 1000000, 0), 0);
-	assert_int_equal(sim_metrics_add(&m, SIM_OP_READ, 4096, 1000000, 3000000, 0), 0);
-	assert_int_equal(sim_metrics_add(&m, SIM_OP_READ, 4096, 2000000, 5000000, 0), 0);
-	assert_int_equal(sim_metrics_add(&m, SIM_OP_WRITE, 1 << 20, 5000000, 15000000, 0), 0);
-	assert_int_equal(sim_metrics_add(&m, SIM_OP_FLUSH, 0, 15000000, 15000000, 0), 0);
-	assert_int_equal(sim_metrics_add(&m, SIM_OP_READ, 4096, 15000000, 16000000, -EIO), 0);
+	assert_int_equal(sim_metrics_add(&m, POLICY_OP_READ, 4096, 0, 1000000, 0), 0);
+	assert_int_equal(sim_metrics_add(&m, POLICY_OP_READ, 4096, 1000000, 3000000, 0), 0);
+	assert_int_equal(sim_metrics_add(&m, POLICY_OP_READ, 4096, 2000000, 5000000, 0), 0);
+	assert_int_equal(sim_metrics_add(&m, POLICY_OP_WRITE, 1 << 20, 5000000, 15000000, 0), 0);
+	assert_int_equal(sim_metrics_add(&m, POLICY_OP_FLUSH, 0, 15000000, 15000000, 0), 0);
+	assert_int_equal(sim_metrics_add(&m, POLICY_OP_READ, 4096, 15000000, 16000000, -EIO), 0);
 	assert_int_equal(m.completed, 6);
 	assert_int_equal(m.errors, 1);
 	assert_int_equal(m.reads, 3);

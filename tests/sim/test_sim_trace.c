@@ -106,18 +106,18 @@ static void test_blkparse_ok(void **state)
 	assert_int_equal(code, 0);
 	assert_int_equal(n, 3);   /* two data Q events and the flush; A, m, D, P, C and discard skipped */
 	assert_int_equal(io[0].arrival_ns, 1850);
-	assert_int_equal(io[0].op, SIM_OP_READ);
-	assert_true(io[0].flags & SIM_IO_SYNC);
+	assert_int_equal(io[0].op, POLICY_OP_READ);
+	assert_true(io[0].flags & POLICY_REQ_SYNC);
 	assert_true(io[0].offset == 1444645666ull * 512);
 	assert_int_equal(io[0].len, 256 * 512);
 	assert_int_equal(io[0].stream, 18615);
 	assert_int_equal(io[0].dev, (8u << 20) | 16);
 	assert_true(io[1].arrival_ns == 9378427326ull);
-	assert_int_equal(io[1].op, SIM_OP_WRITE);
-	assert_true(io[1].flags & SIM_IO_SYNC);
+	assert_int_equal(io[1].op, POLICY_OP_WRITE);
+	assert_true(io[1].flags & POLICY_REQ_SYNC);
 	assert_int_equal(io[1].len, 4096);
 	assert_int_equal(io[1].stream, 16766);
-	assert_int_equal(io[2].op, SIM_OP_FLUSH);
+	assert_int_equal(io[2].op, POLICY_OP_FLUSH);
 	assert_int_equal(io[2].len, 0);
 }
 
@@ -159,9 +159,9 @@ static void test_disksim_ascii(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(io[0].arrival_ns, 13191135);
 	assert_int_equal(io[0].dev, 30);
-	assert_int_equal(io[0].op, SIM_OP_READ);
+	assert_int_equal(io[0].op, POLICY_OP_READ);
 	assert_int_equal(io[0].len, 2560);
-	assert_int_equal(io[1].op, SIM_OP_WRITE);
+	assert_int_equal(io[1].op, POLICY_OP_WRITE);
 	assert_true(io[1].offset == 576560ull * 512);
 	/* An arrival earlier than the previous one is moved forward and counted. */
 	assert_int_equal(io[2].arrival_ns, 17829285);
@@ -195,12 +195,12 @@ static void test_validate(void **state)
 	sim_source_destroy(src);
 	assert_int_equal(code, 0);
 	assert_int_equal(n, 2);
-	assert_int_equal(io[0].op, SIM_OP_READ);
+	assert_int_equal(io[0].op, POLICY_OP_READ);
 	assert_true(io[0].offset == 2992396ull * 512);
 	assert_int_equal(io[0].len, 2048);
 	assert_int_equal(io[0].measured_ns, 13670000);
 	assert_int_equal(io[0].think_ns, 35942000);
-	assert_int_equal(io[1].op, SIM_OP_WRITE);
+	assert_int_equal(io[1].op, POLICY_OP_WRITE);
 	assert_int_equal(io[1].think_ns, 21894380);
 
 	expect_error("X Hit 1 4 1 1\n", "validate", "t:1: operation 'X' is neither R nor W");
@@ -228,9 +228,9 @@ static void test_mqsim(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(io[0].arrival_ns, 938513000);
 	assert_int_equal(io[0].dev, 4);
-	assert_int_equal(io[0].op, SIM_OP_WRITE);
+	assert_int_equal(io[0].op, POLICY_OP_WRITE);
 	assert_int_equal(io[0].len, 8192);
-	assert_int_equal(io[1].op, SIM_OP_READ);
+	assert_int_equal(io[1].op, POLICY_OP_READ);
 
 	expect_error("1 2 3 4 2\n", "mqsim", "t:1: type '2' is neither 0 (write) nor 1 (read)");
 	expect_error("1.5 2 3 4 0\n", "mqsim", "t:1: arrival time '1.5' is not a number of nanoseconds");
@@ -255,14 +255,14 @@ static void test_csv(void **state)
 	assert_int_equal(code, 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(io[0].arrival_ns, 125000);
-	assert_int_equal(io[0].op, SIM_OP_WRITE);
+	assert_int_equal(io[0].op, POLICY_OP_WRITE);
 	assert_int_equal(io[0].offset, 1048576);
 	assert_int_equal(io[0].len, 65536);
 	assert_int_equal(io[0].stream, 7);
-	assert_true(io[0].flags & SIM_IO_SYNC);
-	assert_int_equal(io[1].op, SIM_OP_READ);
-	assert_true(io[1].flags & SIM_IO_SYNC);
-	assert_int_equal(io[2].op, SIM_OP_FLUSH);
+	assert_true(io[0].flags & POLICY_REQ_SYNC);
+	assert_int_equal(io[1].op, POLICY_OP_READ);
+	assert_true(io[1].flags & POLICY_REQ_SYNC);
+	assert_int_equal(io[2].op, POLICY_OP_FLUSH);
 	n = read_all(ok2, "csv", io, 4, err, sizeof(err), &code);
 	assert_int_equal(n, 1);
 	assert_int_equal(io[0].offset, 5120);

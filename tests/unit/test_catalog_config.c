@@ -9,6 +9,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "catalog_yaml.h"
 #include "files.h"
 
 #define KiB 1024.0
@@ -417,6 +419,66 @@ static void test_deep_nesting(void **state)
 	free(yaml);
 }
 
+/* "version: 1\nmounts:\n" and n entries (probe cache entries when `probe`),
+ * the last one repeating the first when `repeat`. */
+static char *many_mounts(size_t n, bool probe, bool repeat)
+{
+	size_t cap = 64 + (n + 1) * 80, len;
+	char *yaml = malloc(cap);
+
+	assert_non_null(yaml);
+	len = (size_t)snprintf(yaml, cap, "version: 1\nmounts:\n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(yaml + len, cap - len,
+					probe ? "  /m%zu: {fstype: ext4, source: /dev/x}\n" :
+						"  /m%zu: {ignore: true}\n",
+					repeat && i == n - 1 ? (size_t)0 : i);
+	return yaml;
+}
+
+/* A long mounts: list is read in linear time and bounded: the limit loads, one
+ * more entry is an error naming the limit, and a repeated entry at the end of
+ * the longest list is still found, with the line of the first one. */
+static void test_many_mounts(void **state)
+{
+	static const char *const kinds[] = { "configuration", "probe cache" };
+	char want[200];
+
+	for (int probe = 0; probe < 2; probe++) {
+		for (int k = 0; k < 3; k++) {
+			size_t n = k == 1 ? CAT_YAML_MOUNTS_MAX + 1 : CAT_YAML_MOUNTS_MAX;
+			char *yaml = many_mounts(n, probe, k == 2);
+			struct cat_probe_cache *pc = NULL;
+			struct cat_config *cfg = NULL;
+			struct iosig_error err;
+			int r;
+
+			memset(&err, 0, sizeof(err));
+			if (probe)
+				r = cat_probe_cache_load_buffer("c.yaml", yaml, strlen(yaml), &pc, &err);
+			else
+				r = cat_config_load_buffer("c.yaml", yaml, strlen(yaml), &cfg, &err);
+			if (k == 0) {
+				assert_int_equal(r, 0);
+			} else if (k == 1) {
+				assert_int_equal(r, -EINVAL);
+				snprintf(want, sizeof(want), "mounts: %d entries, more than the %d a %s may have",
+					 CAT_YAML_MOUNTS_MAX + 1, CAT_YAML_MOUNTS_MAX, kinds[probe]);
+				assert_true(!strncmp(err.msg, want, strlen(want)));
+			} else {
+				assert_int_equal(r, -EINVAL);
+				assert_int_equal(err.line, CAT_YAML_MOUNTS_MAX + 2);
+				assert_string_equal(err.msg, probe ? "mounts: '/m0' given twice" :
+						    "mounts: '/m0' given twice (first at line 3)");
+			}
+			cat_config_free(cfg);
+			cat_probe_cache_free(pc);
+			free(yaml);
+		}
+	}
+	(void)state;
+}
+
 /* Errors only visible once the catalog is built from a loaded config. */
 static void test_build_errors(void **state)
 {
@@ -632,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_many_mounts),
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_special_files),

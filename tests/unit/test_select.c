@@ -338,7 +338,8 @@ static void test_constraints(void **state)
 		"  /tp: {class: hdd, free: 100GiB, label: tamperproof}\n"
 		"  /res: {class: ssd, free: 10GiB, reserve: 5GiB}\n"
 		"  /fat: {class: ssd, free: 100GiB, reserve: 0, max_filesize: 2GiB}\n"
-		"  /r1: {class: raid, free: 2TiB, layout: raid1}\n");
+		"  /r1: {class: raid, free: 2TiB, layout: raid1}\n"
+		"  /small: {class: ram, free: 16MiB, reserve: 0}\n");
 	char why[192];
 	double m1g, m1t, judged;
 
@@ -356,6 +357,14 @@ static void test_constraints(void **state)
 	assert_int_equal(verdict_of(cat, "totalsize(6*GiB)", "/res", why, sizeof(why), NULL),
 			 IOSIG_V_SPACE);
 	assert_string_equal(why, "needs 6 GiB plus a reserve of 5 GiB, 10 GiB free");
+	/* Without totalsize the file is taken to be 1 GiB: a 16 MiB mount
+	 * could fail a write the original path would take. */
+	assert_int_equal(verdict_of(cat, "tmp", "/small", why, sizeof(why), NULL), IOSIG_V_SPACE);
+	assert_string_equal(why, "needs 1 GiB (the default size: declare totalsize) plus a reserve "
+				 "of 0 B, 16 MiB free");
+	assert_int_equal(verdict_of(cat, "tmp totalsize(16*MiB)", "/small", why, sizeof(why), NULL),
+			 IOSIG_V_OK);
+	assert_int_equal(verdict_of(cat, "tmp", "/res", why, sizeof(why), NULL), IOSIG_V_OK);
 
 	assert_int_equal(verdict_of(cat, "totalsize(2*GiB)", "/fat", why, sizeof(why), NULL),
 			 IOSIG_V_OK);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "catalog_internal.h"
+#include "declog.h"
+#include "env.h"
 #include "fmt.h"
 
 static const char prog[] = "iosig-redirect";
@@ -59,11 +61,12 @@ int cli_init(struct cli *c, const char *mode)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
-	if (!getcwd(c->cwd, sizeof(c->cwd))) {
-		cli_err(c, "cannot tell the working directory (relative patterns are taken from it): %s",
-			strerror(errno));
-		return RX_OWN;
-	}
+	/* Relative patterns and paths are taken from the working directory.  One
+	 * without a name (deeper than PATH_MAX, removed) only makes them
+	 * errors: absolute rules still apply, and the program's relative opens
+	 * are simply unmatched (the preload library cannot name them either). */
+	if (!getcwd(c->cwd, sizeof(c->cwd)))
+		c->cwd[0] = '\0';
 	c->rs = rules_new();
 	if (!c->rs) {
 		cli_err(c, "out of memory");
@@ -187,9 +190,13 @@ static int export_path(struct cli *c, const char *name, const char *value)
 {
 	char buf[PATH_MAX * 2];
 
-	if (value[0] == '/' || !strcmp(value, "stderr") || !strcmp(value, "-") || !value[0])
+	if (value[0] == '/' || !strcmp(value, "stderr") || !strcmp(value, "-") || !value[0]) {
 		snprintf(buf, sizeof(buf), "%s", value);
-	else if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", c->cwd, value) >= sizeof(buf)) {
+	} else if (!c->cwd[0]) {
+		cli_err(c, "%s: a relative path needs the working directory, which has no name here (longer than PATH_MAX, or removed): give an absolute path",
+			value);
+		return RX_OWN;
+	} else if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", c->cwd, value) >= sizeof(buf)) {
 		cli_err(c, "%s: the path is too long", value);
 		return RX_OWN;
 	}
@@ -198,6 +205,29 @@ static int export_path(struct cli *c, const char *name, const char *value)
 		return RX_OWN;
 	}
 	return RX_OK;
+}
+
+/*
+ * Opens the --log file as the runtime will (declog_open: created 0600 when
+ * missing; never a FIFO, a link or another user's file).  When it cannot be
+ * used, one warning here, and the program runs without a log rather than
+ * every process of it warning.
+ */
+static void check_log(struct cli *c)
+{
+	const char *path = env_get("IOSIG_LOG");
+	char why[200];
+	int fd;
+
+	if (!path || !strcmp(path, "stderr") || !strcmp(path, "-") || !path[0])
+		return;
+	if (declog_open(path, &fd, why, sizeof(why)) == 0) {
+		close(fd);
+		return;
+	}
+	cli_warn(c, "--log %s: %s; the program runs without a decision log", path, why);
+	unsetenv("IOSIG_LOG");
+	c->log = NULL;
 }
 
 /*
@@ -265,8 +295,10 @@ int cli_finish(struct cli *c)
 		return RX_OWN;
 	if (c->log && export_path(c, "IOSIG_LOG", c->log))
 		return RX_OWN;
+	if (c->log)
+		check_log(c);
 	if (c->dry_run) {
-		if (!c->log && !getenv("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
+		if (!c->log && !env_get("IOSIG_LOG") && setenv("IOSIG_LOG", "stderr", 1) == 0)
 			c->log = "stderr";
 		setenv("IOSIG_DRYRUN", "1", 1);
 	}

@@ -30,7 +30,8 @@ struct cli {
 	unsigned nsig;           /* -s given so far */
 	unsigned nfiles;         /* -r given so far */
 	size_t own_rules;        /* rules of this invocation (before inherited ones) */
-	char cwd[PATH_MAX];      /* working directory: base of relative patterns */
+	char cwd[PATH_MAX];      /* working directory: base of relative patterns; "" when
+				    it has no name (then they are errors) */
 	const char *config;      /* --config */
 	const char *log;         /* --log */
 	bool dry_run;            /* -n, --dry-run */
@@ -45,7 +46,8 @@ void cli_warn(const struct cli *c, const char *fmt, ...) __attribute__((format(p
 /* A usage error: message, "Try 'iosig-redirect[ MODE] --help'."; RX_OWN. */
 int cli_usage(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Sets up c (getcwd, an empty rule set).  RX_OK or RX_OWN (message printed). */
+/* Sets up c (getcwd, an empty rule set).  RX_OK, or RX_OWN when out of
+ * memory (message printed). */
 int cli_init(struct cli *c, const char *mode);
 void cli_done(struct cli *c);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "env.h"
 #include "iosig.h"
 
 static void usage(FILE *fp)
@@ -70,7 +71,7 @@ static void usage(FILE *fp)
  */
 static int find_program(const char *name, char *buf, size_t size, int *ret_err)
 {
-	const char *path = getenv("PATH"), *p;
+	const char *path = env_get("PATH"), *p;
 	bool denied = false;
 	struct stat st;
 
@@ -161,7 +162,7 @@ out_close_fd:
  */
 static int preload_path(struct cli *c, char *buf, size_t size)
 {
-	const char *env = getenv(RX_PRELOAD_ENV);
+	const char *env = env_get(RX_PRELOAD_ENV);
 	char exe[PATH_MAX], core[PATH_MAX * 2], *slash;
 	ssize_t n;
 
@@ -228,7 +229,7 @@ static bool preload_has(const char *list, const char *lib)
  * that must come first, such as a sanitizer runtime, still does). */
 static int set_environment(struct cli *c, const char *lib)
 {
-	const char *old = getenv("LD_PRELOAD");
+	const char *old = env_get("LD_PRELOAD");
 	char *text = NULL, *list;
 	int r = RX_OWN;
 
@@ -318,7 +319,7 @@ static int run_program(int argc, char **argv)
 	}
 	c.own_rules = c.rs->n;
 	/* Inside another iosig-redirect: its rules still apply, after ours. */
-	inherited = getenv(RULES_ENV);
+	inherited = env_get(RULES_ENV);
 	if (inherited && *inherited) {
 		struct iosig_error e = { 0 };
 

@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "interpose.h"
 #include "preload_core.h"
 #include "redirect.h"
@@ -203,7 +204,7 @@ static const struct rules *load_rules(void)
 	int saved = errno;
 
 	busy++;
-	env = getenv(RULES_ENV);
+	env = env_get(RULES_ENV);
 	if (env && *env) {
 		rs = rules_new();
 		memset(&err, 0, sizeof(err));
@@ -599,8 +600,8 @@ static int unlink_common(const struct rules_rule *rule, const char *call, int di
 	else
 		r = unlinkat(dirfd, path, flags);
 	e = errno;
-	if (r == 0 && linked)
-		ops->remove_linked(rule, call, dirfd, path, ld);
+	if (linked)
+		ops->after_unlink(rule, call, dirfd, path, ld, r == 0);
 	free(ld);
 	busy--;
 	errno = e;

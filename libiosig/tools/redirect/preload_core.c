@@ -18,86 +18,82 @@
 
 #include "catalog_internal.h"
 #include "declog.h"
-#include "finalize.h"
 #include "preload_core.h"
 
 /*
- * True if `path` (relative to dirfd) is a symbolic link to a data file of
- * the runtime: "<data_dir>/<L-|G-name>" of a mount of the process-wide
- * catalog (the check `iosig finalize` makes).
+ * Before an unlink of `path`: is it the user's link with a data file's
+ * name?  Only a link the runtime made for this user, to the user's own data
+ * in a directory that passes the data-directory checks, and the only known
+ * link to that data (rd_link_sole), may take its data with it: a link
+ * another user planted in a shared directory, a copy of the user's link,
+ * one whose data directory someone else recreated, never.
  */
 static bool find_linked(int dirfd, const char *path, struct pl_linked *ld)
 {
-	const struct iosig_catalog *cat;
-	char dir[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	char *slash;
+	const struct iosig_catalog *cat = cat_default(NULL);
 
-	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) || !S_ISLNK(st.st_mode))
+	rd_link_check(cat, dirfd, path, 0, &ld->link);
+	if (ld->link.kind != RD_LINK_OWN && ld->link.kind != RD_LINK_STALE) {
+		rd_link_release(&ld->link);
 		return false;
-	n = readlinkat(dirfd, path, ld->target, sizeof(ld->target) - 1);
-	if (n <= 0 || ld->target[0] != '/')
-		return false;
-	ld->target[n] = '\0';
-	slash = strrchr(ld->target, '/');
-	ld->name = slash + 1;
-	if (slash == ld->target || (strncmp(ld->name, "L-", 2) && strncmp(ld->name, "G-", 2)) ||
-	    !ld->name[2])
-		return false;
-	memcpy(dir, ld->target, (size_t)(slash - ld->target));
-	dir[slash - ld->target] = '\0';
-	cat = cat_default(NULL);
-	ld->mount = cat ? fin_data_dir_mount(cat, dir) : NULL;
-	if (!ld->mount)
-		return false;
+	}
+	ld->remove = rd_link_sole(&ld->link, path);
 	if (rules_abs_path(dirfd, path, ld->abs, sizeof(ld->abs)) < 0)
 		ld->abs[0] = '\0';
 	return true;
 }
 
-/* After the program's unlink of the link succeeded: removes the data file
- * (a regular file of this user) and logs it. */
-static void remove_linked(const struct rules_rule *rule, const char *call, int dirfd,
-			       const char *path, const struct pl_linked *ld)
+/* After the program's unlink of the link: removes the data file when it
+ * may (the same file rd_link_check() validated, through its validated
+ * directory), logs what was done, releases ld. */
+static void after_unlink(const struct rules_rule *rule, const char *call, int dirfd,
+			 const char *path, struct pl_linked *ld, bool unlinked)
 {
-	struct iosig_error err;
+	const struct rd_link *lk = &ld->link;
 	struct declog_rec rec;
 	struct timespec t0, t1;
+	const char *why = NULL;
 	struct stat st;
-	int ddfd, r;
+	int r = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&err, 0, sizeof(err));
-	r = cat_datadir_open(ld->mount, &ddfd, &err);
-	if (r == 0) {
-		if (fstatat(ddfd, ld->name, &st, AT_SYMLINK_NOFOLLOW))
-			r = -errno;
-		else if (!S_ISREG(st.st_mode) || (st.st_uid != geteuid() && geteuid() != 0))
-			r = -EPERM;
-		else if (unlinkat(ddfd, ld->name, 0))
-			r = -errno;
-		close(ddfd);
-	}
-	if (!declog_enabled())
+	if (!unlinked) {
+		rd_link_release(&ld->link);
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	memset(&rec, 0, sizeof(rec));
-	rec.site = &rule->site;
-	rec.call = call;
-	rec.path = path;
-	rec.dirfd = dirfd;
-	rec.abs_path = ld->abs[0] ? ld->abs : NULL;
-	rec.sig = &rule->sig;
-	rec.chosen = ld->mount;
-	rec.action = r == 0 ? "removed" : "kept";
-	rec.data_path = ld->target;
-	rec.reason = r == 0 ? NULL : err.msg[0] ? err.msg :
-		     r == -EPERM ? "the data file is not a regular file of this user" : strerror(-r);
-	rec.result = r == 0 ? 0 : -1;
-	rec.err = r < 0 ? -r : 0;
-	rec.elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	declog_decision(&rec);
+	}
+	if (lk->kind != RD_LINK_OWN) {
+		why = lk->why;
+		r = lk->err;
+	} else if (!ld->remove) {
+		why = "the data file has another link, or its name is not this link's: it is kept";
+		r = -EMLINK;
+	} else if (fstatat(lk->ddfd, lk->name, &st, AT_SYMLINK_NOFOLLOW) ||
+		   st.st_dev != lk->data.st_dev || st.st_ino != lk->data.st_ino) {
+		why = "the data file changed since the link was checked";
+		r = -EAGAIN;
+	} else if (unlinkat(lk->ddfd, lk->name, 0)) {
+		r = -errno;
+		why = strerror(-r);
+	}
+	if (declog_enabled()) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		memset(&rec, 0, sizeof(rec));
+		rec.site = &rule->site;
+		rec.call = call;
+		rec.path = path;
+		rec.dirfd = dirfd;
+		rec.abs_path = ld->abs[0] ? ld->abs : NULL;
+		rec.sig = &rule->sig;
+		rec.chosen = lk->mount;
+		rec.action = r == 0 ? "removed" : "kept";
+		rec.data_path = lk->target;
+		rec.reason = why;
+		rec.result = r == 0 ? 0 : -1;
+		rec.err = r < 0 ? -r : 0;
+		rec.elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+		declog_decision(&rec);
+	}
+	rd_link_release(&ld->link);
 }
 
 static void warn(const char *msg)
@@ -111,7 +107,7 @@ __attribute__((visibility("default"))) const struct pl_core_ops pl_core = {
 	.fopen = rd_fopen,
 	.freopen = rd_freopen,
 	.find_linked = find_linked,
-	.remove_linked = remove_linked,
+	.after_unlink = after_unlink,
 	.warn = warn,
 	.client_attach = client_attach,
 };

@@ -30,17 +30,17 @@
 #include <stdio.h>
 
 #include "client.h"
+#include "rd_link.h"
 #include "redirect.h"
 #include "rules.h"
 
 /* Bumped whenever struct pl_core_ops or struct pl_linked changes. */
-#define PL_CORE_VERSION 2
+#define PL_CORE_VERSION 3
 
-/* A data file found behind a link the runtime made, to remove with the link. */
+/* A link about to be removed that claims to be one the runtime made. */
 struct pl_linked {
-	const struct iosig_mount *mount;  /* whose data directory holds it */
-	char target[PATH_MAX];            /* the link's target */
-	const char *name;                 /* its last component (points into target) */
+	struct rd_link link;              /* rd_link_check() of the path (OWN or STALE) */
+	bool remove;                      /* OWN and rd_link_sole(): its data goes with it */
 	char abs[PATH_MAX];               /* absolute path of the link, for the log */
 };
 
@@ -52,13 +52,16 @@ struct pl_core_ops {
 	int (*openat)(const struct rd_req *req);
 	FILE *(*fopen)(const struct rd_req *req, bool large);
 	FILE *(*freopen)(const struct rd_req *req, FILE *stream, bool large);
-	/* True if `path` (relative to dirfd) is a symbolic link to a data file
-	 * of the runtime ("<data_dir>/<L-|G-name>" of a catalog mount). */
+	/* Before an unlink: true if `path` (relative to dirfd) is the user's
+	 * link with a data file's name (rd_link_check(): RD_LINK_OWN or
+	 * RD_LINK_STALE); ld->remove says whether its data may go with it.
+	 * When true, after_unlink() must follow. */
 	bool (*find_linked)(int dirfd, const char *path, struct pl_linked *ld);
-	/* After the program removed the link: removes the data file (a regular
-	 * file of this user) and logs it as the rule's decision. */
-	void (*remove_linked)(const struct rules_rule *rule, const char *call, int dirfd,
-			      const char *path, const struct pl_linked *ld);
+	/* After the program's unlink of such a link (`unlinked`: it succeeded):
+	 * removes the data file when ld->remove, logs what was done ("removed",
+	 * or "kept" and why) as the rule's decision, and releases ld. */
+	void (*after_unlink)(const struct rules_rule *rule, const char *call, int dirfd,
+			     const char *path, struct pl_linked *ld, bool unlinked);
 	/* Logs a warning (IOSIG_LOG). */
 	void (*warn)(const char *msg);
 	/* The daemon client (client.h): takes the front's table of tagged

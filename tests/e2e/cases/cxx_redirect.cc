@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 	long chunk = 64;
 
 	{
-#pragma io sig tmp random_access size_per_io(chunk)
+#pragma io sig tmp random_access size_per_io(chunk) totalsize(1*KiB)
 		std::ofstream out(path);
 		/* expect-log: {"site": {"line": "@-2", "call": "ofstream"}, "call": "prepare", "action": "prepared", "chosen": "{mnt:fast}"} */
 		out << "scratch data " << 42;

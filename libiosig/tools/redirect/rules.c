@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "redirect.h"
 #include "rules_internal.h"
 
@@ -442,7 +443,7 @@ int rules_pat_normalise(const char *in, const char *cwd, char **ret_text, char *
 		return -EINVAL;
 	}
 	if (in[0] == '~' && in[1] == '/') {
-		home = getenv("HOME");
+		home = env_get("HOME");
 		if (!home || home[0] != '/') {
 			snprintf(why, wsize, "'~/' needs HOME set to an absolute directory");
 			return -EINVAL;
@@ -452,7 +453,7 @@ int rules_pat_normalise(const char *in, const char *cwd, char **ret_text, char *
 		r = snprintf(joined, sizeof(joined), "%s%s", in, dir ? "**" : "");
 	} else {
 		if (!cwd || cwd[0] != '/') {
-			snprintf(why, wsize, "a relative pattern needs the working directory");
+			snprintf(why, wsize, "a relative pattern needs the working directory, which has no name here (longer than PATH_MAX, or removed): write an absolute pattern");
 			return -EINVAL;
 		}
 		r = snprintf(joined, sizeof(joined), "%s/%s%s", cwd, in, dir ? "**" : "");
