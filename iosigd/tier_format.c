@@ -139,6 +139,14 @@ static uint64_t get64(const uint8_t *p)
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /* ------------------------------------------------------------------------
  * superblock
  *
@@ -213,7 +221,8 @@ enum tier_sb_verdict tier_sb_decode(const void *slot, struct tier_sb *ret, uint3
 		*ret_why = "written by a newer iosigd (a newer store format)";
 		return TIER_SB_NEWER;
 	}
-	if (sb.format < 1 || get32(p + 12) != TIER_SB_BYTES) {
+	if (sb.format < 1 || get32(p + 12) != TIER_SB_BYTES || get32(p + 92) ||
+	    !all_zero(p + 168, TIER_SB_BYTES - 4 - 168)) {
 		*ret_why = "superblock fields out of range";
 		return TIER_SB_CORRUPT;
 	}
@@ -394,14 +403,6 @@ int tier_rec_encode(struct tier_rec *r, const uint32_t *crcs, void *buf, size_t 
 	return (int)size;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
 static int bad(const char **ret_why, const char *why)
 {
 	*ret_why = why;
@@ -460,6 +461,8 @@ int tier_rec_decode(const void *buf, size_t avail, struct tier_rec *ret, bool *r
 			return bad(ret_why, "FILE record handle or path length out of range");
 		if (memchr(b + ID_FIXED, '\0', pl))
 			return bad(ret_why, "FILE record path holds a NUL byte");
+		if (!all_zero(b + 40 + hb, TIER_HANDLE_MAX - hb))
+			return bad(ret_why, "FILE record handle padding not zero");
 		if (r.id) {
 			struct tier_file_id *id = r.id;
 
@@ -480,6 +483,11 @@ int tier_rec_decode(const void *buf, size_t avail, struct tier_rec *ret, bool *r
 		   (uint64_t)TIER_REC_HDR + body + 4 > r.length) {
 		return bad(ret_why, "record body does not match its checksum count");
 	}
+	/* Nothing unchecked may hide in a record: its padding is zero, and it
+	 * is exactly as long as its body needs. */
+	if (!all_zero(b + body, r.length - TIER_REC_HDR - 4 - body) ||
+	    r.length != round_up((uint64_t)TIER_REC_HDR + body + 4))
+		return bad(ret_why, "record padding not zero or record longer than its body");
 	r.crcs = b;
 	*ret = r;
 	return 0;
