@@ -597,6 +597,7 @@ int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t
 			r->node.key = end;
 			r->len = ee - end;
 			r->tdev = e->tdev;
+			r->tag = e->tag;
 			r->toff = e->toff + (end - es);
 			e->len = off - es;
 			pol_tree_insert(root, &r->node);
@@ -621,8 +622,8 @@ int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t
 	return 0;
 }
 
-int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
-		   unsigned tdev, uint64_t toff)
+int pol_extmap_put(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+		   unsigned tdev, uint64_t toff, uint64_t tag)
 {
 	struct policy_tnode **root = &m->root[home];
 	struct pol_ext *e, *prev;
@@ -637,7 +638,7 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 	}
 	prev = ext_of(pol_tree_floor(*root, off, 0));
 	if (prev && pol_ext_off(prev) + prev->len == off && prev->tdev == tdev &&
-	    prev->toff + prev->len == toff) {
+	    prev->toff + prev->len == toff && prev->tag == tag) {
 		prev->len += len;   /* continues the previous extent */
 		ext_release(m, e);
 		return 0;
@@ -646,6 +647,7 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 	e->len = len;
 	e->tdev = (uint16_t)tdev;
 	e->toff = toff;
+	e->tag = tag;
 	pol_tree_insert(root, &e->node);
 	m->count++;
 	return 0;

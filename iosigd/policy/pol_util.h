@@ -150,6 +150,8 @@ struct pol_ext {
 	struct policy_tnode node;  /* key = off (extents never overlap), key2 = 0 */
 	uint64_t len;
 	uint64_t toff;
+	uint64_t tag;              /* the caller's constant (iosigd: a sequence, a file);
+	                              extents merge only when their tags are equal */
 	uint16_t tdev;
 };
 
@@ -162,11 +164,17 @@ struct pol_extmap {
 
 int pol_extmap_init(struct pol_extmap *m, unsigned ndev);
 void pol_extmap_free(struct pol_extmap *m);
-/* Maps [off, off + len) of home to (tdev, toff), replacing whatever
- * overlapped; extends the neighbouring extent when both sides continue it.
- * 0 or -ENOMEM (the table is unchanged then). */
-int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
-		   unsigned tdev, uint64_t toff);
+/* Maps [off, off + len) of home to (tdev, toff) with tag `tag`, replacing
+ * whatever overlapped; extends the previous extent when it continues it
+ * with the same tag.  0 or -ENOMEM (the table is unchanged then). */
+int pol_extmap_put(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+		   unsigned tdev, uint64_t toff, uint64_t tag);
+/* The same with tag 0 (the policies' tables). */
+static inline int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+				 unsigned tdev, uint64_t toff)
+{
+	return pol_extmap_put(m, home, off, len, tdev, toff, 0);
+}
 /* Forgets any mapping of [off, off + len) (the data is at home again).
  * 0 or -ENOMEM (splitting an extent needs a node). */
 int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len);
