@@ -308,7 +308,7 @@ static uint64_t body_bytes(unsigned type, uint32_t ncrc, uint32_t path_len)
 {
 	if (type == TIER_REC_FILE)
 		return ID_FIXED + (uint64_t)path_len;
-	if (type == TIER_REC_FENCE)
+	if (type == TIER_REC_FENCE || type == TIER_REC_HOME)
 		return 0;
 	return 4ull * ncrc;
 }
@@ -343,10 +343,8 @@ static const char *rec_check(const struct tier_rec *r)
 			return "file range wraps";
 		return NULL;
 	case TIER_REC_HOME:
-		if (!r->len || r->len > TIER_LEN_MAX || r->loc)
-			return "HOME record with a bad length or a data location";
-		if (r->file_off > UINT64_MAX - r->len || r->ncrc != tier_sectors(r->file_off, r->len))
-			return "sector count does not match the file range";
+		if (!r->len || r->loc || r->ncrc || r->file_off > UINT64_MAX - r->len)
+			return "HOME record with a bad range, a data location or checksums";
 		return NULL;
 	default:
 		return "unknown record type";
@@ -394,7 +392,7 @@ int tier_rec_encode(struct tier_rec *r, const uint32_t *crcs, void *buf, size_t 
 		memcpy(b + 40, id->handle, id->handle_bytes);
 		put16(b + 168, id->path_len);
 		memcpy(b + ID_FIXED, id->path, id->path_len);
-	} else if (r->type != TIER_REC_FENCE) {
+	} else {
 		for (uint32_t i = 0; i < r->ncrc; i++)
 			put32(b + 4 * (size_t)i, crcs[i]);
 	}

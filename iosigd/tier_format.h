@@ -19,9 +19,9 @@
  * sector as the newest record whose checksum matches it, so a torn or
  * reordered payload write falls back to the sector's previous state and a
  * write in place never invalidates the older bytes it did not touch.  A
- * HOME record says a range of the home file holds the newest data, with the
- * CRC-32C of the bytes it wrote in each 512-byte sector of the home file, so
- * that recovery believes it only where the home file really holds them.
+ * HOME record says a range of the home file holds newer data than every
+ * earlier record, and is written only once those home bytes are durable
+ * (fsync), so recovery believes it as it is.
  *
  * Everything here is pure: buffers in, structures out, no I/O, so the
  * parser can be fuzzed (tests/fuzz/fuzz_tier_record.c).  Integers are
@@ -109,7 +109,7 @@ enum tier_rec_type {
 	TIER_REC_DATA = 2,    /* [file_off, +len) of fid is at loc in the data area: apply it */
 	TIER_REC_FILL = 3,    /* the same, a clean copy (home holds it): never applied */
 	TIER_REC_PAD = 4,     /* padding bytes at loc: no file */
-	TIER_REC_HOME = 5,    /* [file_off, +len) of fid is newest at home, if it matches */
+	TIER_REC_HOME = 5,    /* [file_off, +len) of fid is newer and durable at home */
 	TIER_REC_FENCE = 6,   /* every earlier record of fid is obsolete (home durable) */
 	TIER_REC_TYPE_MAX = 6,
 };
@@ -143,7 +143,7 @@ struct tier_rec {
 	uint64_t file_off;             /* DATA, FILL, HOME */
 	uint64_t len;                  /* DATA, FILL, PAD, HOME */
 	uint64_t loc;                  /* DATA, FILL, PAD: offset in the data area */
-	uint32_t ncrc;                 /* sectors touched (data area, or home for HOME) */
+	uint32_t ncrc;                 /* DATA, FILL, PAD: data-area sectors touched */
 	const uint8_t *crcs;           /* decode: ncrc little-endian u32 inside the buffer */
 	struct tier_file_id *id;       /* FILE: decode fills it if not NULL; encode reads it */
 };
@@ -166,7 +166,7 @@ static inline uint32_t tier_rec_crc(const struct tier_rec *r, uint32_t i)
  * identity id) takes on disk; 0 if it would exceed TIER_REC_MAX. */
 uint32_t tier_rec_size(unsigned type, uint32_t ncrc, const struct tier_file_id *id);
 /*
- * Encodes r (with crcs[r->ncrc] for DATA/FILL/PAD/HOME, r->id for FILE)
+ * Encodes r (with crcs[r->ncrc] for DATA/FILL/PAD, r->id for FILE)
  * into buf[cap]; sets r->length.  Returns the bytes written, or -EINVAL
  * (inconsistent record) / -ENOSPC (cap too small).
  */

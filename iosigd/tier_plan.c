@@ -9,8 +9,8 @@
  *    and walking down from it, each record owns the bytes no newer record
  *    (up to the state) wrote: those are its valid bytes.
  * 2. Per home file, in sequence order, valid DATA bytes are mapped, HOME
- *    bytes the home file really holds are unmapped, a FENCE unmaps all, in
- *    an extent map (the policies' pol_extmap, one root per file).
+ *    ranges are unmapped, a FENCE unmaps all, in an extent map (the
+ *    policies' pol_extmap, one root per file).
  * 3. What stays mapped is the plan.
  */
 #include <errno.h>
@@ -221,32 +221,6 @@ out:
 	return r;
 }
 
-/* Step 2 for one HOME record: unmaps what the home file holds. */
-static int apply_home(struct pol_extmap *m, const struct tplan_rec *rec, const struct tplan_ops *ops,
-		      void *ctx, struct tplan *p)
-{
-	uint64_t end = rec->file_off + rec->len;
-
-	for (uint32_t i = 0; i < rec->ncrc; i++) {
-		uint64_t s = (rec->file_off / TIER_SECTOR + i) * TIER_SECTOR;
-		uint64_t a = rec->file_off > s ? rec->file_off : s;
-		uint64_t b = end < s + TIER_SECTOR ? end : s + TIER_SECTOR;
-		uint32_t crc;
-		int r = ops->home_crc(ctx, (unsigned)rec->file, a, b - a, &crc);
-
-		if (r < 0 && r != -ENODATA)
-			return r;
-		p->home_bytes += b - a;
-		if (r < 0 || crc != crc_at(rec, i)) {
-			p->home_rejected_bytes += b - a;
-			continue;
-		}
-		if (pol_extmap_clear(m, (unsigned)rec->file, a, b - a) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static int collect(struct pol_extmap *m, struct tplan *p)
 {
 	for (unsigned f = 0; f < p->nfiles; f++) {
@@ -310,7 +284,9 @@ int tplan_build(struct tplan_rec *recs, size_t n, unsigned nfiles, const struct 
 			}
 			break;
 		case TIER_REC_HOME:
-			r = apply_home(&m, rec, ops, ctx, &p);
+			p.homes++;
+			if (pol_extmap_clear(&m, (unsigned)rec->file, rec->file_off, rec->len) < 0)
+				r = -ENOMEM;
 			break;
 		case TIER_REC_FENCE:
 			p.fences++;

@@ -10,12 +10,12 @@
  * sector holds; a record's bytes there are valid when no record between it
  * and that state wrote them.  A sector no record matches is torn: none of
  * its bytes count.  Per home file, in sequence order: valid DATA bytes map
- * their range to the store; a HOME record's bytes unmap theirs where the
- * home file holds what the record's checksums say; a FENCE unmaps all.
- * Whatever stays mapped is copied.
+ * their range to the store; a HOME record unmaps its range (its bytes were
+ * durable at home before it was written); a FENCE unmaps all.  Whatever
+ * stays mapped is copied.
  *
- * Pure: the contents come through callbacks, so the rules are tested
- * without files (test_tier_plan.c).
+ * Pure: the data areas' contents come through a callback, so the rules are
+ * tested without files (test_tier_plan.c).
  */
 #ifndef IOSIGD_TIER_PLAN_H
 #define IOSIGD_TIER_PLAN_H
@@ -37,9 +37,6 @@ struct tplan_rec {
 struct tplan_ops {
 	/* CRC-32C of the 512-byte sector `sector` of store's data area. */
 	int (*sector_crc)(void *ctx, unsigned store, uint64_t sector, uint32_t *ret_crc);
-	/* CRC-32C of [off, off + len) of home file `file`; -errno when it
-	 * cannot be read whole (shorter file: the bytes are not there). */
-	int (*home_crc)(void *ctx, unsigned file, uint64_t off, uint64_t len, uint32_t *ret_crc);
 };
 
 /* A range to copy: [file_off, + len) of a home file from loc of a store. */
@@ -58,8 +55,7 @@ struct tplan {
 	uint64_t data_records;         /* DATA records */
 	uint64_t data_rejected_bytes;  /* DATA bytes whose sector holds an older state
 	                                  or garbage (writes that did not make it) */
-	uint64_t home_bytes, home_rejected_bytes;   /* HOME bytes checked, not matching */
-	uint64_t fences;
+	uint64_t homes, fences;
 	uint64_t copy_bytes;           /* to copy home */
 };
 

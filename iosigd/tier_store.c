@@ -31,6 +31,9 @@
 
 #include "tier_store.h"
 
+/* Zeros to write (journal clearing, padding). */
+static const uint8_t zeros[64 << 10];
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
@@ -217,7 +220,7 @@ static int read_sb(struct tstore *s, const struct tstore_cfg *cfg, char *err, si
 
 	if (s->dev_bytes < TIER_HEAD_BYTES)
 		return fail(err, errlen, -EUCLEAN,
-			    "%s: %" PRIu64 " bytes, too short to be a tier store; it is not iosigd's to overwrite: remove it, or give the tier another path",
+			    "%s: not an iosig tier store (%" PRIu64 " bytes, too short for one); iosigd never overwrites a file it did not create: remove it, or give the tier another path",
 			    s->path, s->dev_bytes);
 	for (unsigned i = 0; i < 2; i++) {
 		r = read_all(s->fd, slot[i], TIER_SB_SLOT, (uint64_t)i * TIER_SB_SLOT);
@@ -353,6 +356,12 @@ int tstore_open(const struct tstore_cfg *cfg, struct tstore **ret, char *err, si
 	}
 	if (r < 0)
 		goto out_free;
+	s->rec = malloc(TIER_REC_MAX);
+	s->crcs = malloc(TIER_REC_MAX);
+	if (!s->rec || !s->crcs) {
+		r = fail(err, errlen, -ENOMEM, "out of memory");
+		goto out_free;
+	}
 	if (fstat(s->fd, &lst) == 0) {
 		s->st_dev = lst.st_dev;
 		s->st_ino = lst.st_ino;
@@ -371,6 +380,8 @@ void tstore_close(struct tstore *s)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
+	free(s->rec);
+	free(s->crcs);
 	free(s->path);
 	free(s->name);
 	free(s);
@@ -397,8 +408,6 @@ void tstore_unmap_journal(struct tstore *s, const void *map)
 /* Zeroes [off, off + len) of the store (journal bytes). */
 static int zero_range(struct tstore *s, uint64_t off, uint64_t len)
 {
-	static const uint8_t zeros[64 << 10];
-
 	if (!len)
 		return 0;
 	if (!s->blockdev && fallocate(s->fd, FALLOC_FL_ZERO_RANGE, (off_t)off, (off_t)len) == 0)
@@ -461,6 +470,7 @@ int tstore_reset(struct tstore *s, uint64_t seq_base, uint64_t new_size, uint64_
 		return fail(err, errlen, r, "%s: cannot clear the journal: %s", s->path, strerror(-r));
 	s->jhead = 0;
 	s->jhigh = 0;
+	s->records = 0;
 	return 0;
 }
 
@@ -477,6 +487,117 @@ int tstore_append(struct tstore *s, const void *rec, size_t len)
 	if (s->jhead > s->jhigh)
 		s->jhigh = s->jhead;
 	return 0;
+}
+
+/* Encodes r into s->rec and appends it. */
+static int append_rec(struct tstore *s, struct tier_rec *r)
+{
+	int n;
+
+	r->generation = s->sb.generation;
+	n = tier_rec_encode(r, s->crcs, s->rec, TIER_REC_MAX);
+	if (n < 0)
+		return n;
+	n = tstore_append(s, s->rec, (size_t)n);
+	if (n == 0)
+		s->records++;
+	return n;
+}
+
+int tstore_log_file(struct tstore *s, uint64_t seq, uint32_t fid, const struct tier_file_id *id)
+{
+	struct tier_rec r = { .type = TIER_REC_FILE, .fid = fid, .seq = seq,
+			      .id = (struct tier_file_id *)id };
+
+	return append_rec(s, &r);
+}
+
+int tstore_log_fence(struct tstore *s, uint64_t seq, uint32_t fid)
+{
+	struct tier_rec r = { .type = TIER_REC_FENCE, .fid = fid, .seq = seq };
+
+	return append_rec(s, &r);
+}
+
+int tstore_log_home(struct tstore *s, uint64_t seq, uint32_t fid, uint64_t file_off,
+		    uint64_t len)
+{
+	struct tier_rec r = { .type = TIER_REC_HOME, .fid = fid, .seq = seq, .file_off = file_off,
+			      .len = len };
+
+	return append_rec(s, &r);
+}
+
+/* Writes the payload of a data record (zeros for padding). */
+static int write_payload(struct tstore *s, const void *buf, uint64_t len, uint64_t loc)
+{
+	int e = 0;
+
+	if (buf)
+		return tstore_pwrite(s, buf, (size_t)len, loc);
+	for (uint64_t o = 0; o < len && e == 0; o += sizeof(zeros))
+		e = tstore_pwrite(s, zeros, (size_t)(len - o < sizeof(zeros) ? len - o : sizeof(zeros)),
+				  loc + o);
+	return e;
+}
+
+int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
+		    uint64_t file_off, const void *buf, uint64_t len, uint64_t loc, bool ordered)
+{
+	struct tier_rec r = { .type = type, .fid = fid, .seq = seq, .file_off = file_off,
+			      .len = len, .loc = loc };
+	uint8_t edge[2][TIER_SECTOR];
+	uint64_t s0, s1;
+	uint32_t size;
+	int e;
+
+	if (!len || len > TIER_LEN_MAX || loc > s->sb.data_bytes || len > s->sb.data_bytes - loc ||
+	    (type != TIER_REC_DATA && type != TIER_REC_FILL && type != TIER_REC_PAD) ||
+	    (type == TIER_REC_PAD) != !buf)
+		return -EINVAL;
+	r.ncrc = (uint32_t)tier_sectors(loc, len);
+	size = tier_rec_size(type, r.ncrc, NULL);
+	if (!size)
+		return -EINVAL;
+	if (size > tstore_journal_free(s))
+		return -ENOSPC;
+	s0 = loc / TIER_SECTOR;
+	s1 = (loc + len - 1) / TIER_SECTOR;
+	/* The first and last sectors as they will be: what the store holds
+	 * there, with the new bytes over it. */
+	for (int k = 0; k < 2; k++) {
+		uint64_t sec = k ? s1 : s0, base = sec * TIER_SECTOR;
+		uint64_t a = loc > base ? loc : base;
+		uint64_t b = loc + len < base + TIER_SECTOR ? loc + len : base + TIER_SECTOR;
+
+		if (a != base || b != base + TIER_SECTOR) {
+			e = tstore_pread(s, edge[k], TIER_SECTOR, base);
+			if (e < 0)
+				return e;
+		}
+		memcpy(edge[k] + (a - base), buf ? (const uint8_t *)buf + (a - loc) : zeros, b - a);
+	}
+	for (uint64_t sec = s0; sec <= s1; sec++) {
+		const uint8_t *p;
+
+		if (sec == s0)
+			p = edge[0];
+		else if (sec == s1)
+			p = edge[1];
+		else
+			p = buf ? (const uint8_t *)buf + (sec * TIER_SECTOR - loc) : zeros;
+		s->crcs[sec - s0] = tier_crc32c(0, p, TIER_SECTOR);
+	}
+	if (ordered) {
+		e = append_rec(s, &r);
+		if (e == 0)
+			e = tstore_sync(s);
+		if (e == 0)
+			s->ordered++;
+		return e < 0 ? e : write_payload(s, buf, len, loc);
+	}
+	e = write_payload(s, buf, len, loc);
+	return e < 0 ? e : append_rec(s, &r);
 }
 
 int tstore_pwrite(struct tstore *s, const void *buf, size_t len, uint64_t loc)

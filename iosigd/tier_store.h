@@ -39,6 +39,10 @@ struct tstore {
 	uint64_t jhead;            /* next free journal byte (relative) */
 	uint64_t jhigh;            /* journal bytes possibly not zero (zeroed at reset) */
 	uint64_t dev_bytes;        /* size of the file or device */
+	uint8_t *rec;              /* TIER_REC_MAX bytes: the record being written */
+	uint32_t *crcs;            /* its checksums */
+	uint64_t records;          /* records written in this generation */
+	uint64_t ordered;          /* ordered data writes (a sync each) */
 };
 
 /*
@@ -73,6 +77,39 @@ static inline uint64_t tstore_journal_free(const struct tstore *s)
 {
 	return s->sb.journal_bytes - s->jhead;
 }
+
+/*
+ * Records.  seq is the daemon's sequence number for this record (strictly
+ * increasing across every store).  Each returns 0, -ENOSPC when the
+ * journal has no room for the record (nothing was written then), or the
+ * -errno of a failed write.
+ */
+/* FILE: fid names the home file id. */
+int tstore_log_file(struct tstore *s, uint64_t seq, uint32_t fid, const struct tier_file_id *id);
+/*
+ * DATA (type TIER_REC_DATA), a clean copy (TIER_REC_FILL) or padding
+ * (TIER_REC_PAD, buf NULL: zeros, fid and file_off 0): writes len bytes of
+ * buf at loc in the data area and the record with the checksum of every
+ * sector touched as it is afterwards (its other bytes read from the
+ * store).  The journal room is checked first, so a full journal leaves the
+ * data area untouched.
+ *
+ * `ordered`: the sectors touched hold bytes a sync may have made durable
+ * that must survive this write (an update in place, a neighbour in a
+ * shared sector).  The record then goes first and is made durable before
+ * the payload is written: a payload that reaches the disk while its record
+ * does not would leave those sectors matching no record.  Otherwise the
+ * payload goes first and the record after it, with no sync.
+ */
+int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
+		    uint64_t file_off, const void *buf, uint64_t len, uint64_t loc, bool ordered);
+/* HOME: [file_off, + len) of fid's home file holds newer data than every
+ * earlier record, durable (the caller fsync'ed the home file after the
+ * data got there). */
+int tstore_log_home(struct tstore *s, uint64_t seq, uint32_t fid, uint64_t file_off,
+		    uint64_t len);
+/* FENCE: every earlier record of fid is obsolete. */
+int tstore_log_fence(struct tstore *s, uint64_t seq, uint32_t fid);
 
 /* Data area I/O at loc (relative to the data area), whole or -errno. */
 int tstore_pwrite(struct tstore *s, const void *buf, size_t len, uint64_t loc);

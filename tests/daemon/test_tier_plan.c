@@ -5,8 +5,8 @@
  * the sector checksums it leaves, and a crash is a sector put back to what
  * it held before.  Checked: the newest valid copy wins; a torn in-place
  * update falls back to the bytes it overwrote and keeps the rest; a reused
- * place never hands another file's bytes out; HOME counts only where the
- * home file holds it; FENCE forgets; several stores merge by sequence.
+ * place never hands another file's bytes out; HOME and FENCE forget what
+ * came before them; several stores merge by sequence.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,7 +30,6 @@
 struct world {
 	uint8_t area[NSTORE][AREA];
 	uint8_t home[NFILE][HOME];
-	uint64_t home_len[NFILE];
 	struct tplan_rec rec[MAXREC];
 	uint8_t crcs[MAXREC][4 * (AREA / TIER_SECTOR + 2)];
 	size_t n;
@@ -98,28 +97,14 @@ static void tear(uint64_t sector)
 	memcpy(W.area[W.undo_store] + off, W.undo + off, TIER_SECTOR);
 }
 
-/* Writes v into the home file (really, when `lands`) with a HOME record. */
-static void home_write(int file, uint64_t off, uint64_t len, uint8_t v, bool lands)
+/* A HOME record: the range was written home and made durable there. */
+static void home_write(int file, uint64_t off, uint64_t len, uint8_t v)
 {
 	struct tplan_rec *r = new_rec(TIER_REC_HOME, file, 0);
-	uint8_t img[HOME];
 
-	memcpy(img, W.home[file], HOME);
-	memset(img + off, v, len);
+	memset(W.home[file] + off, v, len);
 	r->file_off = off;
 	r->len = len;
-	r->ncrc = (uint32_t)tier_sectors(off, len);
-	for (uint32_t i = 0; i < r->ncrc; i++) {
-		uint64_t s = (off / TIER_SECTOR + i) * TIER_SECTOR;
-		uint64_t a = off > s ? off : s, b = off + len < s + TIER_SECTOR ? off + len : s + TIER_SECTOR;
-
-		put_crc(W.crcs[W.n - 1] + 4 * i, tier_crc32c(0, img + a, b - a));
-	}
-	if (lands) {
-		memcpy(W.home[file], img, HOME);
-		if (off + len > W.home_len[file])
-			W.home_len[file] = off + len;
-	}
 }
 
 static int sector_crc(void *ctx, unsigned store, uint64_t sector, uint32_t *ret)
@@ -130,17 +115,7 @@ static int sector_crc(void *ctx, unsigned store, uint64_t sector, uint32_t *ret)
 	return 0;
 }
 
-static int home_crc(void *ctx, unsigned file, uint64_t off, uint64_t len, uint32_t *ret)
-{
-	(void)ctx;
-	assert_true(file < NFILE);
-	if (off + len > W.home_len[file])
-		return -ENODATA;
-	*ret = tier_crc32c(0, W.home[file] + off, len);
-	return 0;
-}
-
-static const struct tplan_ops ops = { .sector_crc = sector_crc, .home_crc = home_crc };
+static const struct tplan_ops ops = { .sector_crc = sector_crc };
 
 /* Applies the plan to copies of the home files: what recovery would leave. */
 static void recovered(struct tplan *p, uint8_t out[NFILE][HOME])
@@ -166,8 +141,6 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&W, 0, sizeof(W));
-	for (int f = 0; f < NFILE; f++)
-		W.home_len[f] = HOME;
 	return 0;
 }
 
@@ -234,31 +207,31 @@ static void test_reused_place(void **state)
 	struct tplan p;
 
 	(void)state;
-	/* R1 of file 0 at 0; written home (HOME, landed); the place reused by
-	 * file 1.  File 0 needs nothing; file 1 gets its bytes. */
+	/* R1 of file 0 at 0; written home (HOME); the place reused by file 1.
+	 * File 0 needs nothing; file 1 gets its bytes. */
 	store_write(TIER_REC_DATA, 0, 0, 0, 0, 4096, 1);
-	home_write(0, 0, 4096, 1, true);
+	home_write(0, 0, 4096, 1);
 	store_write(TIER_REC_DATA, 1, 0, 8192, 0, 4096, 3);
 	p = plan();
 	assert_int_equal(p.npieces[0], 0);
 	assert_int_equal(p.npieces[1], 1);
+	assert_int_equal(p.homes, 1);
 	recovered(&p, out);
 	assert_bytes(out[0], 0, 4096, 1);
 	assert_bytes(out[1], 8192, 4096, 3);
 	tplan_free(&p);
 
-	/* The HOME record's write never reached the home file: file 0 would
-	 * fall back to R1 - whose place now holds file 1's bytes, which must
-	 * never be handed to file 0. */
+	/* The HOME record did not reach the disk (the home bytes did, before
+	 * it): file 0 would fall back to R1 - whose place now holds file 1's
+	 * bytes, which must never be handed to file 0. */
 	setup(NULL);
 	store_write(TIER_REC_DATA, 0, 0, 0, 0, 4096, 1);
-	home_write(0, 0, 4096, 1, false);
+	memset(W.home[0], 1, 4096);
 	store_write(TIER_REC_DATA, 1, 0, 8192, 0, 4096, 3);
 	p = plan();
 	assert_int_equal(p.npieces[0], 0);
-	assert_int_equal(p.home_rejected_bytes, 4096);
 	recovered(&p, out);
-	assert_bytes(out[0], 0, 4096, 0);
+	assert_bytes(out[0], 0, 4096, 1);
 	tplan_free(&p);
 }
 
@@ -305,48 +278,37 @@ static void test_shared_sector(void **state)
 static void test_home_and_fence(void **state)
 {
 	static uint8_t out[NFILE][HOME];
-	struct tplan_rec *r;
 	struct tplan p;
 
 	(void)state;
-	/* A newer write went home over part of a tiered range: HOME wins
-	 * where it landed. */
+	/* A newer write went home over part of a tiered range. */
 	store_write(TIER_REC_DATA, 0, 0, 0, 0, 8192, 1);
-	home_write(0, 4096, 100, 9, true);
+	home_write(0, 4096, 100, 9);
 	p = plan();
 	recovered(&p, out);
 	assert_bytes(out[0], 0, 4096, 1);
 	assert_bytes(out[0], 4096, 100, 9);
 	assert_bytes(out[0], 4196, 8192 - 4196, 1);
+	assert_int_equal(p.npieces[0], 2);
 	tplan_free(&p);
 
-	/* A later write over that home range that did not land as a HOME
-	 * checks: the earlier HOME does not match any more either - both
-	 * rejected, the tiered data comes back (the later write was not
-	 * acknowledged: it did not land). */
-	home_write(0, 4096, 100, 10, false);
-	W.home[0][4096] = 0x77;   /* and the home bytes are mixed garbage */
+	/* A tier write after the HOME wins again. */
+	store_write(TIER_REC_DATA, 0, 0, 4100, 16384, 10, 4);
 	p = plan();
 	recovered(&p, out);
-	assert_bytes(out[0], 4096, 100, 1);
-	tplan_free(&p);
-
-	/* A file shorter than a HOME record's range: the bytes are not there. */
-	setup(NULL);
-	store_write(TIER_REC_DATA, 1, 0, 60000, 0, 1000, 4);
-	W.home_len[1] = 60500;
-	home_write(1, 60000, 1000, 4, false);
-	p = plan();
-	assert_int_equal(p.copy_bytes, 1000);
+	assert_bytes(out[0], 4096, 4, 9);
+	assert_bytes(out[0], 4100, 10, 4);
+	assert_bytes(out[0], 4110, 86, 9);
 	tplan_free(&p);
 
 	/* FENCE forgets every earlier record of its file, not later ones. */
-	r = new_rec(TIER_REC_FENCE, 1, 0);
-	(void)r;
-	store_write(TIER_REC_DATA, 1, 0, 100, 4096, 10, 5);
+	new_rec(TIER_REC_FENCE, 0, 0);
+	store_write(TIER_REC_DATA, 0, 0, 100, 20480, 10, 5);
+	store_write(TIER_REC_DATA, 1, 0, 100, 24576, 10, 6);
 	p = plan();
+	assert_int_equal(p.npieces[0], 1);
+	assert_int_equal(p.pieces[0][0].file_off, 100);
 	assert_int_equal(p.npieces[1], 1);
-	assert_int_equal(p.pieces[1][0].file_off, 100);
 	assert_int_equal(p.fences, 1);
 	tplan_free(&p);
 }
