@@ -179,7 +179,9 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 
 void engine_file_put(struct daemon *d, struct dfile *f)
 {
-	if (--f->refs || !pol_list_empty(&f->ops))
+	/* Every op holds its registration, which holds a reference: the
+	 * last one goes when the file has no op left. */
+	if (--f->refs)
 		return;
 	pol_list_del(&f->link);
 	close(f->fd);
@@ -208,14 +210,11 @@ static void unblock(struct daemon *d, struct dfile *f)
 			pol_list_add_tail(&d->ready, &b->blink);
 		}
 	}
-	/* A file nobody holds any more goes once its last op is done. */
-	if (!f->refs && pol_list_empty(&f->ops)) {
-		f->refs = 1;
-		engine_file_put(d, f);
-	}
 }
 
-/* An op is finished: its entry is completed and the next ones may go. */
+/* An op is finished: the next ones of its file may go, then its entry is
+ * completed (which may free its registration and, with the last one, the
+ * file: nothing looks at either afterwards). */
 static void op_finish(struct daemon *d, struct dop *op)
 {
 	struct dfile *f = op->reg->file;
@@ -224,10 +223,10 @@ static void op_finish(struct daemon *d, struct dop *op)
 	op->state = OP_DONE;
 	pol_list_del(&op->flink);
 	d->ops_total++;
-	session_op_done(d, op);
-	engine_op_free(d, op);
 	if (was_first || pol_list_empty(&f->ops))
 		unblock(d, f);
+	session_op_done(d, op);
+	engine_op_free(d, op);
 }
 
 /* ------------------------------------------------------------------------

@@ -5,7 +5,9 @@
 Groups (daemon_test.py GROUP):
   cli       iosigd's command line: --help, --version, bad options, a bad
             configuration, a socket path taken by a live daemon or by a
-            file, SIGTERM with nothing queued (no root needed)
+            file, SIGTERM with nothing queued (no root needed); the client:
+            one connect per 5 s when nothing answers, no daemon of another
+            user trusted (root)
   programs  ext4 and xfs loop mounts, every home-device policy: dd, tar,
             gzip and sqlite3 (a real workload, PRAGMA integrity_check) under
             iosig-redirect, and dwork's every-call program built plainly
@@ -792,9 +794,86 @@ def test_cli():
         d3 = Daemon(s, "d2", config([], "noop")).start()
         check(d3.alive() and d3.status()["daemon"]["pid"] == d3.p.pid, "a stale socket is replaced")
         check(d3.stop() == 0, "iosigd exits 0")
+        client_connects(s)
+        if os.geteuid() == 0:
+            untrusted_daemon(s)
     finally:
         Daemon.kill_all()
         s.close()
+
+
+def client_connects(s):
+    """A socket that accepts and hangs up at once: a program that makes 30
+    annotated opens within a second connects once (then every 5 s)."""
+    import threading
+    path = s.path("hangup.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path)
+    srv.listen(64)
+    accepted = []
+
+    def serve():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            c.close()
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    work = s.path("connects")
+    os.makedirs(work)
+    script = "for i in $(seq 30); do echo $i > %s/f$i; done" % work
+    r, o, e = redirected(None, work, ["sh", "-c", script], env={"IOSIG_DAEMON_SOCKET": path})
+    srv.close()
+    check(r == 0 and len(os.listdir(work)) == 30, "the program runs as without a daemon (%r)" % e)
+    # echo is a builtin of sh: every open is in one process.
+    check(len(accepted) == 1, "one connect for 30 opens in one process (%d)" % len(accepted))
+
+
+def untrusted_daemon(s):
+    """A daemon running as another user (nobody) is never given a byte:
+    the client checks SO_PEERCRED (root's or its own uid only)."""
+    ddir = s.path("nobody")
+    os.makedirs(ddir)
+    os.chmod(ddir, 0o777)
+    os.chmod(s.dir, 0o755)
+    sock = os.path.join(ddir, "iosigd.sock")
+    cfg = os.path.join(ddir, "config.yaml")
+    with open(cfg, "w") as f:
+        f.write("daemon:\n  policy: noop\n")
+    os.chmod(cfg, 0o644)
+    log = open(os.path.join(ddir, "log"), "w")
+    p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", IOSIGD, "-f",
+                          "--socket", sock, "--config", cfg], stdout=log, stderr=log,
+                         preexec_fn=_die_with_parent)
+    try:
+        for _ in range(300):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.01)
+        work = s.path("trust")
+        os.makedirs(work)
+        dlog = s.path("trust.log")
+        r, o, e = redirected(None, work, [DWORK, "calls", os.path.join(work, "calls")],
+                             env={"IOSIG_DAEMON_SOCKET": sock, "IOSIG_LOG": dlog})
+        with open(dlog) as f:
+            text = f.read()
+        check(r == 0 and "neither root nor this user: not used" in text,
+              "a daemon of uid nobody is not used (%r)" % text[-300:])
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        c.connect(sock)
+        c.send(msg(6))
+        m = c.recv(9000)
+        c.close()
+        st = json.loads(m[24:24 + struct.unpack_from("<I", m, 20)[0]])
+        check(st["daemon"]["operations"] == 0 and not st["devices"],
+              "it never saw a descriptor or an operation (%s)" % json.dumps(st["daemon"]))
+    finally:
+        p.terminate()
+        p.wait()
+        log.close()
 
 
 GROUPS = {"cli": test_cli, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,

@@ -404,20 +404,22 @@ static int cmd_xproc(const char *path, uint32_t rounds)
  * range is not allocated on the device yet (delayed allocation). */
 static int64_t phys(int fd, uint64_t off)
 {
-	struct {
+	union {
 		struct fiemap fm;
-		struct fiemap_extent e[1];
-	} m;
+		char space[sizeof(struct fiemap) + sizeof(struct fiemap_extent)];
+	} u;
+	struct fiemap *fm = &u.fm;
+	const struct fiemap_extent *e = &fm->fm_extents[0];
 
-	memset(&m, 0, sizeof(m));
-	m.fm.fm_start = off;
-	m.fm.fm_length = 1;
-	m.fm.fm_extent_count = 1;
-	if (ioctl(fd, FS_IOC_FIEMAP, &m) < 0 || m.fm.fm_mapped_extents != 1 ||
-	    (m.e[0].fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)) ||
-	    m.e[0].fe_logical > off || off >= m.e[0].fe_logical + m.e[0].fe_length)
+	memset(&u, 0, sizeof(u));
+	fm->fm_start = off;
+	fm->fm_length = 1;
+	fm->fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0 || fm->fm_mapped_extents != 1 ||
+	    (e->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)) ||
+	    e->fe_logical > off || off >= e->fe_logical + e->fe_length)
 		return -1;
-	return (int64_t)(m.e[0].fe_physical + (off - m.e[0].fe_logical));
+	return (int64_t)(e->fe_physical + (off - e->fe_logical));
 }
 
 static int cmd_fsync(const char *path, const char *dev, uint32_t blocks)
