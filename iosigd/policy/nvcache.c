@@ -16,8 +16,11 @@
  * The cache is set associative: `line`-byte lines, `ways` per set, LRU
  * within a set; a line keeps a 512-byte-sector valid mask and dirty mask,
  * so partial writes need no fill.  A read hitting lines that a read-ahead
- * is still loading waits for it.  A hit's memory access is modelled as one
- * command of the request's length at its first line's place.
+ * is still loading waits for it.  Memory accesses go where the data is: a
+ * request within one line is one memory command at that line's place, a
+ * longer one is split into a piece per line (policy.h: pieces carry their
+ * parent's data); a read-ahead reads the block device, then writes each
+ * line it loaded to its place in memory (a fill) before the line is valid.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +30,8 @@
 #include "pol_util.h"
 
 #define SECT 512u
-#define NV_POOL 256
+#define NV_POOL 4096      /* read-aheads, their fills, write-backs */
+#define NV_PIECES 4096    /* pieces of requests spanning lines */
 #define NV_MAX_SPAN 256   /* lines one cached write may touch; longer ones go through */
 
 enum { L_LOADING = 2, L_WB = 4, L_HOLD = 8 /* taken by the write being placed */ };
@@ -72,12 +76,13 @@ struct nv {
 	struct policy_list dirty;  /* lines to write back, oldest first */
 	unsigned home;             /* the block device */
 	unsigned wb_now;           /* write-backs in flight */
-	struct pol_pool internal;  /* read-ahead and write-back commands */
+	struct pol_pool internal;  /* read-ahead, fill and write-back commands */
+	struct pol_pool pieces;    /* per-line pieces of multi-line hits and writes */
 	struct pol_map streams;
 	/* counters */
 	uint64_t read_hits, read_misses, hit_bytes, bypass_bytes, ra_bytes, ra_cmds;
 	uint64_t parked_reads, write_cached, write_cached_bytes, write_through;
-	uint64_t write_through_bytes, wb_bytes, wb_cmds, evictions;
+	uint64_t write_through_bytes, wb_bytes, wb_cmds, evictions, fills;
 };
 
 static const struct policy_opt nv_opts[] = {
@@ -148,6 +153,12 @@ static int nv_init(struct policy *pol)
 	c->nlines = c->nsets * c->o.ways;
 	c->lines = calloc(c->nlines, sizeof(*c->lines));
 	if (!c->lines || pol_pool_init(&c->internal, NV_POOL) < 0) {
+		free(c->lines);
+		free(c);
+		return -ENOMEM;
+	}
+	if (pol_pool_init(&c->pieces, NV_PIECES) < 0) {
+		pol_pool_free(&c->internal);
 		free(c->lines);
 		free(c);
 		return -ENOMEM;
@@ -278,14 +289,43 @@ static void touch(struct nv *c, uint64_t off, uint64_t len)
 	}
 }
 
-/* Memory-device offset modelling an access to the cached [off, off+len). */
-static uint64_t mem_off(struct nv *c, uint64_t off, uint64_t len)
+/* Memory-device place of home byte off (its line must be cached). */
+static uint64_t mem_place(struct nv *c, uint64_t off)
 {
 	struct line *l = find(c, off / c->o.line);
-	uint64_t cap = c->env->dev[c->mem].capacity;
-	uint64_t o = (l ? line_index(c, l) * c->o.line : 0) + off % c->o.line;
 
-	return o + len <= cap ? o : (len <= cap ? cap - len : 0);
+	return (l ? line_index(c, l) * c->o.line : 0) + off % c->o.line;
+}
+
+/* Queues r (all of it in one line) for the memory device at its place. */
+static void mem_queue(struct nv *c, struct policy_req *r)
+{
+	r->pdata[1] = mem_place(c, r->offset);
+	pol_list_add_tail(&c->mem_q, &r->link);
+}
+
+/* Queues req, whose lines are all cached, for the memory device: one
+ * command if it lies in one line, else a piece per line (each at its
+ * line's place).  false when the pool lacks pieces (nothing queued). */
+static bool to_mem(struct nv *c, struct policy_req *req)
+{
+	uint64_t first = req->offset / c->o.line, last = (req->offset + req->len - 1) / c->o.line;
+	uint64_t now = c->env->now(c->env);
+
+	if (first == last) {
+		mem_queue(c, req);
+		return true;
+	}
+	if (c->pieces.cap - c->pieces.used < last - first + 1)
+		return false;
+	pol_pieces_begin(req, last - first + 1);
+	for (uint64_t b = first; b <= last; b++) {
+		uint64_t s = b == first ? req->offset : b * c->o.line;
+		uint64_t e = b == last ? req->offset + req->len : (b + 1) * c->o.line;
+
+		mem_queue(c, pol_piece_get(&c->pieces, req, s, e - s, now));
+	}
+	return true;
 }
 
 /* Caches a write: true when every line took it. */
@@ -434,11 +474,16 @@ static void route_read(struct nv *c, struct policy_req *r)
 {
 	switch (lookup(c, r->offset, r->len)) {
 	case HIT:
+		if (!to_mem(c, r)) {
+			/* No pieces left: read it from the block device. */
+			c->read_misses++;
+			c->bypass_bytes += r->len;
+			pol_list_add_tail(&c->blk_q, &r->link);
+			break;
+		}
 		c->read_hits++;
 		c->hit_bytes += r->len;
 		touch(c, r->offset, r->len);
-		r->pdata[1] = mem_off(c, r->offset, r->len);
-		pol_list_add_tail(&c->mem_q, &r->link);
 		break;
 	case WAIT:
 		c->parked_reads++;
@@ -475,11 +520,10 @@ static int nv_submit(struct policy *pol, struct policy_req *req)
 		route_read(c, req);
 		return 0;
 	}
-	if (cache_write(c, req)) {
+	if (c->pieces.cap - c->pieces.used >= req->len / c->o.line + 2 && cache_write(c, req)) {
 		c->write_cached++;
 		c->write_cached_bytes += req->len;
-		req->pdata[1] = mem_off(c, req->offset, req->len);
-		pol_list_add_tail(&c->mem_q, &req->link);
+		to_mem(c, req);
 	} else {
 		c->write_through++;
 		c->write_through_bytes += req->len;
@@ -563,32 +607,67 @@ static void nv_dispatch(struct policy *pol)
 		;
 }
 
+/* Reads parked on lines of [off, off + len) that are loaded now go on. */
+static void unpark(struct nv *c, uint64_t off, uint64_t len)
+{
+	for (struct policy_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
+			off > c->parked_maxlen ? off - c->parked_maxlen : 0, 0)),
+	     *next; r && r->offset < off + len; r = next) {
+		next = pol_req_of_tnode(pol_tree_next(c->parked, &r->tnode));
+		if (lookup(c, r->offset, r->len) != WAIT) {
+			pol_tree_remove(&c->parked, &r->tnode);
+			route_read(c, r);
+		}
+	}
+}
+
+static void loaded(struct nv *c, struct line *l)
+{
+	l->flags &= (uint8_t)~L_LOADING;
+	l->valid |= c->spl >= 64 ? ~0ull : (1ull << c->spl) - 1;
+}
+
 static void nv_complete(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
+	uint64_t now = c->env->now(c->env);
 
+	if (pol_pool_owns(&c->pieces, req)) {
+		int status;
+		struct policy_req *parent = pol_piece_done(&c->pieces, req, &status);
+
+		if (parent)
+			c->env->finish(c->env, parent, status);
+		return;
+	}
 	if (!pol_pool_owns(&c->internal, req))
 		return;
 	if (req->op == POLICY_OP_READ) {
-		/* Read-ahead landed: its lines are valid now. */
+		/* Read-ahead landed: each line it loaded is written to its place
+		 * in memory (a fill), and valid once there. */
 		for (uint64_t o = req->offset; o < req->offset + req->len; o += c->o.line) {
 			struct line *l = find(c, o / c->o.line);
+			struct policy_req *f;
 
 			if (!l || !(l->flags & L_LOADING))
 				continue;
-			l->flags &= (uint8_t)~L_LOADING;
-			l->valid |= c->spl >= 64 ? ~0ull : (1ull << c->spl) - 1;
-		}
-		/* Reads that waited for it: those overlapping what it loaded. */
-		for (struct policy_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
-				req->offset > c->parked_maxlen ? req->offset - c->parked_maxlen : 0, 0)),
-		     *next; r && r->offset < req->offset + req->len; r = next) {
-			next = pol_req_of_tnode(pol_tree_next(c->parked, &r->tnode));
-			if (lookup(c, r->offset, r->len) != WAIT) {
-				pol_tree_remove(&c->parked, &r->tnode);
-				route_read(c, r);
+			f = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home,
+					 o / c->o.line * c->o.line, c->o.line, 0, now);
+			if (!f) {
+				loaded(c, l);   /* no request left: valid without a fill */
+				continue;
 			}
+			c->fills++;
+			mem_queue(c, f);
 		}
+		unpark(c, req->offset, req->len);
+	} else if (req->issued_dev == c->mem) {
+		/* A fill: its line is valid now. */
+		struct line *l = find(c, req->offset / c->o.line);
+
+		if (l && (l->flags & L_LOADING))
+			loaded(c, l);
+		unpark(c, req->offset, req->len);
 	} else {
 		/* Write-back done: lines not rewritten meanwhile are clean. */
 		for (uint64_t o = req->offset / c->o.line * c->o.line; o < req->offset + req->len;
@@ -635,6 +714,7 @@ static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "writeback_bytes", (double)c->wb_bytes);
 	emit(ctx, "writeback_cmds", (double)c->wb_cmds);
 	emit(ctx, "evictions", (double)c->evictions);
+	emit(ctx, "fills", (double)c->fills);
 	emit(ctx, "dirty_lines", (double)dirty);
 }
 
@@ -648,6 +728,7 @@ static void nv_fini(struct policy *pol)
 		free(c->streams.vals[i]);
 	pol_map_free(&c->streams);
 	pol_pool_free(&c->internal);
+	pol_pool_free(&c->pieces);
 	free(c->lines);
 	free(c);
 	pol->priv = NULL;

@@ -79,7 +79,7 @@ static void test_register_rejects(void **state)
 	ops[0] = dummy_ops("t-version");
 	ops[0].version = POLICY_OPS_VERSION + 1;
 	assert_int_equal(policy_register(&ops[0], err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "ops version 3, this build needs 2"));
+	assert_non_null(strstr(err, "ops version 4, this build needs 3"));
 
 	ops[1] = dummy_ops("t-hook");
 	ops[1].tick = NULL;
