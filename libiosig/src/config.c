@@ -434,7 +434,7 @@ static int oom(struct cat_yaml *p)
 	return -ENOMEM;
 }
 
-static bool parse_bool(const char *s, bool *ret)
+bool cat_parse_bool(const char *s, bool *ret)
 {
 	static const char *const yes[] = { "true", "yes", "on" };
 	static const char *const no[] = { "false", "no", "off" };
@@ -456,8 +456,7 @@ static const char *const class_names[IOSIG_CLASS_COUNT] = {
 	"ram", "nvm", "ssd", "hdd", "raid", "network",
 };
 
-static int parse_class(struct cat_yaml *p, const yaml_node_t *node, const char *key,
-		       uint8_t *ret)
+int cat_yaml_class(struct cat_yaml *p, const yaml_node_t *node, const char *key, uint8_t *ret)
 {
 	const char *s = cat_yaml_scalar(p, node, key, cat_type_expect(CAT_T_CLASS));
 	const char *hint;
@@ -789,7 +788,7 @@ static int parse_value(struct cat_yaml *p, const struct cfg_key *k, const yaml_n
 		s = cat_yaml_scalar(p, node, k->name, cat_type_expect(k->type));
 		if (!s)
 			return -EINVAL;
-		if (!parse_bool(s, &b))
+		if (!cat_parse_bool(s, &b))
 			return cat_yaml_err(p, node, "%s: bad value '%s': expected true or false",
 					k->name, cat_yaml_shown(s, sb, sizeof(sb)));
 		switch (k->key) {
@@ -844,7 +843,7 @@ static int parse_value(struct cat_yaml *p, const struct cfg_key *k, const yaml_n
 		return 0;
 	}
 	case CAT_T_CLASS:
-		return parse_class(p, node, k->name, &v->cls);
+		return cat_yaml_class(p, node, k->name, &v->cls);
 	case CAT_T_LABELS:
 		return parse_labels(p, node, &v->labels);
 	case CAT_T_LAYOUT:
@@ -1022,7 +1021,7 @@ static int parse_classes(struct cat_yaml *p, const yaml_node_t *node)
 
 		if (!kn || !vn)
 			continue;
-		if (parse_class(p, kn, "classes", &cls) < 0)
+		if (cat_yaml_class(p, kn, "classes", &cls) < 0)
 			return -EINVAL;
 		if (check_dup(p, node->data.mapping.pairs.start, pair, kn, "classes") < 0)
 			return -EINVAL;
