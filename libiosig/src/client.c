@@ -47,6 +47,7 @@
 #define CL_RING_ENTRIES 4096u
 #define CL_RING_DATA (8ull << 20)
 #define CL_RETRY_NS (5ull * 1000000000ull)   /* after a failed connect */
+#define CL_TIER_WAIT_NS (60ull * 1000000000ull)  /* for a restarted daemon (tiers) */
 #define CL_ANSWER_MS 5000                    /* the daemon answers within this */
 #define CL_SYSTEM_SOCKET "/run/iosigd/iosigd.sock"
 
@@ -486,6 +487,7 @@ void client_register(int fd, int flags, const struct iosig_sig *sig)
 	f->flags = fl;
 	f->refs = 1;
 	f->nfds = 1;
+	f->tiered = m.u.registered.flags & IOSD_REG_TIERED;
 	s->files[h] = f;
 	C.host->set(f->priv, CL_INTERNAL);
 	if (C.host->set(fd, f) < 0) {
@@ -711,6 +713,36 @@ static int64_t replay(struct cl_session *s, struct iosd_entry *e, uint64_t *ret_
 	return r < 0 ? -errno : 0;
 }
 
+/* The daemon died while it may have kept the newest data of some of our
+ * files in a tier: plain I/O on them must wait until a restarted daemon
+ * has put that data home (it listens only once its recovery is done), at
+ * most CL_TIER_WAIT_NS.  Not when the daemon stopped cleanly (it wrote
+ * everything home first and said so in the ring). */
+static void wait_for_recovery(struct cl_session *s)
+{
+	uint64_t t0 = cl_now();
+	bool tiered = false;
+
+	for (uint32_t h = 0; h < s->nfiles_cap && !tiered; h++)
+		tiered = s->files[h] && s->files[h]->tiered && !s->files[h]->gone;
+	if (!tiered || (atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) &
+			IOSD_RING_HOME))
+		return;
+	while (cl_now() - t0 < CL_TIER_WAIT_NS) {
+		int fd = connect_daemon();
+
+		if (fd >= 0) {
+			cl_sys_close(fd);
+			warn("iosigd is back after %.1f s: what it kept in a tier is home",
+			     (double)(cl_now() - t0) / 1e9);
+			return;
+		}
+		usleep(50 * 1000);
+	}
+	warn("iosigd did not come back within %u s: data it kept in a tier for this process's files is home only once it runs again; going on without it",
+	     (unsigned)(CL_TIER_WAIT_NS / 1000000000ull));
+}
+
 void cl_takeover(struct cl_session *s, const char *why)
 {
 	uint64_t t0;
@@ -720,6 +752,7 @@ void cl_takeover(struct cl_session *s, const char *why)
 		return;
 	t0 = cl_now();
 	s->dead = true;
+	wait_for_recovery(s);
 	/* Every entry published and not done, in ring order: what the
 	 * program was told is written is written, in the order it was. */
 	for (uint32_t pos = s->prod.reclaim; pos != s->prod.tail; pos++) {

@@ -27,6 +27,7 @@ struct cl_file {
 	int flags;             /* file status flags (O_APPEND, access mode) */
 	int err;               /* errno of a failed write, for the next fsync/close */
 	bool gone;             /* unregistered, detached or taken over: plain */
+	bool tiered;           /* its device keeps data in a tier (IOSD_REG_TIERED) */
 };
 
 /* The process's session with iosigd. */
