@@ -52,6 +52,7 @@
 #include <linux/falloc.h>
 
 #include "iosigd.h"
+#include "tiers.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020   /* Linux 6.9: ignore O_APPEND for this write */
@@ -153,6 +154,8 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 		f = pol_container_of(l, struct dfile, link);
 		if (f->st_dev == st_dev && f->ino == ino) {
 			f->refs++;
+			if (f->tier)
+				tiers_file_fd(d, f, fd);
 			return f;
 		}
 	}
@@ -173,20 +176,37 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 	file_reset_ranges(f);
 	if (fstat(f->fd, &st) == 0)
 		f->logical_end = (uint64_t)st.st_size;
+	if (dev->tiers) {
+		if (tiers_file_new(d, f) < 0) {
+			close(f->fd);
+			free(f);
+			return NULL;
+		}
+		tiers_file_fd(d, f, fd);
+	}
 	pol_list_add_tail(&d->files, &f->link);
 	return f;
+}
+
+void engine_file_destroy(struct daemon *d, struct dfile *f)
+{
+	pol_list_del(&f->link);
+	tiers_file_free(f);
+	close(f->fd);
+	extmap_free(&f->map);
+	free(f);
 }
 
 void engine_file_put(struct daemon *d, struct dfile *f)
 {
 	/* Every op holds its registration, which holds a reference: the
-	 * last one goes when the file has no op left. */
+	 * last one goes when the file has no op left (its tier data home
+	 * first: tiers.c keeps it until then). */
 	if (--f->refs)
 		return;
-	pol_list_del(&f->link);
-	close(f->fd);
-	extmap_free(&f->map);
-	free(f);
+	if (f->tier && tiers_file_release(d, f))
+		return;
+	engine_file_destroy(d, f);
 }
 
 /* Moves the file's blocked ops whose turn came to the ready list. */
@@ -215,7 +235,7 @@ static void unblock(struct daemon *d, struct dfile *f)
 /* An op is finished: the next ones of its file may go, then its entry is
  * completed (which may free its registration and, with the last one, the
  * file: nothing looks at either afterwards). */
-static void op_finish(struct daemon *d, struct dop *op)
+void engine_op_finish(struct daemon *d, struct dop *op)
 {
 	struct dfile *f = op->reg->file;
 	bool was_first = f->ops.next == &op->flink;
@@ -248,7 +268,7 @@ static unsigned env_inflight(struct policy_env *env, unsigned dev)
 	return dev == 0 ? env_dev(env)->inflight : 0;
 }
 
-static struct io_uring_sqe *get_sqe(struct daemon *d)
+struct io_uring_sqe *engine_sqe(struct daemon *d)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->uring);
 
@@ -275,7 +295,7 @@ static int op_submit_io(struct daemon *d, struct dop *op)
 		io_uring_submit(&d->uring);
 		d->uring_pending = 0;
 	}
-	sqe = get_sqe(d);
+	sqe = engine_sqe(d);
 	if (!sqe)
 		return -EBUSY;
 	switch (op->op) {
@@ -287,7 +307,7 @@ static int op_submit_io(struct daemon *d, struct dop *op)
 			sqe->rw_flags = RWF_NOAPPEND;
 		sqe->flags |= IOSQE_IO_LINK;
 		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | TAG_IO);
-		sync = get_sqe(d);
+		sync = engine_sqe(d);
 		if (!sync)
 			return -EBUSY;
 		io_uring_prep_sync_file_range(sync, fd, (unsigned)(op->len - op->done),
@@ -358,7 +378,7 @@ static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 		io_uring_submit(&d->uring);
 		d->uring_pending = 0;
 	}
-	sqe = get_sqe(d);
+	sqe = engine_sqe(d);
 	if (!sqe) {
 		free(g);
 		return -EBUSY;
@@ -374,7 +394,7 @@ static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 		sqe->rw_flags = RWF_NOAPPEND;
 	sqe->flags |= IOSQE_IO_LINK;
 	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
-	sync = get_sqe(d);
+	sync = engine_sqe(d);
 	io_uring_prep_sync_file_range(sync, first->reg->fd, (unsigned)total, first->foff, SFR_ALL);
 	io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)g | TAG_GSYNC);
 	g->cqes = 2;
@@ -428,13 +448,19 @@ static void member_done(struct daemon *d, struct dop *op)
 
 static int env_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset)
 {
-	struct ddev *dv = env_dev(env);
+	if (dev != 0)
+		return -EINVAL;
+	return engine_issue_home(env_dev(env), req, offset);
+}
+
+int engine_issue_home(struct ddev *dv, struct policy_req *req, uint64_t offset)
+{
 	struct daemon *d = dv->d;
 	struct dop *head;
 	uint64_t now = dnow(), off = offset;
 	unsigned n = 0;
 
-	if (!req || dev != 0)
+	if (!req)
 		return -EINVAL;
 	if (dv->inflight >= dv->info.queue_depth)
 		return -EBUSY;
@@ -500,7 +526,7 @@ static void env_finish(struct policy_env *env, struct policy_req *req, int statu
 	op->result = status < 0 ? status : -EIO;
 	if (status >= 0)
 		dlog(DLOG_ERR, "policy %s finished a request without issuing it", dv->policy_spec);
-	op_finish(dv->d, op);
+	engine_op_finish(dv->d, op);
 }
 
 static void env_wake_at(struct policy_env *env, uint64_t when)
@@ -513,6 +539,7 @@ static void env_wake_at(struct policy_env *env, uint64_t when)
 
 struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t errlen)
 {
+	char specbuf[IOSD_NAME_MAX * 2];
 	struct ddev *dv;
 	const char *spec;
 	int r;
@@ -529,7 +556,6 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 	}
 	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info);
 	dv->info.name = dv->name;
-	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
 	dv->d = d;
 	dv->st_dev = st_dev;
 	dv->wake = UINT64_MAX;
@@ -538,9 +564,18 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 		.now = env_now, .inflight = env_inflight, .issue = env_issue, .finish = env_finish,
 		.wake_at = env_wake_at,
 	};
+	/* A device with a tier: its policy gets it as device 1 (tiers.c). */
+	r = tiers_device(d, dv, &spec, specbuf, sizeof(specbuf), err, errlen);
+	if (r < 0) {
+		dlog(DLOG_ERR, "device %s: %s", dv->name, err);
+		free(dv);
+		return NULL;
+	}
+	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
 	r = policy_create(spec, &dv->env, &dv->pol, err, errlen);
 	if (r < 0) {
 		dlog(DLOG_ERR, "device %s: policy %s: %s", dv->name, spec, err);
+		tiers_device_free(d, dv);
 		free(dv);
 		return NULL;
 	}
@@ -578,7 +613,7 @@ static void command_done(struct daemon *d, struct dop *head)
 
 		next = m->merge_next;
 		op->result = op->err ? op->err : (int64_t)(op->op == IOSD_OP_READ ? op->done : op->len);
-		op_finish(d, op);
+		engine_op_finish(d, op);
 	}
 }
 
@@ -745,6 +780,10 @@ static void start(struct daemon *d, struct dop *op)
 	bool waited;
 	int r;
 
+	/* A file with tier data: an fsync, a closing barrier, a truncate
+	 * or fallocate need its data durable or home first. */
+	if (f->tier && tiers_prestart(d, op))
+		return;
 	switch (op->op) {
 	case IOSD_OP_WRITE:
 	case IOSD_OP_APPEND:
@@ -773,7 +812,7 @@ static void start(struct daemon *d, struct dop *op)
 		r = dv->pol->ops->submit(dv->pol, &op->req);
 		if (r < 0) {
 			op->result = r;
-			op_finish(d, op);
+			engine_op_finish(d, op);
 			return;
 		}
 		/* The flag at submit is not enough for every policy (BID stages
@@ -786,22 +825,27 @@ static void start(struct daemon *d, struct dop *op)
 	}
 	case IOSD_OP_BARRIER:
 		op->result = 0;
-		op_finish(d, op);
+		engine_op_finish(d, op);
 		return;
 	case IOSD_OP_TRUNCATE:
 		op->result = ftruncate(op->reg->fd, (off_t)op->foff) < 0 ? -errno : 0;
 		extmap_invalidate(&f->map);
-		op_finish(d, op);
+		engine_op_finish(d, op);
 		return;
 	default:
 		op->state = OP_ISSUED;
 		r = op_submit_io(d, op);
 		if (r < 0) {
 			op->result = r;
-			op_finish(d, op);
+			engine_op_finish(d, op);
 		}
 		return;
 	}
+}
+
+void engine_op_continue(struct daemon *d, struct dop *op)
+{
+	start(d, op);
 }
 
 /* Requests whose issue failed complete now, outside dispatch(). */
@@ -838,6 +882,10 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 
 	if (tag == TAG_PROBE || !op)
 		return;
+	if (tag >= TIERS_TAG_MIN && tag <= TIERS_TAG_MAX) {
+		tiers_cqe(d, (void *)(uintptr_t)ud, res);
+		return;
+	}
 	if (tag == TAG_GROUP || tag == TAG_GSYNC) {
 		on_group_cqe(d, (struct dgroup *)(void *)op, tag, res);
 		return;
@@ -881,7 +929,7 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 	op->result = res;
 	if (op->op == IOSD_OP_FALLOCATE)
 		extmap_invalidate(&op->reg->file->map);
-	op_finish(d, op);
+	engine_op_finish(d, op);
 }
 
 static void reap_cqes(struct daemon *d)
@@ -1021,21 +1069,17 @@ void engine_fini(struct daemon *d)
 {
 	while (!pol_list_empty(&d->sessions))
 		session_free(d, pol_container_of(d->sessions.next, struct dsession, link));
+	while (!pol_list_empty(&d->files))
+		engine_file_destroy(d, pol_container_of(d->files.next, struct dfile, link));
 	while (!pol_list_empty(&d->devs)) {
 		struct ddev *dv = pol_container_of(d->devs.next, struct ddev, link);
 
 		pol_list_del(&dv->link);
 		policy_destroy(dv->pol);
+		tiers_device_free(d, dv);
 		free(dv);
 	}
-	while (!pol_list_empty(&d->files)) {
-		struct dfile *f = pol_container_of(d->files.next, struct dfile, link);
-
-		pol_list_del(&f->link);
-		close(f->fd);
-		extmap_free(&f->map);
-		free(f);
-	}
+	tiers_close(d);
 	while (!pol_list_empty(&d->free_ops)) {
 		struct dop *op = pol_container_of(d->free_ops.next, struct dop, blink);
 
@@ -1162,7 +1206,8 @@ static void expedite_all(struct daemon *d)
  * new behind it. */
 static bool prepare_sleep(struct daemon *d)
 {
-	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring))
+	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring) ||
+	    !tiers_idle(d))
 		return false;
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
@@ -1216,7 +1261,8 @@ int engine_run(struct daemon *d)
 	for (;;) {
 		int n, timeout = prepare_sleep(d) ? -1 : 0;
 
-		if (d->draining && drained(d))
+		/* Drained: then the tiers' data goes home (tiers_shutdown()). */
+		if (d->draining && drained(d) && tiers_shutdown(d))
 			break;
 		n = epoll_wait(d->epfd, evs, 64, timeout);
 		wake_rings(d);
@@ -1268,6 +1314,7 @@ int engine_run(struct daemon *d)
 			}
 		}
 		run_failed(d);
+		tiers_run(d);
 		/* A dispatch may have finished ops (refusals) and made others
 		 * ready; they start in the next turn, which comes at once. */
 		if (d->uring_pending) {
@@ -1285,6 +1332,15 @@ int engine_run(struct daemon *d)
 			session_reap(d, s);
 		}
 		arm_timer(d);
+	}
+	/* Every byte of every file is home: clients need not wait for a
+	 * recovery when they take over. */
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+
+		if (s->version)
+			atomic_fetch_or_explicit(&s->ring.hdr->flags, IOSD_RING_HOME,
+						 memory_order_release);
 	}
 	dlog(DLOG_INFO, "drained: %" PRIu64 " operations done; exiting", d->ops_total);
 	return 0;

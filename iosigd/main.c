@@ -20,6 +20,7 @@
 
 #include "env.h"
 #include "iosigd.h"
+#include "tiers.h"
 
 #define SYSTEM_DIR "/run/iosigd"
 #define SYSTEM_SOCKET SYSTEM_DIR "/iosigd.sock"
@@ -175,6 +176,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (engine_init(&d) < 0) {
+		dconfig_free(&d.cfg);
+		return 1;
+	}
+	/* What a previous daemon left in the tiers goes home before anybody
+	 * is served (docs/tiers.md). */
+	r = tiers_open(&d, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "iosigd: %s\n", err);
+		engine_fini(&d);
 		dconfig_free(&d.cfg);
 		return 1;
 	}
