@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calls.cc - the calls a signature can describe and what they become
- * (DESIGN sections 3 and 4, iosig.h "Compiler-generated calls").
+ * (docs/design.md §3 and §4, iosig.h "Compiler-generated calls").
  *
  *   open(p, f[, m])          -> iosig_open(&site, p, f, m or 0, values...)
  *   open64, openat, creat, fopen, fopen64, freopen: likewise
@@ -12,6 +12,11 @@
  *                            -> the path argument becomes
  *                               (iosig_prepare(&site, AT_FDCWD, c_str, flags, values...), path)
  *                               with the path evaluated once
+ *   an opener f(.., path, ..) (#pragma io opener)
+ *                            -> (r = f(.., iosig_opener_begin(&site, dirfd, path, flags,
+ *                                      fmode, values...), ..),
+ *                                iosig_opener_end(&site), r)
+ *                               with the arguments libiosig reads evaluated once
  *
  * A call is recognised by the declaration it calls, not by its spelling:
  * with _FILE_OFFSET_BITS=64 glibc declares fopen with the assembler name
@@ -35,12 +40,14 @@ enum gp_shape {
 	GP_FREOPEN, /* path, mode string, stream */
 	GP_STREAM,  /* C++ stream constructor or open(): this, path[, openmode] */
 	GP_MPI,     /* MPI_File_open: comm, path, amode, info, fh */
+	GP_OPENER,  /* a declared opener: the arguments its declaration names */
 };
 
 /* Trees kept between functions (GC roots). */
 enum gp_tree_index {
 	GP_T_OPEN, GP_T_OPEN64, GP_T_OPENAT, GP_T_CREAT, GP_T_FOPEN, GP_T_FOPEN64,
-	GP_T_FREOPEN, GP_T_PREPARE, GP_T_JOBWIDE, GP_T_MPI_FILE_OPEN,
+	GP_T_FREOPEN, GP_T_PREPARE, GP_T_JOBWIDE, GP_T_MPI_FILE_OPEN, GP_T_OPENER_BEGIN,
+	GP_T_OPENER_END,
 	GP_T_SITE_TYPE,       /* struct iosig_site */
 	GP_T_STREAM_FLAGS,    /* openmode bits -> open(2) flags table */
 	GP_T_KEPT,            /* TREE_LIST of trees kept for pragmas (gp_keep_tree) */
@@ -93,6 +100,10 @@ static const struct {
 
 static const struct gp_callee gp_stream_callee = {
 	"std::basic_fstream", "iosig_prepare", GP_T_PREPARE, GP_STREAM, 2, 3, false
+};
+
+static const struct gp_callee gp_opener_callee = {
+	"opener", "iosig_opener_begin", GP_T_OPENER_BEGIN, GP_OPENER, 0, 0, false
 };
 
 /* ---- recognising calls -------------------------------------------------- */
@@ -197,6 +208,29 @@ static bool gp_classify_stream(tree fndecl, tree call, struct gp_call *ret)
 	return false;
 }
 
+/* The C library function fndecl is, if it is one of the supported ones. */
+static const struct gp_callee *gp_library_callee(tree fndecl)
+{
+	if (!DECL_NAME(fndecl) || !TREE_PUBLIC(fndecl) || !gp_global_scope_p(fndecl))
+		return NULL;
+	/* The library symbol: its declared name, or name64 when glibc
+	 * redirects it (_FILE_OFFSET_BITS=64).  A C++ function of the same
+	 * name has a mangled assembler name and does not match. */
+	const char *name = IDENTIFIER_POINTER(DECL_NAME(fndecl));
+	size_t len = strlen(name);
+
+	if (len > 16)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(gp_callees); i++) {
+		if (strncmp(gp_callees[i].symbol, name, len) != 0 ||
+		    (gp_callees[i].symbol[len] && strcmp(gp_callees[i].symbol + len, "64") != 0))
+			continue;
+		if (strcmp(gp_asm_name(fndecl), gp_callees[i].symbol) == 0)
+			return &gp_callees[i];
+	}
+	return NULL;
+}
+
 bool gp_classify_call(tree *tp, struct gp_call *ret)
 {
 	tree call = *tp, fndecl;
@@ -218,34 +252,28 @@ bool gp_classify_call(tree *tp, struct gp_call *ret)
 	ret->loc = EXPR_LOCATION(call);
 	if (TREE_CODE(TREE_TYPE(fndecl)) == METHOD_TYPE || DECL_CXX_CONSTRUCTOR_P(fndecl))
 		return gp_classify_stream(fndecl, call, ret);
-	if (TREE_CODE(call) != CALL_EXPR || !DECL_NAME(fndecl) || !TREE_PUBLIC(fndecl) ||
-	    !gp_global_scope_p(fndecl))
+	if (TREE_CODE(call) != CALL_EXPR)
 		return false;
-
-	/* The library symbol: its declared name, or name64 when glibc
-	 * redirects it (_FILE_OFFSET_BITS=64).  A C++ function of the same
-	 * name has a mangled assembler name and does not match. */
-	const char *name = IDENTIFIER_POINTER(DECL_NAME(fndecl));
-	size_t len = strlen(name);
-	const char *sym;
-
-	if (len > 16)
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(gp_callees); i++) {
-		if (strncmp(gp_callees[i].symbol, name, len) != 0 ||
-		    (gp_callees[i].symbol[len] && strcmp(gp_callees[i].symbol + len, "64") != 0))
-			continue;
-		sym = gp_asm_name(fndecl);
-		if (strcmp(sym, gp_callees[i].symbol) != 0)
-			continue;
+	const struct gp_callee *ce = gp_library_callee(fndecl);
+	if (ce) {
 		unsigned n = (unsigned)call_expr_nargs(call);
-		unsigned path = gp_callees[i].shape == GP_OPENAT || gp_callees[i].shape == GP_MPI;
+		unsigned path = ce->shape == GP_OPENAT || ce->shape == GP_MPI;
 
-		if (n < gp_callees[i].min_args || n > gp_callees[i].max_args ||
+		if (n < ce->min_args || n > ce->max_args ||
 		    !POINTER_TYPE_P(TREE_TYPE(CALL_EXPR_ARG(call, path))))
 			return false;
-		ret->callee = &gp_callees[i];
-		ret->name = gp_callees[i].symbol;
+		ret->callee = ce;
+		ret->name = ce->symbol;
+		return true;
+	}
+	const struct gp_opener *o = gp_opener_of(fndecl, ret->loc);
+	if (o) {
+		for (int k = 0; k < PLUGIN_OPENER_NARGS; k++)
+			if (o->o.arg[k] > (unsigned)call_expr_nargs(call))
+				return false;
+		ret->callee = &gp_opener_callee;
+		ret->opener = o;
+		ret->name = o->o.name;
 		return true;
 	}
 	return false;
@@ -254,6 +282,16 @@ bool gp_classify_call(tree *tp, struct gp_call *ret)
 const char *gp_call_replacement(const struct gp_call *call)
 {
 	return call->callee->entry;
+}
+
+bool gp_call_stays(const struct gp_call *call)
+{
+	return call->callee->shape == GP_STREAM || call->callee->shape == GP_OPENER;
+}
+
+bool gp_supported_function(tree fndecl)
+{
+	return gp_library_callee(fndecl) != NULL;
 }
 
 /* ---- declarations of libiosig ----------------------------------------- */
@@ -322,6 +360,9 @@ static tree gp_entry_type(const struct gp_callee *callee, tree call)
 							integer_type_node,
 							TREE_TYPE(CALL_EXPR_ARG(call, 3)),
 							TREE_TYPE(CALL_EXPR_ARG(call, 4)), NULL_TREE);
+	case GP_OPENER:
+		return build_varargs_function_type_list(cstr, site, integer_type_node, cstr,
+							integer_type_node, cstr, NULL_TREE);
 	}
 	gcc_unreachable();
 }
@@ -558,6 +599,50 @@ static bool gp_rewrite_stream(const struct gp_pragma *p, struct gp_call *c, tree
 	return true;
 }
 
+/*
+ * A declared opener: libiosig decides before the call and may hand the
+ * function another path; after it, it undoes what the function did not use.
+ * The arguments libiosig reads are evaluated once, before it is called.
+ */
+static bool gp_rewrite_opener(const struct gp_pragma *p, struct gp_call *c, tree *values,
+			      unsigned nvalues)
+{
+	const struct plugin_opener *o = &c->opener->o;
+	tree call = *c->slot, site, begin, end, fixed[5], *path, r;
+
+	for (int k = 0; k < PLUGIN_OPENER_NARGS; k++)
+		if (o->arg[k])
+			CALL_EXPR_ARG(call, o->arg[k] - 1) =
+				save_expr(CALL_EXPR_ARG(call, o->arg[k] - 1));
+	path = &CALL_EXPR_ARG(call, o->arg[PLUGIN_OPENER_PATH] - 1);
+	site = gp_site(p, o->name, nvalues);
+	fixed[0] = site;
+	fixed[1] = o->arg[PLUGIN_OPENER_DIRFD] ? CALL_EXPR_ARG(call, o->arg[PLUGIN_OPENER_DIRFD] - 1)
+					       : build_int_cst(integer_type_node, AT_FDCWD);
+	fixed[2] = *path;
+	fixed[3] = o->arg[PLUGIN_OPENER_FLAGS] ? CALL_EXPR_ARG(call, o->arg[PLUGIN_OPENER_FLAGS] - 1)
+					       : integer_zero_node;
+	fixed[4] = o->arg[PLUGIN_OPENER_MODE] ? CALL_EXPR_ARG(call, o->arg[PLUGIN_OPENER_MODE] - 1)
+			 : o->fmode[0] ? gp_cstring(o->fmode)
+				       : null_pointer_node;
+	tree bdecl = gp_entry_decl(GP_T_OPENER_BEGIN, "iosig_opener_begin",
+				   gp_entry_type(c->callee, call));
+	begin = gp_build_entry_call(c->loc, bdecl, fixed, 5, values, nvalues);
+	*path = fold_convert(TREE_TYPE(*path), begin);
+	tree edecl = gp_entry_decl(GP_T_OPENER_END, "iosig_opener_end",
+				   build_function_type_list(void_type_node, const_ptr_type_node,
+							    NULL_TREE));
+	end = gp_build_entry_call(c->loc, edecl, &site, 1, NULL, 0);
+	if (VOID_TYPE_P(TREE_TYPE(call))) {
+		*c->slot = build2(COMPOUND_EXPR, void_type_node, call, end);
+	} else {
+		r = save_expr(call);
+		*c->slot = build2(COMPOUND_EXPR, TREE_TYPE(call),
+				  build2(COMPOUND_EXPR, void_type_node, r, end), r);
+	}
+	return true;
+}
+
 bool gp_rewrite_call(const struct gp_pragma *p, struct gp_call *c, tree *values,
 		     unsigned nvalues)
 {
@@ -569,6 +654,8 @@ bool gp_rewrite_call(const struct gp_pragma *p, struct gp_call *c, tree *values,
 
 	if (ce->shape == GP_STREAM)
 		return gp_rewrite_stream(p, c, values, nvalues);
+	if (ce->shape == GP_OPENER)
+		return gp_rewrite_opener(p, c, values, nvalues);
 	if (ce->lfs_alias && TYPE_PRECISION(long_integer_type_node) < 64) {
 		error_at(c->loc, "%qs (selected by %<_FILE_OFFSET_BITS=64%>) has no libiosig "
 			 "replacement on this 32-bit target; the call is left as written",

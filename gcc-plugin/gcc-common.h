@@ -62,6 +62,10 @@ extern tree identifier_global_value(tree id) __attribute__((weak));
 /* Declared in c-tree.h (C) and cp-tree.h (C++); both define it. */
 extern void mark_exp_read(tree exp) __attribute__((weak));
 extern c_language_kind c_language __attribute__((weak));
+/* The C family's preprocessor and libcpp's hooks into it. */
+extern cpp_reader *parse_in __attribute__((weak));
+extern cpp_callbacks *cpp_get_callbacks(cpp_reader *) __attribute__((weak));
+extern void cpp_define(cpp_reader *, const char *) __attribute__((weak));
 
 /* ---- C++ front end only (cc1plus) ------------------------------------- */
 
@@ -75,7 +79,8 @@ extern void clear_cv_and_fold_caches(void) __attribute__((weak));
 static inline bool gp_have_c_family(void)
 {
 	return c_register_pragma_with_expansion && pragma_lex && add_stmt && current_stmt_tree &&
-	       lookup_name && identifier_global_value && &c_language;
+	       lookup_name && identifier_global_value && &c_language && &parse_in &&
+	       cpp_get_callbacks && cpp_define;
 }
 
 /* True when compiling C++ (cc1plus with its front-end symbols). */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iosig-plugin.h - what the files of the GCC plugin share (DESIGN sections
- * 3 and 4).  Private to gcc-plugin/; every non-static name starts with gp_.
+ * iosig-plugin.h - what the files of the GCC plugin share (docs/design.md
+ * §3 and §4).  Private to gcc-plugin/; every non-static name starts with gp_.
  *
  *   plugin.cc   plugin_init, options, help, version check, callbacks
  *   pragma.cc   #pragma io: tokens -> text, libiosig parser, registries,
  *               the statement marker, file-scope jobwide
  *   bind.cc     per function (PLUGIN_PRE_GENERICIZE): find the markers,
- *               bind each pragma to the first supported call after it,
- *               rewrite the calls
+ *               bind each pragma to the first supported call of the
+ *               statement after it, rewrite the calls
  *   calls.cc    which calls are supported, the site descriptors, the
  *               libiosig entry points, the rewrites
  *   lower.cc    signature value expressions -> GENERIC evaluated at the
@@ -40,6 +40,9 @@ extern struct gp_options gp_opts;
 /* Errors the plugin itself reported (in its pragma handler and per
  * function), so that it can tell whether the front end found others. */
 extern int gp_own_errors;
+/* Non-zero while the plugin's own callbacks run (the diagnostics then are
+ * its own). */
+extern int gp_busy;
 
 /* True if the compilation has errors that are not the plugin's: the code
  * may be erroneous, no code will be generated. */
@@ -96,6 +99,14 @@ struct gp_pragma {
 	unsigned nbindings;
 };
 
+/* A function declared with '#pragma io opener': its calls are supported
+ * calls from the pragma on. */
+struct gp_opener {
+	tree decl;                   /* the FUNCTION_DECL (kept by gp_keep_tree) */
+	struct plugin_opener o;      /* what the pragma says */
+	location_t loc;              /* the pragma */
+};
+
 /* ---- pragma.cc ---- */
 
 void gp_register_pragmas(void *gcc_data, void *user_data);
@@ -109,6 +120,8 @@ bool gp_any_function_pragma(void);
 location_t gp_span_location(const struct gp_pragma *p, uint32_t off, uint32_t len);
 /* Source range of an expression of p (a slot or a node below one). */
 location_t gp_expr_location(const struct gp_pragma *p, const struct iosig_expr *e);
+/* The opener declaration of fndecl in force at `at` (a call), or NULL. */
+const struct gp_opener *gp_opener_of(tree fndecl, location_t at);
 /* PLUGIN_FINISH_DECL: marks used a variable that a value names and that is
  * declared after its pragma. */
 void gp_finish_decl(void *gcc_data, void *user_data);
@@ -119,6 +132,9 @@ void gp_pragmas_finish(void *gcc_data, void *user_data);
 /* ---- bind.cc ---- */
 
 void gp_pre_genericize(void *gcc_data, void *user_data);
+/* Reports the unbound pragma at loc as unbound= says (nothing after errors
+ * of the front end). */
+void gp_report_unbound(location_t loc, const struct plugin_unbound_info *u);
 
 /* ---- lower.cc ---- */
 
@@ -145,7 +161,8 @@ struct gp_call {
 	tree *slot;                 /* where the call expression lives */
 	tree fndecl;                /* the function called */
 	const struct gp_callee *callee;
-	const char *name;           /* symbol replaced: "open", "fopen64" ... */
+	const struct gp_opener *opener; /* a declared opener, or NULL */
+	const char *name;           /* symbol replaced: "open", "fopen64" ..., the opener */
 	location_t loc;
 };
 
@@ -153,8 +170,13 @@ struct gp_call {
  * return true. */
 bool gp_classify_call(tree *tp, struct gp_call *ret);
 /* The libiosig function a supported call becomes ("iosig_open"), or the one
- * called before it ("iosig_prepare" for C++ streams). */
+ * called before it ("iosig_prepare" for C++ streams, "iosig_opener_begin"
+ * for openers). */
 const char *gp_call_replacement(const struct gp_call *call);
+/* True if the call stays and libiosig is called before it. */
+bool gp_call_stays(const struct gp_call *call);
+/* True if fndecl is one of the supported C library functions. */
+bool gp_supported_function(tree fndecl);
 /* Rewrites the call with the site of p and its run-time values (doubles).
  * False after reporting an error (the call is then left unchanged). */
 bool gp_rewrite_call(const struct gp_pragma *p, struct gp_call *call, tree *values,

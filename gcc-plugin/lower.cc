@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lower.cc - signature values as code (DESIGN section 3: "values are
+ * lower.cc - signature values as code (docs/design.md §3: "values are
  * integer C expressions evaluated at run time at the call site").
  *
  * A slot expression of the libiosig parser (identifiers, constants, units,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plugin.cc - entry point of iosig.so, the GCC plugin that turns
- * "#pragma io sig ..." annotations into calls of libiosig (DESIGN
- * sections 3 and 4): version check, -fplugin-arg-iosig-* options, help,
+ * "#pragma io sig ..." annotations into calls of libiosig (docs/design.md
+ * §3 and §4): version check, -fplugin-arg-iosig-* options, help,
  * and the callbacks that do the work.
  */
 #include "iosig-plugin.h"
@@ -12,6 +12,7 @@
 __attribute__((visibility("default"))) int plugin_is_GPL_compatible;
 
 int gp_own_errors;
+int gp_busy;
 
 struct gp_options gp_opts = {
 	.verbose = false,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pragma.cc - "#pragma io ..." in the C and C++ front ends (DESIGN
- * section 3).
+ * pragma.cc - "#pragma io ..." in the C and C++ front ends (docs/design.md
+ * §3).
  *
  * The whole "io" pragma namespace has one handler, registered with macro
  * expansion so that macros in values work.  The handler turns the tokens
@@ -32,6 +32,7 @@ struct gp_regscope {
 };
 
 static vec<struct gp_pragma *> gp_table;
+static vec<struct gp_opener *> gp_openers;
 /* Names used by values that named nothing where the pragma is: the program
  * may declare them between the pragma and the call (values are evaluated
  * at the call).  Such a declaration in the same function is marked used
@@ -206,12 +207,172 @@ static void gp_text_string(struct gp_text *t, tree str, location_t loc)
 	XDELETEVEC(lit.buf);
 }
 
-/* A number token as decimal text the parser reads back exactly. */
+/* ---- numbers the front end's lexer rejects ------------------------------
+ * A unit glued to a number (64KiB) is a number with a suffix that C does
+ * not know: GCC's C lexer says "invalid suffix" and hands on an error,
+ * C++11 and later a user-defined literal.  In a pragma the signature parser
+ * says what it is and what to write instead, so for a number on a "#pragma
+ * io" line the plugin keeps the lexer's error to itself and gives the
+ * parser the number as written: one message, the one clang users get. */
+
+static bool (*gp_cpp_diagnostic_next)(cpp_reader *, enum cpp_diagnostic_level,
+				      enum cpp_warning_reason, rich_location *, const char *,
+				      va_list *);
+
+/* Skips blanks of text[i..len). */
+static size_t gp_skip_blanks(const char *text, size_t len, size_t i)
+{
+	while (i < len && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	return i;
+}
+
+/* True if text[i..len) starts with the word w. */
+static bool gp_word_at(const char *text, size_t len, size_t i, const char *w)
+{
+	size_t n = strlen(w);
+
+	return i + n <= len && memcmp(text + i, w, n) == 0 &&
+	       (i + n == len || !ISIDNUM(text[i + n]));
+}
+
+/* True if the source at loc is a number on a line of "#pragma io". */
+static bool gp_number_in_io_pragma(location_t loc)
+{
+	expanded_location x;
+	int line;
+
+	if (linemap_location_from_macro_expansion_p(line_table, loc))
+		return false;
+	x = expand_location(loc);
+	if (!x.file || x.line <= 0 || x.column <= 0)
+		return false;
+	char_span here = location_get_source_line(x.file, x.line);
+	if (!here || (size_t)x.column > here.length() ||
+	    !(ISDIGIT(here[x.column - 1]) || here[x.column - 1] == '.'))
+		return false;
+	/* The start of the logical line: earlier lines ending in '\\'. */
+	for (line = x.line; line > 1; line--) {
+		char_span prev = location_get_source_line(x.file, line - 1);
+
+		if (!prev || prev.length() == 0 || prev[prev.length() - 1] != '\\')
+			break;
+	}
+	char_span first = location_get_source_line(x.file, line);
+	const char *text = first.get_buffer();
+	size_t len = first ? first.length() : 0, i = gp_skip_blanks(text, len, 0);
+
+	if (i >= len || text[i] != '#')
+		return false;
+	i = gp_skip_blanks(text, len, i + 1);
+	if (!gp_word_at(text, len, i, "pragma"))
+		return false;
+	return gp_word_at(text, len, gp_skip_blanks(text, len, i + 6), "io");
+}
+
+/* ---- a pragma inside an expression --------------------------------------
+ * GCC's parsers take a pragma only between statements and declarations;
+ * inside an expression ("int fd = OPEN_TMP(p)" with a _Pragma in the macro)
+ * they report an error at it and never call the handler.  The plugin adds
+ * a note to that error saying what to write (the clang plugin gives the same
+ * note): it recognises the io pragma by the source at the error. */
+
+static diagnostic_finalizer_fn gp_finalizer_next;
+
+/* True if the source at loc is the "io" of "#pragma io" or a "_Pragma" whose
+ * string starts with "io". */
+static bool gp_io_pragma_at(location_t loc)
+{
+	expanded_location x = expand_location(
+		linemap_resolve_location(line_table, loc, LRK_SPELLING_LOCATION, NULL));
+
+	if (!x.file || x.line <= 0 || x.column <= 0)
+		return false;
+	char_span line = location_get_source_line(x.file, x.line);
+	const char *text = line.get_buffer();
+	size_t len = line ? line.length() : 0, i = (size_t)x.column - 1, j;
+
+	if (i >= len)
+		return false;
+	if (gp_word_at(text, len, i, "_Pragma")) {
+		j = gp_skip_blanks(text, len, i + 7);
+		if (j >= len || text[j] != '(')
+			return false;
+		j = gp_skip_blanks(text, len, j + 1);
+		if (j >= len || text[j] != '"')
+			return false;
+		return gp_word_at(text, len, gp_skip_blanks(text, len, j + 1), "io");
+	}
+	if (!gp_word_at(text, len, i, "io"))
+		return false;
+	/* "#pragma" before it, and nothing else. */
+	j = gp_skip_blanks(text, len, 0);
+	if (j >= len || text[j] != '#')
+		return false;
+	j = gp_skip_blanks(text, len, j + 1);
+	return gp_word_at(text, len, j, "pragma") && gp_skip_blanks(text, len, j + 6) == i;
+}
+
+static void gp_finalizer(diagnostic_context *context, diagnostic_info *diagnostic,
+			 diagnostic_t orig_kind)
+{
+	location_t loc = diagnostic_location(diagnostic);
+
+	gp_finalizer_next(context, diagnostic, orig_kind);
+	/* The front end's error, not the plugin's about its own pragma. */
+	if (orig_kind == DK_ERROR && !gp_busy && gp_io_pragma_at(loc)) {
+		/* The note has a prefix of its own, and its lines of source none
+		 * (the C++ finalizer leaves the error's prefix in place). */
+		pp_destroy_prefix(context->printer);
+		diagnostic_append_note(context, loc, "%s", PLUGIN_PRAGMA_IN_EXPRESSION);
+		pp_flush(context->printer);
+	}
+}
+
+static bool gp_cpp_diagnostic(cpp_reader *pfile, enum cpp_diagnostic_level level,
+			      enum cpp_warning_reason reason, rich_location *rl, const char *msg,
+			      va_list *ap)
+{
+	if (level == CPP_DL_ERROR && gp_number_in_io_pragma(rl->get_loc()))
+		return false; /* the signature parser says it (gp_text_number) */
+	return gp_cpp_diagnostic_next(pfile, level, reason, rl, msg, ap);
+}
+
+/* The number at loc as written in the source. */
+static bool gp_number_spelling(location_t loc, char *buf, size_t size)
+{
+	expanded_location a = expand_location(get_start(loc));
+	expanded_location b = expand_location(get_finish(loc));
+	size_t n;
+
+	if (!a.file || !b.file || strcmp(a.file, b.file) != 0 || a.line != b.line ||
+	    a.column <= 0 || b.column < a.column)
+		return false;
+	char_span text = location_get_source_line(a.file, a.line);
+	n = (size_t)(b.column - a.column + 1);
+	if (!text || (size_t)b.column > text.length() || n >= size)
+		return false;
+	memcpy(buf, text.get_buffer() + a.column - 1, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* A number token as decimal text the parser reads back exactly (or as
+ * written, when C cannot read it). */
 static bool gp_text_number(struct gp_text *t, tree v, location_t loc)
 {
 	char buf[128];
 
-	if (TREE_CODE(v) == INTEGER_CST) {
+	if (v == error_mark_node) {
+		if (!gp_number_spelling(loc, buf, sizeof(buf))) {
+			error_at(loc, "this number cannot appear in a signature value");
+			return false;
+		}
+	} else if (TREE_CODE(v) == USERDEF_LITERAL) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 TREE_STRING_POINTER(USERDEF_LITERAL_NUM_STRING(v)),
+			 IDENTIFIER_POINTER(USERDEF_LITERAL_SUFFIX_ID(v)));
+	} else if (TREE_CODE(v) == INTEGER_CST) {
 		print_dec(wi::to_wide(v), buf, TYPE_SIGN(TREE_TYPE(v)));
 	} else if (TREE_CODE(v) == REAL_CST) {
 		const REAL_VALUE_TYPE *r = TREE_REAL_CST_PTR(v);
@@ -512,17 +673,6 @@ static bool gp_add_marker(struct gp_pragma *p)
 
 /* ---- the handler ---------------------------------------------------------- */
 
-static void gp_unbound_at_file_scope(struct gp_pragma *p)
-{
-#define GP_FILE_SCOPE_SIG "%<#pragma io sig%> at file scope describes no call; put it " \
-			  "inside a function, right before the call that opens the file"
-	if (gp_opts.unbound == GP_UNBOUND_ERROR)
-		error_at(p->loc, GP_FILE_SCOPE_SIG);
-	else if (gp_opts.unbound == GP_UNBOUND_WARNING)
-		warning_at(p->loc, 0, GP_FILE_SCOPE_SIG);
-#undef GP_FILE_SCOPE_SIG
-}
-
 /* A file-scope jobwide: a constructor function calls iosig_jobwide. */
 static void gp_file_jobwide(struct gp_pragma *p)
 {
@@ -568,6 +718,7 @@ static void gp_handle_sigdef(struct gp_pragma *p, struct gp_regscope *scope)
 
 static void gp_handle_sig(struct gp_pragma *p, struct gp_regscope *scope)
 {
+	static const struct plugin_unbound_info file_scope = { PLUGIN_UNBOUND_FILE_SCOPE };
 	struct iosig_error err = {};
 	int r;
 
@@ -582,7 +733,7 @@ static void gp_handle_sig(struct gp_pragma *p, struct gp_regscope *scope)
 		return;
 	p->ok = true;
 	if (!p->in_function)
-		gp_unbound_at_file_scope(p);
+		gp_report_unbound(p->loc, &file_scope);
 	else
 		p->ok = gp_add_marker(p);
 }
@@ -605,13 +756,157 @@ static void gp_handle_jobwide(struct gp_pragma *p)
 		gp_file_jobwide(p);
 }
 
+/* ---- openers ---------------------------------------------------------- */
+
+const struct gp_opener *gp_opener_of(tree fndecl, location_t at)
+{
+	struct gp_opener *o;
+	unsigned i;
+
+	FOR_EACH_VEC_ELT(gp_openers, i, o)
+		if (o->decl == fndecl &&
+		    (at == UNKNOWN_LOCATION ||
+		     linemap_compare_locations(
+			     line_table,
+			     linemap_resolve_location(line_table, o->loc,
+						      LRK_MACRO_EXPANSION_POINT, NULL),
+			     linemap_resolve_location(line_table, at, LRK_MACRO_EXPANSION_POINT,
+						      NULL)) >= 0))
+			return o;
+	return NULL;
+}
+
+/* True if parameter type t is char * or const char *. */
+static bool gp_char_pointer_p(tree t)
+{
+	return POINTER_TYPE_P(t) && TYPE_MAIN_VARIANT(TREE_TYPE(t)) == char_type_node;
+}
+
+/* Checks the declaration of the opener o against what the pragma p says;
+ * false after reporting an error. */
+static bool gp_check_opener(const struct gp_pragma *p, const struct plugin_opener *o, tree d)
+{
+	location_t at = gp_span_location(p, o->name_off, o->name_len);
+	tree type = TREE_TYPE(d), parm, rt = TREE_TYPE(TREE_TYPE(d));
+	tree parms[65];
+	unsigned n = 0;
+
+	if (TREE_CODE(type) == METHOD_TYPE) {
+		error_at(at, "%qs is a member function; an opener must be a function that is "
+			 "not a member", o->name);
+		return false;
+	}
+	if (gp_supported_function(d)) {
+		error_at(at, "%qs is a supported call already: %<#pragma io sig%> describes it "
+			 "without a declaration", o->name);
+		return false;
+	}
+	if (!prototype_p(type)) {
+		error_at(at, "%qs has no prototype; declare its parameters before "
+			 "%<#pragma io opener%>", o->name);
+		return false;
+	}
+	for (parm = TYPE_ARG_TYPES(type); parm && parm != void_list_node && n < 64;
+	     parm = TREE_CHAIN(parm))
+		parms[++n] = TREE_VALUE(parm);
+	for (int k = 0; k < PLUGIN_OPENER_NARGS; k++) {
+		unsigned a = o->arg[k];
+		location_t l = gp_span_location(p, o->arg_off[k], o->arg_len[k]);
+
+		if (!a)
+			continue;
+		if (a > n) {
+			error_at(l, "%qs has %u parameter%s; %s(%u) names none", o->name, n,
+				 n == 1 ? "" : "s", plugin_opener_arg_names[k], a);
+			return false;
+		}
+		if (k == PLUGIN_OPENER_PATH || k == PLUGIN_OPENER_MODE) {
+			if (!gp_char_pointer_p(parms[a])) {
+				error_at(l, "%s(%u) must name a parameter of type %<char *%> or "
+					 "%<const char *%>; parameter %u of %qs has type %qT",
+					 plugin_opener_arg_names[k], a, a, o->name, parms[a]);
+				return false;
+			}
+		} else if (!INTEGRAL_TYPE_P(parms[a])) {
+			error_at(l, "%s(%u) must name an integer parameter; parameter %u of %qs has "
+				 "type %qT", plugin_opener_arg_names[k], a, a, o->name, parms[a]);
+			return false;
+		}
+	}
+	if (!VOID_TYPE_P(rt) && !POINTER_TYPE_P(rt) && !INTEGRAL_TYPE_P(rt)) {
+		error_at(at, "an opener returns a pointer, an integer or nothing; %qs returns %qT",
+			 o->name, rt);
+		return false;
+	}
+	return true;
+}
+
+/* '#pragma io opener(NAME, path(N), ...)': from here on, calls of NAME are
+ * supported calls. */
+static void gp_handle_opener(struct gp_pragma *p)
+{
+	struct plugin_opener o;
+	struct iosig_error err;
+	struct gp_opener *prev, *rec;
+	unsigned i;
+	tree d;
+
+	if (plugin_opener_parse(p->text, strlen(p->text), &o, &err) < 0) {
+		gp_report(p, &err);
+		return;
+	}
+	if (p->in_function) {
+		error_at(p->loc, "%<#pragma io opener%> declares a function of the program: write "
+			 "it at file (or namespace) scope, after the declaration of the function");
+		return;
+	}
+	d = lookup_name(get_identifier(o.name));
+	if (!d) {
+		error_at(gp_span_location(p, o.name_off, o.name_len),
+			 "%qs is not declared here; declare the function before "
+			 "%<#pragma io opener%>", o.name);
+		return;
+	}
+	if (TREE_CODE(d) != FUNCTION_DECL) {
+		error_at(gp_span_location(p, o.name_off, o.name_len),
+			 TREE_CODE(d) == OVERLOAD || TREE_CODE(d) == TEMPLATE_DECL
+				 ? G_("%qs is overloaded or a template; an opener must be a "
+				      "function declared once")
+				 : G_("%qs is not a function"),
+			 o.name);
+		return;
+	}
+	if (!gp_check_opener(p, &o, d))
+		return;
+	FOR_EACH_VEC_ELT(gp_openers, i, prev)
+		if (prev->decl == d) {
+			if (memcmp(prev->o.arg, o.arg, sizeof(o.arg)) ||
+			    strcmp(prev->o.fmode, o.fmode)) {
+				error_at(p->loc, "%qs is an opener already, with other arguments",
+					 o.name);
+				inform(prev->loc, "declared here");
+			}
+			return;
+		}
+	rec = XCNEW(struct gp_opener);
+	rec->decl = d;
+	rec->o = o;
+	rec->loc = p->loc;
+	gp_keep_tree(d);
+	gp_openers.safe_push(rec);
+	if (gp_opts.verbose)
+		inform(p->loc, "calls of %qs after this are supported calls", o.name);
+}
+
 static void gp_handle_one(void);
 
 static void gp_handle_pragma(cpp_reader *)
 {
 	int before = errorcount;
 
+	gp_busy++;
 	gp_handle_one();
+	gp_busy--;
 	gp_own_errors += errorcount - before;
 }
 
@@ -628,6 +923,10 @@ static void gp_handle_one(void)
 	gp_table.safe_push(p);
 	if (!gp_lex(p))
 		return;
+	if (plugin_is_opener(p->text, strlen(p->text))) {
+		gp_handle_opener(p);
+		return;
+	}
 	r = iosig_pragma_parse(p->text, strlen(p->text), &p->parsed, &err);
 	if (r < 0) {
 		gp_report(p, &err);
@@ -654,6 +953,19 @@ static void gp_handle_one(void)
 
 void gp_register_pragmas(void *, void *)
 {
+	cpp_callbacks *cb = cpp_get_callbacks(parse_in);
+
+	if (cb->diagnostic != gp_cpp_diagnostic) {
+		gp_cpp_diagnostic_next = cb->diagnostic;
+		cb->diagnostic = gp_cpp_diagnostic;
+	}
+	if (diagnostic_finalizer(global_dc) != gp_finalizer) {
+		gp_finalizer_next = diagnostic_finalizer(global_dc);
+		diagnostic_finalizer(global_dc) = gp_finalizer;
+	}
+	/* Before the first line is read, also with -E: a -U on the command
+	 * line comes after it and wins. */
+	cpp_define(parse_in, PLUGIN_IOSIG_DEFINE);
 	c_register_pragma_with_expansion(NULL, "io", gp_handle_pragma);
 }
 
@@ -668,8 +980,18 @@ static void gp_scope_free(struct gp_regscope *s)
 	XDELETE(s);
 }
 
+static void gp_pragmas_finish_1(void);
+
 void gp_pragmas_finish(void *, void *)
 {
+	gp_busy++;
+	gp_pragmas_finish_1();
+	gp_busy--;
+}
+
+static void gp_pragmas_finish_1(void)
+{
+	struct gp_opener *o;
 	struct gp_pragma *p;
 	unsigned i;
 
@@ -692,6 +1014,9 @@ void gp_pragmas_finish(void *, void *)
 		XDELETE(p);
 	}
 	gp_table.release();
+	FOR_EACH_VEC_ELT(gp_openers, i, o)
+		XDELETE(o);
+	gp_openers.release();
 	gp_pending_names.release();
 	gp_pending_fn = NULL_TREE;
 	/* Children before parents: a registry's parent must outlive it. */

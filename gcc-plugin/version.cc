@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * version.cc - refuses to run inside a GCC other than the one whose
- * plugin headers the plugin was built with (DESIGN section 4: plugins
+ * plugin headers the plugin was built with (docs/design.md §4: plugins
  * check the compiler version and say which versions they compared).
  *
  * A separate file so that a test build can pretend to have been built for

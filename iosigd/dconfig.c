@@ -621,18 +621,25 @@ int dconfig_load_buffer(struct dconfig *cfg, const char *name, const char *buf, 
 	}
 	root = yaml_document_get_root_node(&y.doc);
 	if (root && root->type == YAML_MAPPING_NODE) {
+		const yaml_node_t *seen = NULL;
+
 		for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
 		     r == 0 && p < root->data.mapping.pairs.top; p++) {
 			const yaml_node_t *kn = yaml_document_get_node(&y.doc, p->key);
 			const yaml_node_t *vn = yaml_document_get_node(&y.doc, p->value);
 
-			if (kn && vn && kn->type == YAML_SCALAR_NODE &&
-			    !strcmp((const char *)kn->data.scalar.value, "daemon")) {
-				r = each_pair(&y, vn, "daemon", daemon_keys, N(daemon_keys), daemon_pair,
-					      cfg);
-				if (r == 0)
-					r = check_devices(&y, cfg);
+			if (!kn || !vn || kn->type != YAML_SCALAR_NODE ||
+			    strcmp((const char *)kn->data.scalar.value, "daemon"))
+				continue;
+			if (seen) {
+				r = cat_yaml_err(&y, kn, "daemon: given twice (first at line %d)",
+						 (int)seen->start_mark.line + 1);
+				break;
 			}
+			seen = kn;
+			r = each_pair(&y, vn, "daemon", daemon_keys, N(daemon_keys), daemon_pair, cfg);
+			if (r == 0)
+				r = check_devices(&y, cfg);
 		}
 	}
 	cat_yaml_done(&y);

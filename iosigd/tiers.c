@@ -238,6 +238,35 @@ static struct tierset *T(struct daemon *d)
 	return d->tiers;
 }
 
+/* Clears the extents of m (home 0) that drop(e, arg) selects.  A table's
+ * extents move when it changes (pol_util.h), so each step looks up the
+ * first extent after the last one seen again. */
+static void clear_where(struct pol_extmap *m, bool (*drop)(const struct pol_ext *e, uint64_t arg),
+			uint64_t arg)
+{
+	struct pol_ext *e;
+
+	for (uint64_t at = 0; at < UINT64_MAX && (e = pol_extmap_first(m, 0, at, UINT64_MAX - at));) {
+		uint64_t off = pol_ext_off(e), len = e->len;
+
+		at = off + len;
+		if (drop(e, arg))
+			pol_extmap_clear(m, 0, off, len);
+	}
+}
+
+static bool tagged(const struct pol_ext *e, uint64_t tag)
+{
+	return e->tag == tag;
+}
+
+/* A place not in use any more whose epoch is before `epoch` (UINT64_MAX:
+ * any epoch). */
+static bool retired_before(const struct pol_ext *e, uint64_t epoch)
+{
+	return e->tdev != OC_LIVE && (epoch == UINT64_MAX || (e->tag & 0xffffffffu) < epoch);
+}
+
 static struct dop *op_of(struct policy_req *r)
 {
 	return pol_container_of(r, struct dop, req);
@@ -626,11 +655,7 @@ void tiers_file_free(struct dfile *f)
 		return;
 	drop_copies(tf);
 	/* The address index may still point at the file: forget those. */
-	for (struct pol_ext *e = pol_extmap_first(&tf->td->addr, 0, 0, UINT64_MAX), *n; e; e = n) {
-		n = pol_extmap_next(&tf->td->addr, 0, e);
-		if (e->tag == tf->fid)
-			pol_extmap_clear(&tf->td->addr, 0, pol_ext_off(e), e->len);
-	}
+	clear_where(&tf->td->addr, tagged, tf->fid);
 	pol_map_del(&tf->td->fids, tf->fid);
 	pol_list_del(&tf->link);
 	pol_extmap_free(&tf->loc);
@@ -1132,13 +1157,16 @@ static void unpin(struct tcmd *c, struct dtier *t)
 	for (unsigned i = 0; i < c->npins; i++) {
 		uint64_t loc = c->pin_loc[i], len = c->pin_len[i];
 
-		for (struct pol_ext *e = pol_extmap_first(&t->pins, 0, loc, len), *n;
-		     e && pol_ext_off(e) < loc + len; e = n) {
-			uint64_t s = pol_ext_off(e) > loc ? pol_ext_off(e) : loc;
+		struct pol_ext *e;
+
+		/* Looked up again after each change (the table's extents move). */
+		for (uint64_t at = loc; at < loc + len &&
+		     (e = pol_extmap_first(&t->pins, 0, at, loc + len - at)) && pol_ext_off(e) < loc + len;) {
+			uint64_t s = pol_ext_off(e) > at ? pol_ext_off(e) : at;
 			uint64_t x = pol_ext_off(e) + e->len < loc + len ? pol_ext_off(e) + e->len : loc + len;
 			uint64_t tag = e->tag;
 
-			n = pol_extmap_next(&t->pins, 0, e);
+			at = x;
 			if (tag > 1)
 				pol_extmap_put(&t->pins, 0, s, x - s, 0, 0, tag - 1);
 			else
@@ -1269,15 +1297,19 @@ static void resolve(struct daemon *d, struct dtiers *td, uint64_t addr, uint64_t
 		    resolve_fn fn, void *ctx)
 {
 	uint64_t pos = addr, end = addr + len;
+	struct pol_ext *e;
 
-	for (struct pol_ext *e = pol_extmap_first(&td->addr, 0, addr, len);
-	     e && pol_ext_off(e) < end; e = pol_extmap_next(&td->addr, 0, e)) {
-		uint64_t s = pol_ext_off(e) > addr ? pol_ext_off(e) : addr;
+	/* fn may change the index (a move to the tier): looked up again after
+	 * each piece. */
+	while (pos < end && (e = pol_extmap_first(&td->addr, 0, pos, end - pos)) &&
+	       pol_ext_off(e) < end) {
+		uint64_t s = pol_ext_off(e) > pos ? pol_ext_off(e) : pos;
 		uint64_t x = pol_ext_off(e) + e->len < end ? pol_ext_off(e) + e->len : end;
+		uint64_t foff = e->toff + (s - pol_ext_off(e));
 		struct tfile *tf = pol_map_get(&td->fids, (uint32_t)e->tag);
 
 		if (tf)
-			fn(d, ctx, tf, e->toff + (s - pol_ext_off(e)), s, x - s);
+			fn(d, ctx, tf, foff, s, x - s);
 		pos = x;
 	}
 	if (pos > addr || !fiemap)
@@ -1792,11 +1824,9 @@ static void round_end(struct daemon *d, struct dtiers *td)
 			/* HOME for what went home (a newer copy in the tier took its
 			 * range out of `due`). */
 			tf->stuck = false;
-			for (struct pol_ext *e = pol_extmap_first(&tf->due, 0, 0, UINT64_MAX), *n; e;
-			     e = n) {
+			for (struct pol_ext *e; (e = pol_extmap_first(&tf->due, 0, 0, UINT64_MAX));) {
 				uint64_t off = pol_ext_off(e), len = e->len;
 
-				n = pol_extmap_next(&tf->due, 0, e);
 				if (tf->logged_gen == t->st->sb.generation) {
 					if (tstore_log_home(t->st, next_seq(d), tf->fid, off, len) < 0) {
 						/* Journal full: its writers wait for the drain's
@@ -1811,11 +1841,7 @@ static void round_end(struct daemon *d, struct dtiers *td)
 			}
 		}
 		/* Places retired before the round are free now. */
-		for (struct pol_ext *e = pol_extmap_first(&t->occ, 0, 0, UINT64_MAX), *n; e; e = n) {
-			n = pol_extmap_next(&t->occ, 0, e);
-			if (e->tdev != OC_LIVE && (e->tag & 0xffffffffu) < (td->round_epoch & 0xffffffffu) + 1)
-				pol_extmap_clear(&t->occ, 0, pol_ext_off(e), e->len);
-		}
+		clear_where(&t->occ, retired_before, (td->round_epoch & 0xffffffffu) + 1);
 		if (logged) {
 			t->unsynced++;
 			t->records_total++;
@@ -1902,11 +1928,7 @@ static void drain(struct daemon *d, struct dtiers *td)
 	T(d)->seq++;
 	/* Nothing of the old generation is needed: every place is free but
 	 * the clean copies, which stay valid (no record needed). */
-	for (struct pol_ext *e = pol_extmap_first(&t->occ, 0, 0, UINT64_MAX), *n; e; e = n) {
-		n = pol_extmap_next(&t->occ, 0, e);
-		if (e->tdev != OC_LIVE)
-			pol_extmap_clear(&t->occ, 0, pol_ext_off(e), e->len);
-	}
+	clear_where(&t->occ, retired_before, UINT64_MAX);
 	for (struct policy_list *l = td->files.next; l != &td->files; l = l->next) {
 		struct tfile *tf = pol_container_of(l, struct tfile, link);
 

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bind.cc - binding pragmas to calls (DESIGN section 3: "the pragma binds
- * to the first supported call that follows it in the same block, whatever
- * the blank lines, comments or line breaks").
+ * bind.cc - binding pragmas to calls (docs/design.md §3: a pragma
+ * describes the first supported call in the statement right after it, and
+ * no call of a later statement).
  *
  * Runs for every function body when the parser has finished it, before
  * CodeGen sees it (the plugin's consumer comes first); for a C++ template
  * once per instantiation.  It finds the marker statements pragma.cc left,
- * and for each one searches the statements that follow it in its block, in
- * source order and into nested expressions, blocks, loops and
- * conditionals, for the first supported call.  The search stops at the end
- * of the block or at the next pragma it meets; it does not enter lambdas,
- * blocks or local classes, which are functions of their own.  When two
- * pragmas reach the same call the nearer one (the later) wins.  Then
+ * and for each one searches the statement after it in its block, in source
+ * order and into nested expressions, blocks, loops and conditionals, for
+ * the first supported call, noting the other calls it meets for the
+ * message of an unbound pragma.  The search stops at the next pragma it
+ * meets; it does not enter lambdas, blocks or local classes, which are
+ * functions of their own.  Then
  * every bound call is rewritten (calls.cc) with its values lowered at the
  * call (lower.cc), and the markers are replaced by empty statements (or,
  * for jobwide, by the call of iosig_jobwide).  This is the same algorithm,
@@ -27,13 +27,6 @@ namespace cp {
 
 namespace {
 
-enum class Why {
-	None,    /* bound */
-	End,     /* no supported call before the end of the block */
-	Blocked, /* another pragma of the block comes first */
-	Taken,   /* a later pragma took the same call */
-};
-
 struct Marker {
 	Pragma *p = nullptr;
 	clang::Stmt *stmt = nullptr;            /* the marker statement */
@@ -44,8 +37,10 @@ struct Marker {
 	std::vector<clang::Stmt *> path;        /* from the body down to the marker */
 	Call call;
 	std::vector<clang::Stmt *> call_path;   /* from the body down to the call */
-	Why why = Why::End;
-	clang::SourceLocation other;            /* the pragma that blocked or took the call */
+	bool bound = false;                     /* call is the call it describes */
+	plugin_unbound_info why = {};           /* otherwise, why not */
+	std::vector<std::string> names;         /* storage of why.names[], why.macros[] */
+	bool first_call_seen = false;
 	std::vector<clang::Expr *> values;
 	bool lowered = false;
 	bool applied = false;
@@ -188,6 +183,25 @@ void Collector::walk(clang::Stmt *s)
 
 /* ---- searching the call ---------------------------------------------- */
 
+static unsigned presumed_line(clang::SourceLocation loc)
+{
+	const clang::SourceManager &sm = tu().ctx->getSourceManager();
+	clang::PresumedLoc pl = sm.getPresumedLoc(sm.getExpansionLoc(loc));
+
+	return pl.isValid() ? pl.getLine() : 0;
+}
+
+/* The macro whose expansion spelt the start of e, or "". */
+static std::string macro_of(const clang::Expr *e)
+{
+	const clang::SourceManager &sm = tu().ctx->getSourceManager();
+	clang::SourceLocation loc = e->getBeginLoc();
+
+	if (!loc.isMacroID())
+		return "";
+	return clang::Lexer::getImmediateMacroName(loc, sm, tu().ctx->getLangOpts()).str();
+}
+
 class Searcher {
 public:
 	explicit Searcher(Marker &m) : m_(m) {}
@@ -200,8 +214,47 @@ public:
 	const Pragma *blocked_by = nullptr;
 
 private:
+	void note_other_call(const clang::CallExpr *call);
+
 	Marker &m_;
 };
+
+/* Records a call that is not a supported one: what the unbound message
+ * names.  Calls the program does not write by name (built-ins, operators,
+ * member functions, which cannot be openers) are not named. */
+void Searcher::note_other_call(const clang::CallExpr *call)
+{
+	plugin_unbound_info &u = m_.why;
+	const clang::FunctionDecl *fd = call->getDirectCallee();
+
+	if (llvm::isa<clang::CXXOperatorCallExpr>(call) || llvm::isa<clang::CXXMemberCallExpr>(call) ||
+	    llvm::isa<clang::UserDefinedLiteral>(call))
+		return;
+	if (fd && (fd->getBuiltinID() || fd->isImplicit() || !fd->getIdentifier() ||
+		   llvm::isa<clang::CXXMethodDecl>(fd)))
+		return;
+	if (!m_.first_call_seen) {
+		m_.first_call_seen = true;
+		u.line = presumed_line(call->getBeginLoc());
+		if (!fd) {
+			u.why = PLUGIN_UNBOUND_INDIRECT;
+			m_.names.push_back(macro_of(call));
+			return;
+		}
+		u.why = PLUGIN_UNBOUND_UNSUPPORTED;
+	}
+	if (!fd || u.why != PLUGIN_UNBOUND_UNSUPPORTED)
+		return;
+	std::string name = fd->getName().str();
+	for (unsigned i = 0; i < u.nnames && i < PLUGIN_UNBOUND_NAMES; i++)
+		if (m_.names[2 * i] == name)
+			return;
+	if (u.nnames < PLUGIN_UNBOUND_NAMES) {
+		m_.names.push_back(name);
+		m_.names.push_back(macro_of(call));
+	}
+	u.nnames++;
+}
 
 bool Searcher::search(clang::Stmt *s)
 {
@@ -224,6 +277,8 @@ bool Searcher::search(clang::Stmt *s)
 		m_.call_path.push_back(s);
 		return true;
 	}
+	if (auto *call = llvm::dyn_cast<clang::CallExpr>(s))
+		note_other_call(call);
 	stack.push_back(s);
 	bool found = false;
 	if (auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
@@ -248,11 +303,13 @@ bool Searcher::search(clang::Stmt *s)
 	return found;
 }
 
-/* Finds the call of m: the first supported call in the statements after it
- * in its block. */
+/* Finds the call of m: the first supported call in the statement after it
+ * in its block (in evaluation order: the outer call before its arguments,
+ * a condition before its branches). */
 static void search_call(Marker &m)
 {
-	m.why = Why::End;
+	m.why = plugin_unbound_info();
+	m.why.why = PLUGIN_UNBOUND_END;
 	if (!m.list)
 		return;
 	unsigned i = 0;
@@ -264,60 +321,42 @@ static void search_call(Marker &m)
 		s.stack.assign(m.path.begin(), m.path.end() - 1);
 		while (!s.stack.empty() && s.stack.back() != m.list)
 			s.stack.pop_back();
-		if (!s.search(c))
-			continue;
-		if (s.blocked_by) {
-			m.why = Why::Blocked;
-			m.other = s.blocked_by->loc;
+		if (!s.search(c)) {
+			if (m.why.why == PLUGIN_UNBOUND_END)
+				m.why.why = PLUGIN_UNBOUND_NO_CALL;
+		} else if (s.blocked_by) {
+			m.why.why = PLUGIN_UNBOUND_BLOCKED;
+			m.why.line = presumed_line(s.blocked_by->loc);
 		} else {
-			m.why = Why::None;
+			m.bound = true;
 		}
-		return;
+		break;
+	}
+	/* The names live in m.names; the message takes pointers. */
+	if (m.why.why == PLUGIN_UNBOUND_INDIRECT) {
+		m.why.macro = m.names[0].empty() ? nullptr : m.names[0].c_str();
+	} else if (m.why.why == PLUGIN_UNBOUND_UNSUPPORTED) {
+		for (unsigned k = 0; k < m.why.nnames && k < PLUGIN_UNBOUND_NAMES; k++) {
+			m.why.names[k] = m.names[2 * k].c_str();
+			m.why.macros[k] = m.names[2 * k + 1].empty() ? nullptr
+								   : m.names[2 * k + 1].c_str();
+		}
 	}
 }
 
 /* ---- diagnostics ---------------------------------------------------------- */
-
-static unsigned presumed_line(clang::SourceLocation loc)
-{
-	const clang::SourceManager &sm = tu().ctx->getSourceManager();
-	clang::PresumedLoc pl = sm.getPresumedLoc(sm.getExpansionLoc(loc));
-
-	return pl.isValid() ? pl.getLine() : 0;
-}
-
-static void report_unbound_marker(const Marker &m)
-{
-	clang::SourceLocation at = diag_loc(m.p->loc);
-
-	switch (m.why) {
-	case Why::None:
-		return;
-	case Why::End:
-		report_unbound(at, "'#pragma io sig' is not followed by a supported call in its "
-				   "block; it has no effect (supported: 'open', 'open64', 'openat', "
-				   "'creat', 'fopen', 'fopen64', 'freopen', and the constructors and "
-				   "'open' of 'std::fstream', 'std::ifstream' and 'std::ofstream')");
-		return;
-	case Why::Blocked:
-		report_unbound(at, "'#pragma io sig' is followed by another '#pragma io' (line " +
-					   std::to_string(presumed_line(m.other)) +
-					   ") before any supported call; it has no effect");
-		return;
-	case Why::Taken:
-		report_unbound(at, "'#pragma io sig' has no effect: the call that follows it is "
-				   "described by the nearer '#pragma io sig' on line " +
-					   std::to_string(presumed_line(m.other)));
-		return;
-	}
-}
 
 static void note_bound(const Marker &m)
 {
 	std::string line = std::to_string(presumed_line(m.call.loc));
 	clang::SourceLocation at = diag_loc(m.p->loc);
 
-	if (m.call.stream)
+	if (m.call.opener)
+		report(Level::Info, at, "'#pragma io sig' describes the call of '" + m.call.name +
+						"' on line " + line + " (an opener); "
+						"'iosig_opener_begin' and 'iosig_opener_end' are "
+						"called around it");
+	else if (m.call.stream)
 		report(Level::Info, at, "'#pragma io sig' describes the call of '" + m.call.name +
 						"' on line " + line + "; 'iosig_prepare' is called "
 						"before it");
@@ -341,7 +380,7 @@ static void lower_marker(Marker &m)
 	if (p.kind == IOSIG_PRAGMA_JOBWIDE) {
 		sc.path = m.path;
 		sc.at = p.loc;
-	} else if (m.why == Why::None) {
+	} else if (m.bound) {
 		sc.path = m.call_path;
 		sc.at = m.call.loc;
 	} else {
@@ -384,7 +423,7 @@ static void apply(Marker &m)
 			repl = build_jobwide(p, m.values);
 			m.applied = true;
 		}
-	} else if (m.why == Why::None && m.lowered) {
+	} else if (m.bound && m.lowered) {
 		if (check_pass_loaded(diag_loc(p.loc)))
 			m.applied = rewrite_call(p, m.call, m.values);
 	}
@@ -405,10 +444,10 @@ static void diagnose(Marker &m)
 			       "'#pragma io jobwide' becomes a call of 'iosig_jobwide' here");
 		else
 			note_bound(m);
-	} else if (p.kind == IOSIG_PRAGMA_SIG && m.list && m.why != Why::None && !p.nbound &&
+	} else if (p.kind == IOSIG_PRAGMA_SIG && m.list && !m.bound && !p.nbound &&
 		   !p.reported && !foreign_errors()) {
 		/* Once, not once per template instantiation. */
-		report_unbound_marker(m);
+		report_unbound(diag_loc(p.loc), m.why);
 		p.reported = true;
 	}
 }
@@ -419,20 +458,30 @@ static void bind_body(const clang::FunctionDecl *fn, clang::Stmt *body)
 	if (!body || !done().insert(body).second)
 		return;
 	Collector col(fn);
+	/* A constructor's member initialisers come first (a statement
+	 * expression there may hold a pragma, as GCC sees it too). */
+	if (const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+		for (const clang::CXXCtorInitializer *init : ctor->inits())
+			if (init->isWritten())
+				col.walk(init->getInit());
 	col.walk(body);
 	std::vector<Marker> &ms = col.markers;
 
 	for (Marker &m : ms)
 		if (m.p->kind == IOSIG_PRAGMA_SIG)
 			search_call(m);
-	/* Two pragmas reaching one call: the later (nearer) one wins. */
+	/* Two pragmas reaching one call cannot happen (the search of the
+	 * earlier stops at the later); should it, the call is still rewritten
+	 * once: the later (nearer) one wins. */
 	for (size_t i = 0; i < ms.size(); i++) {
-		if (ms[i].why != Why::None)
+		if (!ms[i].bound)
 			continue;
 		for (size_t j = i + 1; j < ms.size(); j++)
-			if (ms[j].why == Why::None && ms[j].call.expr == ms[i].call.expr) {
-				ms[i].why = Why::Taken;
-				ms[i].other = ms[j].p->loc;
+			if (ms[j].bound && ms[j].call.expr == ms[i].call.expr) {
+				ms[i].bound = false;
+				ms[i].why = plugin_unbound_info();
+				ms[i].why.why = PLUGIN_UNBOUND_TAKEN;
+				ms[i].why.line = presumed_line(ms[j].p->loc);
 				break;
 			}
 	}

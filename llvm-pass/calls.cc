@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calls.cc - the calls a signature can describe and what they become
- * (DESIGN sections 3 and 4, iosig.h "Compiler-generated calls").
+ * (docs/design.md §3 and §4, iosig.h "Compiler-generated calls").
  *
  * The front end marks a bound call; the pass (pass.cc) writes the libiosig
  * call and the static site descriptor from the mark.  The marks are calls
@@ -16,6 +16,10 @@
  *                    bits>, v0..) runs before the constructor or open()
  *                    the pass: iosig_prepare(&site, AT_FDCWD, path, flags, v0..)
  *   jobwide       -> __iosig_jobwide_mk(..., v0..)   the pass: iosig_jobwide(&site, v0..)
+ *   MPI_File_open(c, p, a, i, fh)
+ *                 -> __iosig_bind_int(..., MPI_File_open(c, p, a, i, fh))
+ *                    the pass: iosig_MPI_File_open(&site, c, p, a, i, fh, v0..)
+ *                    (libiosig-mpi, iosig_mpi.h)
  *
  * The values are evaluated before the call's own arguments (clang
  * evaluates arguments left to right), so they dominate the call the pass
@@ -36,6 +40,8 @@ const char kBindInt[] = "__iosig_bind_int";
 const char kBindPtr[] = "__iosig_bind_ptr";
 const char kPrepare[] = "__iosig_prepare_mk";
 const char kJobwide[] = "__iosig_jobwide_mk";
+const char kOpenerBegin[] = "__iosig_opener_begin_mk";
+const char kOpenerDone[] = "__iosig_opener_done_mk";
 const char kIntDiv[] = "__iosig_idiv";
 const char kIntMod[] = "__iosig_imod";
 
@@ -50,6 +56,7 @@ static const Callee callees[] = {
 	{ "fopen64", "iosig_fopen64", Shape::Fopen, 2, 2, false },
 	{ "freopen", "iosig_freopen", Shape::Freopen, 3, 3, false },
 	{ "freopen64", "iosig_freopen", Shape::Freopen, 3, 3, true },
+	{ "MPI_File_open", "iosig_MPI_File_open", Shape::Mpi, 5, 5, false },
 };
 
 /* The C++ streams; `implied` is the openmode bit the class adds. */
@@ -130,6 +137,24 @@ static bool classify_stream(clang::Expr *e, const clang::CXXRecordDecl *rd, bool
 	return true;
 }
 
+/* The C library function fd is, if it is one of the supported ones. */
+static const Callee *library_callee(const clang::FunctionDecl *fd)
+{
+	if (!fd->getIdentifier() || !fd->isExternallyVisible() || (tu().cxx && !fd->isExternC()) ||
+	    !fd->getDeclContext()->getRedeclContext()->isTranslationUnit())
+		return nullptr;
+	/* The library symbol: its declared name, or name64 when glibc
+	 * redirects it (_FILE_OFFSET_BITS=64). */
+	llvm::StringRef name = fd->getName();
+	std::string sym = name.str();
+	if (const auto *label = fd->getAttr<clang::AsmLabelAttr>())
+		sym = label->getLabel().str();
+	for (const Callee &c : callees)
+		if (sym == c.symbol && (name == c.symbol || (name.str() + "64") == c.symbol))
+			return &c;
+	return nullptr;
+}
+
 bool classify_call(clang::Stmt *s, Call *ret)
 {
 	if (auto *ce = llvm::dyn_cast<clang::CXXConstructExpr>(s)) {
@@ -149,36 +174,40 @@ bool classify_call(clang::Stmt *s, Call *ret)
 	if (!call || llvm::isa<clang::CXXOperatorCallExpr>(call) || llvm::isa<clang::CUDAKernelCallExpr>(call))
 		return false;
 	clang::FunctionDecl *fd = call->getDirectCallee();
-	if (!fd || !fd->getIdentifier() || llvm::isa<clang::CXXMethodDecl>(fd) ||
-	    !fd->isExternallyVisible() || (tu().cxx && !fd->isExternC()) ||
-	    !fd->getDeclContext()->getRedeclContext()->isTranslationUnit())
+	if (!fd || !fd->getIdentifier() || llvm::isa<clang::CXXMethodDecl>(fd))
 		return false;
-
-	/* The library symbol: its declared name, or name64 when glibc
-	 * redirects it (_FILE_OFFSET_BITS=64). */
-	llvm::StringRef name = fd->getName();
-	std::string sym = name.str();
-	if (const auto *label = fd->getAttr<clang::AsmLabelAttr>())
-		sym = label->getLabel().str();
-	for (const Callee &c : callees) {
-		if (sym != c.symbol || (name != c.symbol && (name.str() + "64") != c.symbol))
-			continue;
+	if (const Callee *c = library_callee(fd)) {
 		unsigned n = call->getNumArgs();
-		unsigned path = c.shape == Shape::OpenAt ? 1 : 0;
-		if (n < c.min_args || n > c.max_args || !call->getArg(path)->getType()->isPointerType())
+		unsigned path = c->shape == Shape::OpenAt || c->shape == Shape::Mpi;
+		if (n < c->min_args || n > c->max_args || !call->getArg(path)->getType()->isPointerType())
 			return false;
 		ret->expr = call;
-		ret->callee = &c;
-		ret->name = c.symbol;
+		ret->callee = c;
+		ret->name = c->symbol;
+		ret->loc = call->getBeginLoc();
+		return true;
+	}
+	if (const Opener *o = opener_of(fd, call->getBeginLoc())) {
+		for (unsigned a : o->o.arg)
+			if (a > call->getNumArgs())
+				return false;
+		ret->expr = call;
+		ret->opener = o;
+		ret->name = o->o.name;
 		ret->loc = call->getBeginLoc();
 		return true;
 	}
 	return false;
 }
 
+bool supported_function(const clang::FunctionDecl *fd)
+{
+	return library_callee(fd) != nullptr;
+}
+
 const char *call_replacement(const Call &call)
 {
-	return call.stream ? "iosig_prepare" : call.callee->entry;
+	return call.stream ? "iosig_prepare" : call.opener ? "iosig_opener_begin" : call.callee->entry;
 }
 
 /* ---- marker functions -------------------------------------------------- */
@@ -254,9 +283,18 @@ static clang::FunctionDecl *get_marker(const char *name, clang::QualType ret)
 		fd = marker_function(name, c.DoubleTy, params, false);
 		return fd;
 	}
+	if (name == kOpenerDone) {
+		params.push_back(cstr);
+		if (!ret->isVoidType())
+			params.push_back(ret);
+		fd = marker_function(name, ret, params, false);
+		return fd;
+	}
 	site_params(params);
 	if (name == kPrepare)
 		params.append({ cstr, cstr, c.IntTy, c.IntTy, c.IntTy, c.IntTy, c.IntTy, c.IntTy });
+	else if (name == kOpenerBegin)
+		params.append({ cstr, c.IntTy, cstr, c.IntTy, cstr });
 	fd = marker_function(name, ret, params, true);
 	return fd;
 }
@@ -409,12 +447,84 @@ static bool rewrite_stream(const Pragma &p, Call &call, llvm::ArrayRef<clang::Ex
 	return replace(call, poe);
 }
 
+/* e (a pointer) as type t. */
+static clang::Expr *pointer_as(clang::Expr *e, clang::QualType t)
+{
+	e = make_rvalue(e);
+	return ctx().hasSameType(e->getType(), t) ? e : make_cast(e, t, clang::CK_BitCast);
+}
+
+/*
+ * A declared opener: the arguments libiosig reads are evaluated once, then
+ * libiosig decides and gives the path the function gets, then the call,
+ * then libiosig undoes what the function did not use.  The pass writes
+ * iosig_opener_begin() and iosig_opener_end() with one site.
+ */
+static bool rewrite_opener(const Pragma &p, Call &call, llvm::ArrayRef<clang::Expr *> values)
+{
+	clang::ASTContext &c = ctx();
+	auto *ce = llvm::cast<clang::CallExpr>(call.expr);
+	const plugin_opener &o = call.opener->o;
+	clang::QualType cstr = c.getPointerType(c.CharTy.withConst());
+	clang::OpaqueValueExpr *ov[PLUGIN_OPENER_NARGS] = {};
+	llvm::SmallVector<clang::Expr *, 8> semantics;
+
+	for (int k = 0; k < PLUGIN_OPENER_NARGS; k++) {
+		if (!o.arg[k])
+			continue;
+		clang::Expr *a = ce->getArg(o.arg[k] - 1);
+		ov[k] = new (c) clang::OpaqueValueExpr(a->getExprLoc(), a->getType(), a->getValueKind(),
+						       a->getObjectKind(), a);
+		ce->setArg(o.arg[k] - 1, ov[k]);
+		semantics.push_back(ov[k]);
+	}
+	llvm::SmallVector<clang::Expr *, 24> args;
+	site_args(p, (unsigned)values.size(), args);
+	args.push_back(make_string(call.name, call.loc));
+	args.push_back(ov[PLUGIN_OPENER_DIRFD]
+			       ? make_cast(make_rvalue(ov[PLUGIN_OPENER_DIRFD]), c.IntTy, clang::CK_IntegralCast)
+			       : make_uint((uint64_t)(int64_t)AT_FDCWD, c.IntTy, call.loc));
+	args.push_back(pointer_as(ov[PLUGIN_OPENER_PATH], cstr));
+	args.push_back(ov[PLUGIN_OPENER_FLAGS]
+			       ? make_cast(make_rvalue(ov[PLUGIN_OPENER_FLAGS]), c.IntTy, clang::CK_IntegralCast)
+			       : make_uint(0, c.IntTy, call.loc));
+	if (ov[PLUGIN_OPENER_MODE])
+		args.push_back(pointer_as(ov[PLUGIN_OPENER_MODE], cstr));
+	else if (o.fmode[0])
+		args.push_back(make_string(o.fmode, call.loc));
+	else
+		args.push_back(make_cast(make_uint(0, c.IntTy, call.loc), cstr, clang::CK_NullToPointer));
+	args.append(values.begin(), values.end());
+	clang::Expr *begin = make_call(get_marker(kOpenerBegin, cstr), args, call.loc);
+	auto *path = new (c) clang::OpaqueValueExpr(call.loc, cstr, clang::VK_PRValue,
+						    clang::OK_Ordinary, begin);
+	semantics.push_back(path);
+	clang::Expr *orig = ov[PLUGIN_OPENER_PATH];
+	ce->setArg(o.arg[PLUGIN_OPENER_PATH] - 1, pointer_as(path, make_rvalue(orig)->getType()));
+	clang::QualType ret = ce->getType();
+	clang::Expr *poe;
+	if (ret->isVoidType()) {
+		semantics.push_back(ce);
+		semantics.push_back(make_call(get_marker(kOpenerDone, c.VoidTy), { path }, call.loc));
+		poe = clang::PseudoObjectExpr::Create(c, ce, semantics,
+						      clang::PseudoObjectExpr::NoResult);
+	} else {
+		clang::Expr *value = make_rvalue(ce);
+		semantics.push_back(make_call(get_marker(kOpenerDone, value->getType()),
+					      { path, value }, call.loc));
+		poe = clang::PseudoObjectExpr::Create(c, ce, semantics, semantics.size() - 1);
+	}
+	return replace(call, poe);
+}
+
 bool rewrite_call(const Pragma &p, Call &call, llvm::ArrayRef<clang::Expr *> values)
 {
 	clang::ASTContext &c = ctx();
 
 	if (call.stream)
 		return rewrite_stream(p, call, values);
+	if (call.opener)
+		return rewrite_opener(p, call, values);
 	clang::QualType ret = call.expr->getType();
 	const char *name = ret->isPointerType() ? kBindPtr : kBindInt;
 	llvm::SmallVector<clang::Expr *, 24> args;

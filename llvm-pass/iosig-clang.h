@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iosig-clang.h - what the files of the clang plugin share (DESIGN sections
- * 3 and 4).  Private to llvm-pass/; everything lives in namespace cp.
+ * iosig-clang.h - what the files of the clang plugin share (docs/design.md
+ * §3 and §4).  Private to llvm-pass/; everything lives in namespace cp.
  *
  * The plugin is one shared object loaded twice by clang: with -fplugin it
  * adds the "#pragma io" handler and an AST consumer to the front end, with
@@ -21,7 +21,7 @@
  *               canonical text, marking the named variables used, file-scope
  *               jobwide
  *   bind.cc     per function body: find the markers, bind each pragma to
- *               the first supported call after it, rewrite
+ *               the first supported call of the statement after it, rewrite
  *   lower.cc    signature values -> expressions evaluated at the call
  *   calls.cc    supported calls, marker functions, the rewrites
  *   pass.cc     the LLVM pass: markers -> libiosig calls and site descriptors
@@ -72,8 +72,9 @@ enum class Level { Error, Warning, Note, Info };
 /* Reports msg at loc through clang's diagnostics engine. */
 void report(Level level, clang::SourceLocation loc, const std::string &msg,
 	    clang::SourceRange range = clang::SourceRange());
-/* Error or warning for an unbound pragma according to opts.unbound. */
-void report_unbound(clang::SourceLocation loc, const std::string &msg);
+/* Error or warning for an unbound pragma according to opts.unbound (and
+ * -w, -Werror). */
+void report_unbound(clang::SourceLocation loc, const plugin_unbound_info &u);
 /* "'T'" for a type, as in the GCC plugin's messages. */
 std::string type_name(clang::QualType type);
 /* False, after saying so once, when the pass half of the plugin will not
@@ -100,6 +101,8 @@ struct Pragma {
 	iosig_pragma_kind kind = IOSIG_PRAGMA_SIG;
 	clang::SourceLocation loc;          /* the "io" token */
 	bool parsed_ok = false;             /* the text parsed */
+	bool is_opener = false;             /* '#pragma io opener', parsed into opener */
+	plugin_opener opener = {};
 	bool processed = false;             /* resolved in its scope (sema.cc) */
 	bool ok = false;                    /* parsed and resolved without error */
 	bool in_function = false;           /* in a function body (marker in the AST) */
@@ -157,6 +160,17 @@ void watch_token(const clang::Token &tok);
 /* sema.cc: forgets the registries and pending names of a translation unit. */
 void sema_reset();
 
+/* A function declared with '#pragma io opener': its calls are supported
+ * calls from the pragma on. */
+struct Opener {
+	const clang::FunctionDecl *fn = nullptr;  /* the canonical declaration */
+	plugin_opener o = {};
+	clang::SourceLocation loc;                /* the pragma */
+};
+
+/* The opener declaration of fd in force at `at` (a call), or null. */
+const Opener *opener_of(const clang::FunctionDecl *fd, clang::SourceLocation at);
+
 /* ---- per translation unit (plugin.cc) ---- */
 
 struct Tu {
@@ -175,6 +189,7 @@ struct Tu {
 	clang::EnumDecl *marker_enum = nullptr;
 	llvm::DenseMap<const clang::Decl *, Pragma *> marker_decls;
 	std::vector<clang::FunctionDecl *> pending_ctors; /* file-scope jobwide */
+	std::vector<Opener> openers;          /* '#pragma io opener', in source order */
 	bool dispatching = false;             /* handing pending_ctors to CodeGen */
 	unsigned own_errors = 0;              /* errors the plugin reported */
 };
@@ -209,6 +224,7 @@ enum class Shape {
 	Creat,   /* path, mode */
 	Fopen,   /* path, mode string */
 	Freopen, /* path, mode string, stream */
+	Mpi,     /* MPI_File_open: comm, path, amode, info, fh */
 };
 
 /* A supported C library function and its libiosig replacement. */
@@ -230,6 +246,10 @@ extern const char kBindPtr[];
 extern const char kPrepare[];     /* void (canon, file, line, col, n, callname, path,
 				     mode, implied, in, out, trunc, app, values...) */
 extern const char kJobwide[];     /* void (canon, file, line, col, n, values...) */
+extern const char kOpenerBegin[]; /* const char * (canon, file, line, col, n, callname,
+				     dirfd, path, flags, fmode, values...) */
+extern const char kOpenerDone[];  /* T (begin, T): the opener's call with its result,
+				     void (begin) for a function returning nothing */
 extern const char kIntDiv[];      /* double (double, double) */
 extern const char kIntMod[];
 
@@ -238,6 +258,7 @@ struct Call {
 	clang::Expr *expr = nullptr;       /* CallExpr, CXXConstructExpr or CXXMemberCallExpr */
 	clang::Stmt *parent = nullptr;     /* where expr is a child */
 	const Callee *callee = nullptr;    /* C calls */
+	const Opener *opener = nullptr;    /* a declared opener */
 	bool stream = false;               /* a C++ stream constructor or open() */
 	std::string name;                  /* "open64", "ofstream", "ifstream::open" */
 	clang::SourceLocation loc;
@@ -245,6 +266,8 @@ struct Call {
 
 /* If s is a call of a supported function, describes it in *ret. */
 bool classify_call(clang::Stmt *s, Call *ret);
+/* True if fd is one of the supported C library functions. */
+bool supported_function(const clang::FunctionDecl *fd);
 /* The libiosig function the call becomes ("iosig_open"), or the one
  * called before it ("iosig_prepare"). */
 const char *call_replacement(const Call &call);

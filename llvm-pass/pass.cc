@@ -18,6 +18,11 @@
  *       -> call @iosig_prepare(@site, AT_FDCWD, path, flags[mode|implied], v..)
  *   __iosig_jobwide_mk(canon, file, line, col, n, v..)
  *       -> call @iosig_jobwide(@site, v..)
+ *   %b = __iosig_opener_begin_mk(canon, file, line, col, n, "name", dirfd, path, flags,
+ *                                fmode, v..)
+ *       -> %b = call @iosig_opener_begin(@site, dirfd, path, flags, fmode, v..)
+ *   %d = __iosig_opener_done_mk(%b, %r)   (after %r = the opener's call)
+ *       -> call @iosig_opener_end(@site); %d is %r
  *   __iosig_idiv(a, b) -> trunc(a / b) + 0.0,  __iosig_imod(a, b) -> a - b * idiv(a, b)
  *
  * The site is { i32 IOSIG_SITE_ABI, i32 n, ptr canon, ptr file, i32 line,
@@ -67,6 +72,9 @@ private:
 	void lower_bind(llvm::CallBase *mark);
 	void lower_prepare(llvm::CallBase *mark);
 	void lower_jobwide(llvm::CallBase *mark);
+	llvm::Constant *opener_site(llvm::CallBase *begin);
+	void lower_opener_done(llvm::CallBase *mark);
+	void lower_opener_begin(llvm::CallBase *mark);
 	llvm::Value *stream_flags(llvm::IRBuilder<> &b, llvm::CallBase *mark);
 
 	llvm::Module &m_;
@@ -74,11 +82,13 @@ private:
 	llvm::Type *i8p_, *i32_, *f64_;
 	llvm::StringMap<llvm::Constant *> strings_;
 	llvm::GlobalVariable *flags_table_ = nullptr;
+	llvm::DenseMap<llvm::CallBase *, llvm::Constant *> opener_sites_; /* per begin marker */
 };
 
 /* The number of fixed parameters of each marker. */
 constexpr unsigned kSiteArgs = 5;     /* canon, file, line, column, count */
 constexpr unsigned kPrepareArgs = 13; /* + call, path, mode, implied, in, out, trunc, app */
+constexpr unsigned kOpenerArgs = 10;  /* + call, dirfd, path, flags, fmode */
 
 } // namespace
 
@@ -257,6 +267,10 @@ void Lowering::lower_bind(llvm::CallBase *mark)
 		args.append({ ptr(0), ptr(1), arg(2) });
 		params.append({ i8p_, i8p_, arg(2)->getType() });
 		break;
+	case Shape::Mpi:    /* comm, path, amode, info, fh: MPI handles as they are */
+		args.append({ arg(0), ptr(1), i32(arg(2)), arg(3), arg(4) });
+		params.append({ arg(0)->getType(), i8p_, i32_, arg(3)->getType(), arg(4)->getType() });
+		break;
 	}
 	for (unsigned i = 0; i < n; i++)
 		args.push_back(mark->getArgOperand(kSiteArgs + i));
@@ -336,9 +350,69 @@ void Lowering::lower_jobwide(llvm::CallBase *mark)
 	mark->eraseFromParent();
 }
 
+/* The site of an opener's call, one for its begin and its end. */
+llvm::Constant *Lowering::opener_site(llvm::CallBase *begin)
+{
+	llvm::Constant *&s = opener_sites_[begin];
+	unsigned n;
+
+	if (s)
+		return s;
+	n = nvalues(begin, kOpenerArgs);
+	if (n == ~0u)
+		return nullptr;
+	llvm::Constant *call_name = as_i8p(begin->getArgOperand(5));
+	s = call_name ? site(begin, call_name, n) : nullptr;
+	return s;
+}
+
+void Lowering::lower_opener_done(llvm::CallBase *mark)
+{
+	auto *begin = llvm::dyn_cast<llvm::CallBase>(mark->getArgOperand(0)->stripPointerCasts());
+	auto *fn = begin ? llvm::dyn_cast<llvm::Function>(begin->getCalledOperand()->stripPointerCasts())
+			 : nullptr;
+	if (!fn || fn->getName() != kOpenerBegin) {
+		error("the end of an opener's call has no beginning (was it made by this plugin's "
+		      "front end?)");
+		return;
+	}
+	llvm::Constant *s = opener_site(begin);
+	if (!s)
+		return;
+	llvm::FunctionCallee end = m_.getOrInsertFunction(
+		"iosig_opener_end", llvm::FunctionType::get(llvm::Type::getVoidTy(c_), { i8p_ }, false));
+	llvm::CallInst::Create(end, { s }, "", mark)->setDebugLoc(mark->getDebugLoc());
+	if (mark->arg_size() > 1)
+		mark->replaceAllUsesWith(mark->getArgOperand(1));
+	mark->eraseFromParent();
+}
+
+void Lowering::lower_opener_begin(llvm::CallBase *mark)
+{
+	unsigned n = nvalues(mark, kOpenerArgs);
+	llvm::Constant *s = n == ~0u ? nullptr : opener_site(mark);
+
+	if (!s)
+		return;
+	llvm::IRBuilder<> b(mark);
+	llvm::SmallVector<llvm::Value *, 16> args{ s, b.CreateIntCast(mark->getArgOperand(6), i32_, true),
+						   b.CreatePointerCast(mark->getArgOperand(7), i8p_),
+						   b.CreateIntCast(mark->getArgOperand(8), i32_, true),
+						   b.CreatePointerCast(mark->getArgOperand(9), i8p_) };
+	for (unsigned i = 0; i < n; i++)
+		args.push_back(mark->getArgOperand(kOpenerArgs + i));
+	llvm::FunctionCallee entry = m_.getOrInsertFunction(
+		"iosig_opener_begin",
+		llvm::FunctionType::get(i8p_, { i8p_, i32_, i8p_, i32_, i8p_ }, true));
+	llvm::CallBase *nc = replace_call(mark, entry, args);
+	mark->replaceAllUsesWith(b.CreateBitOrPointerCast(nc, mark->getType()));
+	mark->eraseFromParent();
+}
+
 bool Lowering::run()
 {
-	static const char *const all[] = { kIntDiv, kIntMod, kBindInt, kBindPtr, kPrepare, kJobwide };
+	static const char *const all[] = { kIntDiv, kIntMod, kBindInt, kBindPtr, kPrepare, kJobwide,
+					   kOpenerDone, kOpenerBegin };
 	bool any = false;
 
 	for (const char *name : all)
@@ -356,6 +430,11 @@ bool Lowering::run()
 		lower_prepare(cb);
 	for (llvm::CallBase *cb : calls_of(kJobwide))
 		lower_jobwide(cb);
+	/* The ends first: they find their site through the beginnings. */
+	for (llvm::CallBase *cb : calls_of(kOpenerDone))
+		lower_opener_done(cb);
+	for (llvm::CallBase *cb : calls_of(kOpenerBegin))
+		lower_opener_begin(cb);
 	for (const char *name : all) {
 		llvm::Function *f = m_.getFunction(name);
 

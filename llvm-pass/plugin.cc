@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plugin.cc - entry points of iosig-clang.so in the clang front end
- * (DESIGN section 4): the version check, the "io" pragma handler and the
+ * (docs/design.md §4): the version check, the "io" pragma handler and the
  * plugin action in clang's registries, -fplugin-arg-iosig-* options, help,
  * diagnostics, and the AST consumer that binds pragmas to calls before
  * CodeGen sees a function.  The LLVM pass half is in pass.cc.
@@ -68,11 +68,23 @@ bool foreign_errors()
 	return tu().ci->getDiagnostics().getNumErrors() > tu().own_errors;
 }
 
-void report_unbound(clang::SourceLocation loc, const std::string &msg)
+void report_unbound(clang::SourceLocation loc, const plugin_unbound_info &u)
 {
-	if (opts.unbound == Unbound::Ignore)
+	clang::DiagnosticsEngine &d = tu().ci->getDiagnostics();
+	char msg[1024];
+
+	/* Like a warning of the compiler (and of the GCC plugin): -w silences
+	 * it, -Werror makes it an error.  clang applies neither to a
+	 * plugin's own diagnostics. */
+	if (opts.unbound == Unbound::Ignore ||
+	    (opts.unbound == Unbound::Warning && d.getIgnoreAllWarnings()))
 		return;
-	report(opts.unbound == Unbound::Error ? Level::Error : Level::Warning, loc, msg);
+	plugin_unbound_message(msg, sizeof(msg), &u, "'", "'");
+	if (opts.unbound == Unbound::Warning && d.getWarningsAsErrors())
+		/* As GCC says it. */
+		report(Level::Error, loc, std::string(msg) + " [-Werror]");
+	else
+		report(opts.unbound == Unbound::Error ? Level::Error : Level::Warning, loc, msg);
 }
 
 std::string type_name(clang::QualType type)
@@ -272,6 +284,20 @@ static bool generates_code(clang::frontend::ActionKind kind)
 	}
 }
 
+/* __IOSIG__ (plugin_shared.h), before the command line's macros so that a
+ * -U__IOSIG__ wins.  The main file has not been entered yet.  (A
+ * preprocessing-only run, -E, creates no AST consumer: there the macro
+ * cannot be defined, see docs/clang-plugin.md.) */
+static void predefine(clang::Preprocessor &pp)
+{
+	std::string s = pp.getPredefines();
+	const std::string def = "#define " PLUGIN_IOSIG_MACRO " " PLUGIN_IOSIG_VERSION "\n";
+	size_t at = s.find("# 1 \"<command line>\" 1\n");
+
+	s.insert(at == std::string::npos ? s.size() : at, def);
+	pp.setPredefines(s);
+}
+
 class Action : public clang::PluginASTAction {
 protected:
 	std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci,
@@ -299,10 +325,11 @@ protected:
 		/* Without code generation nothing needs the pass. */
 		if (!generates_code(action))
 			t.pass_loaded = true;
-		/* C decides at the pragma whether it is in a function, which
-		 * needs the token before it (see pragma.cc). */
-		if (!t.cxx)
-			t.pp->setTokenWatcher(watch_token);
+		/* The pragma handler needs the token before a pragma: in C
+		 * whether it is in a function, in both whether it is inside an
+		 * expression (see pragma.cc). */
+		t.pp->setTokenWatcher(watch_token);
+		predefine(*t.pp);
 		return std::make_unique<Consumer>();
 	}
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pragma.cc - "#pragma io ..." in the preprocessor (DESIGN section 3).
+ * pragma.cc - "#pragma io ..." in the preprocessor (docs/design.md §3).
  *
  * The handler of the "io" namespace reads the pragma's tokens with macro
  * expansion, turns them back into text (keeping each token's location) and
@@ -413,6 +413,30 @@ static void write_back(clang::Preprocessor &pp, const Pragma &p)
 
 /* ---- the handler -------------------------------------------------------- */
 
+/* True if the parser is inside an expression when it meets a pragma after
+ * token `before`: a pragma may only stand between statements and
+ * declarations (GCC's parser takes no other). */
+static bool in_expression(clang::tok::TokenKind before)
+{
+	namespace tok = clang::tok;
+
+	switch (before) {
+	case tok::equal: case tok::plusequal: case tok::minusequal: case tok::starequal:
+	case tok::slashequal: case tok::percentequal: case tok::ampequal: case tok::pipeequal:
+	case tok::caretequal: case tok::lesslessequal: case tok::greatergreaterequal:
+	case tok::l_paren: case tok::l_square: case tok::comma: case tok::question:
+	case tok::kw_return: case tok::exclaim: case tok::tilde: case tok::amp:
+	case tok::ampamp: case tok::pipe: case tok::pipepipe: case tok::caret: case tok::plus:
+	case tok::minus: case tok::star: case tok::slash: case tok::percent: case tok::less:
+	case tok::lessequal: case tok::greaterequal: case tok::equalequal:
+	case tok::exclaimequal: case tok::lessless: case tok::greatergreater:
+	case tok::arrow: case tok::period: case tok::plusplus: case tok::minusminus:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* In C: true if the pragma is inside a function body.  Sema's context is
  * the function's until the token after its closing brace has been read,
  * which is when a pragma right after the function is handled; then the
@@ -433,7 +457,7 @@ class IoPragmaHandler : public clang::PragmaHandler {
 public:
 	IoPragmaHandler() : clang::PragmaHandler("io") {}
 
-	void HandlePragma(clang::Preprocessor &pp, clang::PragmaIntroducer,
+	void HandlePragma(clang::Preprocessor &pp, clang::PragmaIntroducer intro,
 			  clang::Token &first) override
 	{
 		Tu &t = tu();
@@ -467,11 +491,29 @@ public:
 		p.loc = first.getLocation();
 		if (!lex_pragma(pp, p))
 			return;
-		if (iosig_pragma_parse(p.text.data(), p.text.size(), &p.parsed, &err) < 0) {
-			report_parser_error(p, err);
+		if (in_expression(before)) {
+			/* Where GCC reports it: the _Pragma operator, or the "io". */
+			clang::SourceLocation at =
+				diag_loc(intro.Kind == clang::PIK__Pragma ? intro.Loc : p.loc);
+
+			report(Level::Error, at, "'#pragma io' is not allowed inside an expression");
+			report(Level::Note, at, PLUGIN_PRAGMA_IN_EXPRESSION);
+			t.last_token = before;
 			return;
 		}
-		p.kind = p.parsed->kind;
+		if (plugin_is_opener(p.text.data(), p.text.size())) {
+			/* Resolved in its scope, like the others (sema.cc). */
+			if (plugin_opener_parse(p.text.data(), p.text.size(), &p.opener, &err) < 0) {
+				report_parser_error(p, err);
+				return;
+			}
+			p.is_opener = true;
+		} else if (iosig_pragma_parse(p.text.data(), p.text.size(), &p.parsed, &err) < 0) {
+			report_parser_error(p, err);
+			return;
+		} else {
+			p.kind = p.parsed->kind;
+		}
 		p.parsed_ok = true;
 		if (!t.source_added && t.sema) {
 			add_external_source(*t.sema, make_marker_source());

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sema.cc - a pragma in its scope (DESIGN section 3).
+ * sema.cc - a pragma in its scope (docs/design.md §3).
  *
  * The marker the pragma handler leaves (pragma.cc) names an identifier no
  * declaration has; Sema asks its external sources about such names, and
@@ -283,6 +283,136 @@ static void file_jobwide(Pragma &p)
 		       "'#pragma io jobwide' at file scope runs before 'main' (constructor)");
 }
 
+/* ---- openers ------------------------------------------------------------ */
+
+const Opener *opener_of(const clang::FunctionDecl *fd, clang::SourceLocation at)
+{
+	const clang::SourceManager &sm = tu().ctx->getSourceManager();
+
+	fd = fd->getCanonicalDecl();
+	for (const Opener &o : tu().openers)
+		if (o.fn == fd && (at.isInvalid() || !sm.isBeforeInTranslationUnit(
+							   sm.getExpansionLoc(at),
+							   sm.getExpansionLoc(o.loc))))
+			return &o;
+	return nullptr;
+}
+
+static bool char_pointer(clang::QualType t)
+{
+	return t->isPointerType() && t->getPointeeType()->isCharType();
+}
+
+/* Checks the declaration of the opener against what the pragma says; false
+ * after reporting an error. */
+static bool check_opener(const Pragma &p, const plugin_opener &o, const clang::FunctionDecl *fd)
+{
+	clang::SourceRange at = span_range(p, o.name_off, o.name_len);
+	const auto *proto = fd->getType()->getAs<clang::FunctionProtoType>();
+	std::string name = "'" + std::string(o.name) + "'";
+
+	if (llvm::isa<clang::CXXMethodDecl>(fd)) {
+		report(Level::Error, at.getBegin(), name + " is a member function; an opener must be a "
+			"function that is not a member", at);
+		return false;
+	}
+	if (supported_function(fd)) {
+		report(Level::Error, at.getBegin(), name + " is a supported call already: '#pragma io "
+			"sig' describes it without a declaration", at);
+		return false;
+	}
+	if (!proto) {
+		report(Level::Error, at.getBegin(), name + " has no prototype; declare its parameters "
+			"before '#pragma io opener'", at);
+		return false;
+	}
+	unsigned n = proto->getNumParams();
+	for (int k = 0; k < PLUGIN_OPENER_NARGS; k++) {
+		unsigned a = o.arg[k];
+		clang::SourceRange r = span_range(p, o.arg_off[k], o.arg_len[k]);
+		std::string what = std::string(plugin_opener_arg_names[k]) + "(" + std::to_string(a) + ")";
+
+		if (!a)
+			continue;
+		if (a > n) {
+			report(Level::Error, r.getBegin(), name + " has " + std::to_string(n) +
+				" parameter" + (n == 1 ? "" : "s") + "; " + what + " names none", r);
+			return false;
+		}
+		clang::QualType t = proto->getParamType(a - 1);
+		bool text = k == PLUGIN_OPENER_PATH || k == PLUGIN_OPENER_MODE;
+		if (text ? !char_pointer(t) : !t->isIntegralOrEnumerationType()) {
+			report(Level::Error, r.getBegin(), what + (text ? " must name a parameter of type "
+				"'char *' or 'const char *'" : " must name an integer parameter") +
+				"; parameter " + std::to_string(a) + " of " + name + " has type " +
+				type_name(t), r);
+			return false;
+		}
+	}
+	clang::QualType rt = proto->getReturnType();
+	if (!rt->isVoidType() && !rt->isPointerType() && !rt->isIntegralOrEnumerationType()) {
+		report(Level::Error, at.getBegin(), "an opener returns a pointer, an integer or "
+			"nothing; " + name + " returns " + type_name(rt), at);
+		return false;
+	}
+	return true;
+}
+
+/* '#pragma io opener(NAME, path(N), ...)': from here on, calls of NAME are
+ * supported calls. */
+static void handle_opener(Pragma &p, clang::DeclContext *ctx, clang::Scope *sc)
+{
+	const plugin_opener &o = p.opener;
+	clang::SourceRange at = span_range(p, o.name_off, o.name_len);
+	std::string name = "'" + std::string(o.name) + "'";
+
+	if (!tu().sema)
+		return; /* nothing is compiled */
+	clang::Sema &s = *tu().sema;
+	if (function_of(ctx)) {
+		report(Level::Error, diag_loc(p.loc), "'#pragma io opener' declares a function of the "
+		       "program: write it at file (or namespace) scope, after the declaration of "
+		       "the function");
+		return;
+	}
+	clang::LookupResult r(s, clang::DeclarationName(tu().pp->getIdentifierInfo(o.name)),
+			      clang::SourceLocation(), clang::Sema::LookupOrdinaryName);
+	if (!sc || !s.LookupName(r, sc) || r.empty()) {
+		report(Level::Error, at.getBegin(), name + " is not declared here; declare the "
+		       "function before '#pragma io opener'", at);
+		return;
+	}
+	auto *fd = r.isSingleResult() ? llvm::dyn_cast<clang::FunctionDecl>(r.getFoundDecl()) : nullptr;
+	if (!fd) {
+		bool overloaded = r.isOverloadedResult() ||
+				  llvm::isa<clang::FunctionTemplateDecl>(r.getRepresentativeDecl());
+
+		report(Level::Error, at.getBegin(), name + (overloaded ? " is overloaded or a template; an "
+							    "opener must be a function declared once"
+							  : " is not a function"), at);
+		return;
+	}
+	if (!check_opener(p, o, fd))
+		return;
+	for (const Opener &prev : tu().openers)
+		if (prev.fn == fd->getCanonicalDecl()) {
+			if (memcmp(prev.o.arg, o.arg, sizeof(o.arg)) || strcmp(prev.o.fmode, o.fmode)) {
+				report(Level::Error, diag_loc(p.loc), name + " is an opener already, with "
+				       "other arguments");
+				report(Level::Note, diag_loc(prev.loc), "declared here");
+			}
+			return;
+		}
+	Opener rec;
+	rec.fn = fd->getCanonicalDecl();
+	rec.o = o;
+	rec.loc = p.loc;
+	tu().openers.push_back(rec);
+	if (opts.verbose)
+		report(Level::Info, diag_loc(p.loc), "calls of " + name + " after this are supported "
+		       "calls");
+}
+
 void process_pragma(Pragma &p, clang::DeclContext *ctx, clang::Scope *sc)
 {
 	const clang::Decl *fn = function_of(ctx);
@@ -290,6 +420,10 @@ void process_pragma(Pragma &p, clang::DeclContext *ctx, clang::Scope *sc)
 
 	p.processed = true;
 	p.dc = ctx;
+	if (p.is_opener) {
+		handle_opener(p, ctx, sc);
+		return;
+	}
 	if (p.kind == IOSIG_PRAGMA_SIGDEF) {
 		handle_sigdef(p, scope_of(fn));
 		return;
@@ -308,9 +442,10 @@ void process_pragma(Pragma &p, clang::DeclContext *ctx, clang::Scope *sc)
 		p.in_function = true;
 		tu().any_function_pragma = true;
 	} else if (p.kind == IOSIG_PRAGMA_SIG) {
-		report_unbound(diag_loc(p.loc), "'#pragma io sig' at file scope describes no call; "
-						"put it inside a function, right before the call "
-						"that opens the file");
+		plugin_unbound_info u = {};
+
+		u.why = PLUGIN_UNBOUND_FILE_SCOPE;
+		report_unbound(diag_loc(p.loc), u);
 	} else {
 		file_jobwide(p);
 	}

@@ -31,6 +31,8 @@
 #                               volumes, glusterd and every brick and
 #                               self-heal process of STATE (pid files)
 # Functions print their errors on stderr and return non-zero on failure.
+# A script with `set -e` calls them in a condition or with `|| ...`: their
+# cleanup steps may fail one by one and must go on.
 
 gl_unavailable() {
 	if [ "$(id -u)" -ne 0 ]; then
@@ -172,7 +174,7 @@ gl_kill_pidfile() {
 	[ -s "$1" ] || return 0
 	gl_pid=$(cat "$1")
 	case $gl_pid in '' | *[!0-9]*) return 0 ;; esac
-	tr '\0' ' ' <"/proc/$gl_pid/cmdline" 2>/dev/null | grep -qF -- "$2" || return 0
+	{ tr '\0' ' ' <"/proc/$gl_pid/cmdline"; } 2>/dev/null | grep -qF -- "$2" || return 0
 	kill "$gl_pid" 2>/dev/null || return 0
 	gl_i=0
 	while kill -0 "$gl_pid" 2>/dev/null && [ $gl_i -lt 50 ]; do

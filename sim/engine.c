@@ -3,9 +3,13 @@
  * engine.c - iosig-sim's discrete-event engine (see engine.h).
  *
  * Three kinds of events in one binary heap ordered by (time, sequence):
- *   ARRIVE  the next workload request (at most one pending: the source is
- *           read one request ahead, or, for closed-loop sources, after the
- *           previous request completes);
+ *   ARRIVE  a workload request.  Open loop: the source is read one request
+ *           ahead, so at most one is pending.  Closed loop: each stream
+ *           keeps at most iodepth requests outstanding; the source is read
+ *           up to CL_LOOKAHEAD requests ahead into per-stream FIFOs, a
+ *           stream's first request arrives at its own arrival time and
+ *           each later one when a slot of the stream frees (the think time
+ *           after a completion), in the stream's order;
  *   DONE    a device command completes (its merged chain is completed
  *           member by member);
  *   WAKE    a wake-up the policy asked for with env->wake_at().
@@ -25,6 +29,8 @@
 #define SLAB 1024                 /* requests allocated at a time */
 #define SAME_INSTANT_MAX 100000000ull   /* events at one instant before declaring a livelock */
 #define PROGRESS_EVERY 65536
+#define CL_LOOKAHEAD 65536        /* closed loop: requests read ahead at most */
+#define CL_IODEPTH_MAX 65536
 
 enum ev_kind { EV_ARRIVE, EV_DONE, EV_WAKE };
 
@@ -37,11 +43,23 @@ struct ev {
 
 enum { RQ_FREE, RQ_HELD, RQ_ISSUED, RQ_DONE };
 
+/* Closed loop: one stream's state. */
+struct cl_stream {
+	uint32_t id;
+	unsigned active;          /* released (arrival scheduled or arrived), not finished */
+	bool started;             /* its first request has been released */
+	uint64_t slot_at;         /* when its last slot freed with nothing to release */
+	uint64_t last_release;    /* arrival time of its latest request (order kept) */
+	struct ereq *head, *tail; /* read from the source, not released yet */
+};
+
 /* A workload request and the engine's bookkeeping for it. */
 struct ereq {
 	struct policy_req r;
-	uint64_t think_ns;        /* closed loop: delay before the next arrival */
+	uint64_t think_ns;        /* closed loop: delay before the stream's next arrival */
 	struct ereq *next;        /* free or deferred list */
+	struct ereq *cl_next;     /* closed loop: next in its stream's FIFO */
+	struct cl_stream *cls;    /* closed loop: its stream */
 	uint8_t state;            /* RQ_* */
 };
 
@@ -63,6 +81,15 @@ struct sim_engine {
 
 	bool src_done;
 	uint64_t read_count, kept, filtered, wrapped;
+	uint64_t unarrived;       /* read from the source, arrival not yet happened */
+
+	bool closed;              /* closed loop (cfg.closed_loop or the source's nature) */
+	unsigned iodepth;
+	struct cl_stream **clmap; /* open addressing by stream id */
+	size_t clcap, ncl;
+	uint64_t cl_buffered;     /* read, not released */
+	uint64_t cl_waits;        /* slots that found their stream's next request beyond
+	                             the lookahead */
 	uint64_t wake;            /* pending wake-up, UINT64_MAX = none */
 	uint64_t events, last_activity;
 	uint64_t violations;      /* policy calls that broke the contract (ignored) */
@@ -192,7 +219,9 @@ static void flush_deferred(struct sim_engine *e)
 	}
 }
 
-static int schedule_next(struct sim_engine *e, uint64_t base);
+static int schedule_next(struct sim_engine *e);
+static int cl_fill(struct sim_engine *e);
+static int cl_release(struct sim_engine *e, struct cl_stream *s, uint64_t t);
 
 /* A workload request is finished (device completion, env->finish or refusal). */
 static void finish_workload(struct sim_engine *e, struct ereq *q, int status)
@@ -207,18 +236,31 @@ static void finish_workload(struct sim_engine *e, struct ereq *q, int status)
 	e->deferred = q;
 	e->outstanding--;
 	e->last_activity = e->now;
-	if (e->cfg.src->closed_loop && schedule_next(e, e->now + q->think_ns) < 0)
-		fail(e, -ENOMEM, "out of memory");
+	if (e->closed) {
+		/* A slot of the stream frees: its next request arrives after
+		 * the think time (once it is read, if it is not yet). */
+		struct cl_stream *s = q->cls;
+		uint64_t t = e->now + q->think_ns + e->cfg.think_ns;
+
+		s->active--;
+		if (s->head) {
+			cl_release(e, s, t);
+		} else {
+			s->slot_at = t;
+			if (!e->src_done && e->cl_buffered >= CL_LOOKAHEAD)
+				e->cl_waits++;
+		}
+		cl_fill(e);
+	}
 }
 
 /* ---- the source ---- */
 
 /*
- * Reads the next request to keep and schedules its arrival (at base for
- * closed-loop sources).  Returns 0 (also at the end), or -errno after
- * fail().
+ * Reads the next request to keep into *ret (arrival_ns = the source's).
+ * Returns 1, 0 at the end, or -errno after fail().
  */
-static int schedule_next(struct sim_engine *e, uint64_t base)
+static int read_one(struct sim_engine *e, struct ereq **ret)
 {
 	const struct policy_dev_info *home = &e->info[0];
 	struct sim_io io;
@@ -275,7 +317,7 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 	q->r.id = e->next_id++;
 	q->r.offset = io.offset;
 	q->r.len = io.len;
-	q->r.arrival_ns = e->cfg.src->closed_loop ? base : io.arrival_ns;
+	q->r.arrival_ns = io.arrival_ns;
 	q->r.stream = io.stream;
 	q->r.dev = 0;
 	q->r.op = io.op;
@@ -290,6 +332,20 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 				break;
 			}
 	q->think_ns = io.think_ns;
+	e->unarrived++;
+	*ret = q;
+	return 1;
+}
+
+/* Open loop: reads the next request and schedules its arrival.  0 (also
+ * at the end) or -errno after fail(). */
+static int schedule_next(struct sim_engine *e)
+{
+	struct ereq *q;
+	int r = read_one(e, &q);
+
+	if (r <= 0)
+		return r;
 	if (q->r.arrival_ns < e->now)
 		q->r.arrival_ns = e->now;
 	r = ev_push(e, q->r.arrival_ns, EV_ARRIVE, &q->r, 0);
@@ -297,6 +353,103 @@ static int schedule_next(struct sim_engine *e, uint64_t base)
 		fail(e, r, "out of memory");
 	return r;
 }
+
+/* ---- closed loop ---- */
+
+static size_t cl_slot(uint32_t id, size_t cap)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The state of stream id, created on first use; NULL without memory. */
+static struct cl_stream *cl_stream_get(struct sim_engine *e, uint32_t id)
+{
+	size_t i;
+
+	if (2 * (e->ncl + 1) > e->clcap) {
+		size_t ncap = e->clcap ? 2 * e->clcap : 64;
+		struct cl_stream **n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < e->clcap; j++)
+			if (e->clmap[j]) {
+				for (i = cl_slot(e->clmap[j]->id, ncap); n[i]; i = (i + 1) & (ncap - 1))
+					;
+				n[i] = e->clmap[j];
+			}
+		free(e->clmap);
+		e->clmap = n;
+		e->clcap = ncap;
+	}
+	for (i = cl_slot(id, e->clcap); e->clmap[i]; i = (i + 1) & (e->clcap - 1))
+		if (e->clmap[i]->id == id)
+			return e->clmap[i];
+	e->clmap[i] = calloc(1, sizeof(**e->clmap));
+	if (!e->clmap[i])
+		return NULL;
+	e->clmap[i]->id = id;
+	e->ncl++;
+	return e->clmap[i];
+}
+
+/* Releases the head of s's FIFO: it arrives at t, or later to keep the
+ * stream's order. */
+static int cl_release(struct sim_engine *e, struct cl_stream *s, uint64_t t)
+{
+	struct ereq *q = s->head;
+	int r;
+
+	s->head = q->cl_next;
+	if (!s->head)
+		s->tail = NULL;
+	e->cl_buffered--;
+	if (t < e->now)
+		t = e->now;
+	if (t < s->last_release)
+		t = s->last_release;
+	s->last_release = t;
+	s->started = true;
+	s->active++;
+	q->r.arrival_ns = t;
+	r = ev_push(e, t, EV_ARRIVE, &q->r, 0);
+	if (r < 0)
+		fail(e, r, "out of memory");
+	return r;
+}
+
+/* Reads ahead up to CL_LOOKAHEAD requests; a request whose stream has a
+ * free slot is released at once: a new stream's first request at its own
+ * arrival time, a later one when its slot freed.  0 or -errno. */
+static int cl_fill(struct sim_engine *e)
+{
+	while (!e->src_done && e->cl_buffered < CL_LOOKAHEAD) {
+		struct cl_stream *s;
+		struct ereq *q;
+		int r = read_one(e, &q);
+
+		if (r <= 0)
+			return r;
+		s = cl_stream_get(e, q->r.stream);
+		if (!s) {
+			fail(e, -ENOMEM, "out of memory");
+			return -ENOMEM;
+		}
+		q->cls = s;
+		if (s->tail)
+			s->tail->cl_next = q;
+		else
+			s->head = q;
+		s->tail = q;
+		e->cl_buffered++;
+		if (s->head == q && s->active < e->iodepth &&
+		    cl_release(e, s, s->started ? s->slot_at : q->r.arrival_ns) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+
 
 /* ---- the environment the policy sees ---- */
 
@@ -410,6 +563,7 @@ static void on_arrive(struct sim_engine *e, struct policy_req *req)
 	int r;
 
 	q->state = RQ_HELD;
+	e->unarrived--;
 	e->outstanding++;
 	if (e->outstanding > e->max_outstanding)
 		e->max_outstanding = e->outstanding;
@@ -417,8 +571,8 @@ static void on_arrive(struct sim_engine *e, struct policy_req *req)
 	r = e->pol->ops->submit(e->pol, req);
 	if (r < 0 && q->state == RQ_HELD)
 		finish_workload(e, q, r);
-	if (!e->cfg.src->closed_loop)
-		schedule_next(e, e->now);
+	if (!e->closed)
+		schedule_next(e);
 }
 
 static void on_done(struct sim_engine *e, struct policy_req *head, unsigned dev)
@@ -455,7 +609,10 @@ int sim_engine_run(struct sim_engine *e, char *err, size_t errlen)
 	uint64_t drain = e->cfg.drain_ns ? e->cfg.drain_ns : 60 * POLICY_NS_PER_S;
 	uint64_t same = 0, last_t = 0;
 
-	schedule_next(e, 0);
+	if (e->closed)
+		cl_fill(e);
+	else
+		schedule_next(e);
 	while (e->nheap && !e->fatal) {
 		struct ev ev = ev_pop(e);
 
@@ -488,7 +645,7 @@ int sim_engine_run(struct sim_engine *e, char *err, size_t errlen)
 			e->pol->ops->dispatch(e->pol);
 			flush_deferred(e);
 		}
-		if (e->src_done && !e->outstanding && devices_idle(e) &&
+		if (e->src_done && !e->unarrived && !e->outstanding && devices_idle(e) &&
 		    (!e->nheap || e->heap[0].t > e->last_activity + drain))
 			break;
 		if (e->cfg.on_progress && e->events % PROGRESS_EVERY == 0) {
@@ -531,6 +688,18 @@ int sim_engine_create(const struct sim_config *cfg, struct sim_engine **ret, cha
 	}
 	e->cfg = *cfg;
 	e->wake = UINT64_MAX;
+	e->closed = cfg->closed_loop || cfg->src->closed_loop;
+	e->iodepth = cfg->iodepth ? cfg->iodepth : cfg->src->iodepth ? cfg->src->iodepth : 1;
+	if (!e->closed && (cfg->iodepth || cfg->think_ns)) {
+		snprintf(err, errlen, "an iodepth or a think time needs a closed-loop run");
+		free(e);
+		return -EINVAL;
+	}
+	if (e->iodepth > CL_IODEPTH_MAX) {
+		snprintf(err, errlen, "iodepth %u is more than %u", e->iodepth, CL_IODEPTH_MAX);
+		free(e);
+		return -EINVAL;
+	}
 	sim_metrics_init(&e->m);
 	for (unsigned d = 0; d < cfg->ndev; d++)
 		e->info[d] = cfg->devs[d]->info;
@@ -563,6 +732,9 @@ void sim_engine_destroy(struct sim_engine *e)
 	for (size_t i = 0; i < e->nslabs; i++)
 		free(e->slabs[i]);
 	free(e->slabs);
+	for (size_t i = 0; i < e->clcap; i++)
+		free(e->clmap[i]);
+	free(e->clmap);
 	free(e->heap);
 	sim_metrics_free(&e->m);
 	free(e);
@@ -619,6 +791,13 @@ void sim_engine_report(struct sim_engine *e, struct json_writer *w)
 	json_uint(w, "filtered_by_device", e->filtered);
 	json_uint(w, "addresses_wrapped", e->wrapped);
 	json_uint(w, "arrivals_clamped", e->cfg.src->clamped);
+	json_bool(w, "closed_loop", e->closed);
+	if (e->closed) {
+		json_uint(w, "iodepth", e->iodepth);
+		json_num(w, "think_s", (double)e->cfg.think_ns / 1e9);
+		json_uint(w, "streams", e->ncl);
+		json_uint(w, "lookahead_waits", e->cl_waits);
+	}
 	json_obj_end(w);
 
 	sim_metrics_json(&e->m, busy / 1e9, w);

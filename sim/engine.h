@@ -32,6 +32,16 @@ struct sim_config {
 	uint64_t drain_ns;               /* after the workload, keep serving policy wake-ups
 	                                    this long past the last activity (0 = 60 s) */
 	uint64_t max_requests;           /* stop reading the source after this many (0 = all) */
+	/* Closed loop (also when the source is closed-loop by nature): each
+	 * stream (request.stream) keeps at most iodepth requests outstanding,
+	 * in its order; its first request arrives at its own arrival time,
+	 * every later one when a slot frees: think_ns after a request of the
+	 * stream completed, plus that request's own think time (sources that
+	 * carry one).  iodepth 0 = the source's, else 1; both need a closed
+	 * loop. */
+	bool closed_loop;
+	unsigned iodepth;
+	uint64_t think_ns;
 	/* Signatures declared per stream (--hint), applied to requests that
 	 * carry none: nhints entries. */
 	const struct sim_hint *hints;

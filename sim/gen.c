@@ -11,10 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
-extern const struct sim_gen_kind sim_gen_mapreduce, sim_gen_pangu, sim_gen_vms;
+extern const struct sim_gen_kind sim_gen_mapreduce, sim_gen_pangu, sim_gen_vms, sim_gen_dfsio;
 
 const struct sim_gen_kind *const sim_gen_kinds[] = {
-	&sim_gen_mapreduce, &sim_gen_pangu, &sim_gen_vms, NULL,
+	&sim_gen_mapreduce, &sim_gen_pangu, &sim_gen_vms, &sim_gen_dfsio, NULL,
 };
 
 static bool before(const struct sim_gen *g, unsigned a, unsigned b)
@@ -134,8 +134,12 @@ int sim_gen_create(const char *spec, uint64_t seed, uint64_t capacity, struct si
 		if (strlen(sim_gen_kinds[i]->name) == n && !strncasecmp(sim_gen_kinds[i]->name, spec, n))
 			kind = sim_gen_kinds[i];
 	if (!kind) {
-		snprintf(err, errlen, "unknown workload '%.*s' (known: mapreduce, pangu, vms)", (int)n,
-			 spec);
+		char known[256] = "";
+
+		for (unsigned i = 0; sim_gen_kinds[i]; i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", sim_gen_kinds[i]->name);
+		snprintf(err, errlen, "unknown workload '%.*s' (known: %s)", (int)n, spec, known);
 		return -ENOENT;
 	}
 	g = calloc(1, sizeof(*g));

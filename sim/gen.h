@@ -6,7 +6,10 @@
  *   pangu      write-dominated, bursty, mostly small requests on a few
  *              append streams (the Pangu traces of the BCW/MIOS paper);
  *   vms        N virtual machines alternating bulky sequential bursts and
- *              quiet periods (the burstiness-aware scheduler paper).
+ *              quiet periods (the burstiness-aware scheduler paper);
+ *   dfsio      Hadoop's TestDFSIO: N tasks each writing and/or reading its
+ *              own file sequentially, closed loop (the next request follows
+ *              a completion), for throughput (the memory-storage cache paper).
  * A generator keeps one record per stream, so memory does not grow with the
  * number of requests.  Each stream has its own PRNG derived from the seed,
  * so the same seed and options give the same workload on every machine.

@@ -63,6 +63,7 @@ struct sim_hdd {
 	struct seg *seg;
 	uint64_t stamp;
 
+	uint64_t prev_read_last; /* last sector of the previous read (UINT64_MAX: none) */
 	bool pf_active;          /* read-ahead running into segment pf_seg */
 	unsigned pf_seg;
 	uint64_t pf_limit;       /* read-ahead stops before this sector */
@@ -130,6 +131,7 @@ void sim_hdd_params_generic(struct sim_hdd_params *p, uint64_t bytes)
 	p->seg_blocks = 4096;
 	p->max_write_segs = 8;
 	p->max_readahead = 2048;
+	p->contread = SIM_RA_SEGMENT;
 	p->fast_write = 2;
 	p->read_hits_on_write_data = true;
 	p->readahead_on_idle_hit = true;
@@ -142,40 +144,408 @@ void sim_hdd_params_generic(struct sim_hdd_params *p, uint64_t bytes)
 	p->queue_depth = 1;
 }
 
-static uint64_t zone_lbns(const struct sim_hdd_params *p, const struct sim_hdd_zone *z)
+/* ---- layout: DiskSim's mapping and sparing schemes ---- */
+
+static bool slip_to_end(enum sim_hdd_sparing sp)
 {
-	uint64_t cyls = (uint64_t)z->last_cyl - z->first_cyl + 1;
-	uint64_t tracks = cyls * p->surfaces, phys = tracks * z->bpt, n = 0, unit, lpu;
+	return sp == SIM_SPARE_PER_CYL_SLIP_END || sp == SIM_SPARE_PER_CYL_FRONT_SLIP_END ||
+	       sp == SIM_SPARE_AT_END || sp == SIM_SPARE_PER_ZONE_SLIP_END;
+}
+
+/* Slips use their unit's spares (schemes 1, 2, 3, 5, 8, 9). */
+static bool slips_use_spares(enum sim_hdd_sparing sp)
+{
+	return sp != SIM_SPARE_NONE && !slip_to_end(sp);
+}
+
+/* Schemes whose slips also turn the later tracks' first sectors (DiskSim's
+ * g1_map_pbn_skew: sectors-per-cylinder and per-track sparing). */
+static bool slips_push_skew(enum sim_hdd_sparing sp)
+{
+	return sp == SIM_SPARE_PER_CYL || sp == SIM_SPARE_PER_TRACK ||
+	       sp == SIM_SPARE_PER_CYL_SLIP_END || sp == SIM_SPARE_PER_CYL_FRONT ||
+	       sp == SIM_SPARE_PER_CYL_FRONT_SLIP_END;
+}
+
+/* Number of entries of the sorted a[0..n) that are <= v. */
+static uint64_t count_le(const uint64_t *a, uint32_t n, uint64_t v)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The x-th (from 0) of 0, 1, 2, ... that is not in the sorted list a[0..n);
+ * *ret_next = the next listed value after it (UINT64_MAX if none). */
+static uint64_t skip_listed(const uint64_t *a, uint32_t n, uint64_t x, uint64_t *ret_next)
+{
+	uint64_t t = x, c;
+
+	/* t = x + (listed values <= t) has its least solution at the answer. */
+	while ((c = count_le(a, n, t)) != t - x)
+		t = x + c;
+	*ret_next = c < n ? a[c] : UINT64_MAX;
+	return t;
+}
+
+/*
+ * Logical blocks of a zone, as DiskSim counts them (layout_g1_load.c,
+ * dm_layout_g1_compute_blksinband): negative means the spares and the empty
+ * space take more than the zone has.
+ */
+static int64_t zone_lbns(const struct sim_hdd_params *p, const struct sim_hdd_zone *z)
+{
+	int64_t cyls = (int64_t)z->last_cyl - z->first_cyl + 1, sp = z->spares;
+	int64_t n = cyls * p->surfaces * z->bpt - z->deadspace;
 
 	switch (p->sparing) {
 	case SIM_SPARE_NONE:
-		n = phys;
-		break;
-	case SIM_SPARE_PER_ZONE:
-		n = phys > z->spares ? phys - z->spares : 0;
 		break;
 	case SIM_SPARE_TRACK:
-		n = tracks > z->spares ? (tracks - z->spares) * z->bpt : 0;
-		break;
-	case SIM_SPARE_PER_TRACK:
-		n = z->bpt > z->spares ? tracks * (z->bpt - z->spares) : 0;
+		n -= sp * z->bpt;
 		break;
 	case SIM_SPARE_PER_CYL:
-		unit = (uint64_t)z->bpt * p->surfaces;
-		n = unit > z->spares ? cyls * (unit - z->spares) : 0;
+	case SIM_SPARE_PER_CYL_FRONT:
+		n -= sp * cyls;
+		break;
+	case SIM_SPARE_PER_TRACK:
+		n -= sp * cyls * p->surfaces;
+		break;
+	case SIM_SPARE_PER_CYL_SLIP_END:
+	case SIM_SPARE_PER_CYL_FRONT_SLIP_END:
+		n -= sp * cyls + z->nslips;
+		break;
+	case SIM_SPARE_AT_END:
+		n -= z->nslips;
 		break;
 	case SIM_SPARE_PER_RANGE:
-		unit = (uint64_t)z->bpt * p->surfaces * p->range_size;
-		lpu = unit > z->spares ? unit - z->spares : 0;
-		n = cyls / p->range_size * lpu;
-		if (cyls % p->range_size) {
-			uint64_t part = cyls % p->range_size * (uint64_t)z->bpt * p->surfaces;
-
-			n += part > z->spares ? part - z->spares : 0;
-		}
+		n -= sp * (cyls / p->range_size);
+		break;
+	case SIM_SPARE_PER_ZONE:
+		n -= sp;
+		break;
+	case SIM_SPARE_PER_ZONE_SLIP_END:
+		n -= sp + z->nslips;
 		break;
 	}
-	return n > z->deadspace ? n - z->deadspace : 0;
+	return n;
+}
+
+/* Sets a zone's sparing unit: its size, data sectors, front spares, count. */
+static void zone_units(const struct sim_hdd_params *p, struct sim_hdd_zone *z)
+{
+	uint64_t cyl = (uint64_t)z->bpt * p->surfaces;
+
+	z->nphys = ((uint64_t)z->last_cyl - z->first_cyl + 1) * cyl;
+	z->ufront = 0;
+	switch (p->sparing) {
+	case SIM_SPARE_PER_TRACK:
+		z->unit = z->bpt;
+		break;
+	case SIM_SPARE_PER_CYL:
+	case SIM_SPARE_PER_CYL_SLIP_END:
+	case SIM_SPARE_PER_CYL_FRONT:
+	case SIM_SPARE_PER_CYL_FRONT_SLIP_END:
+		z->unit = cyl;
+		z->ufront = p->sparing == SIM_SPARE_PER_CYL_FRONT ||
+			    p->sparing == SIM_SPARE_PER_CYL_FRONT_SLIP_END ? z->spares : 0;
+		break;
+	case SIM_SPARE_PER_RANGE:
+		z->unit = cyl * p->range_size;
+		break;
+	default:   /* none, whole tracks, at the end of the disk, per zone: the zone */
+		z->unit = z->nphys;
+		break;
+	}
+	z->udata = z->unit;
+	if (p->sparing != SIM_SPARE_NONE && p->sparing != SIM_SPARE_TRACK &&
+	    p->sparing != SIM_SPARE_AT_END)
+		z->udata -= z->spares < z->unit ? z->spares : z->unit;
+	z->nunits = z->nphys / z->unit;
+}
+
+/* Logical track order within cylinder cyl of zone z -> surface, and back
+ * (the serpentine mappings reverse every other cylinder; an involution). */
+static uint32_t track_surface(const struct sim_hdd_params *p, const struct sim_hdd_zone *z,
+			      uint32_t cyl, uint32_t t)
+{
+	bool rev = (p->mapping == SIM_MAP_SERPENTINE_ZONE && (cyl - z->first_cyl) % 2) ||
+		   (p->mapping == SIM_MAP_SERPENTINE && cyl % 2);
+
+	return rev ? p->surfaces - 1 - t : t;
+}
+
+/* Zone holding lbn (binary search); lbn < p->blocks. */
+static unsigned zone_of(const struct sim_hdd_params *p, uint64_t lbn)
+{
+	unsigned lo = 0, hi = p->nzones;
+
+	while (hi - lo > 1) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (p->zone[mid].first_lbn <= lbn)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Zone-relative physical sector of data position x of zone z (x counts the
+ * zone's logical blocks from the empty space at its front); *ret_run = how
+ * many positions from x on lie on consecutive sectors (bounded by the next
+ * slip, spare or defect, not yet by the track end).
+ */
+static uint64_t zone_sector(const struct sim_hdd_params *p, const struct sim_hdd_zone *z,
+			    uint64_t x, uint64_t *ret_run)
+{
+	const uint64_t *sl = &p->slip[z->slip0];
+	uint64_t run, ps, next, u, pos, j;
+	uint32_t i;
+
+	switch (p->sparing) {
+	case SIM_SPARE_NONE:
+		/* DiskSim's no-sparing mapping ignores slips and defects. */
+		*ret_run = z->nphys - x;
+		return x;
+	case SIM_SPARE_TRACK: {
+		uint64_t trk = skip_listed(sl, z->nslips, x / z->bpt, &next);
+		const uint64_t (*d)[2] = &p->defect[z->defect0];
+
+		for (i = 0; i < z->ndefects; i++)
+			if (d[i][0] == trk) {
+				trk = d[i][1];
+				break;
+			}
+		*ret_run = z->bpt - x % z->bpt;
+		return trk * z->bpt + x % z->bpt;
+	}
+	default:
+		break;
+	}
+	if (slip_to_end(p->sparing)) {
+		/* The x-th data position not slipped, counting every slip of the zone. */
+		j = skip_listed(&p->slip_pos[z->slip0], z->nslip_pos, x, &next);
+		run = next - j;
+		u = j / z->udata;
+		pos = z->ufront + j % z->udata;
+		if (run > z->udata - j % z->udata)
+			run = z->udata - j % z->udata;
+	} else if (x >= z->nunits * z->udata) {
+		/* The partial last range of SIM_SPARE_PER_RANGE: no spares, no slips. */
+		u = z->nunits;
+		pos = x - z->nunits * z->udata;
+		run = z->nphys - z->nunits * z->unit - pos;
+	} else {
+		/* The unit's slips use its spares: its data sectors are the first
+		 * udata + n (n slips) not slipped after the end spares, or the
+		 * last ones before the front spares (which give up one sector per
+		 * slip). */
+		uint64_t base, lo, hi, start;
+
+		u = x / z->udata;
+		base = u * z->unit;
+		lo = base ? count_le(sl, z->nslips, base - 1) : 0;
+		hi = count_le(sl, z->nslips, base + z->unit - 1);
+		start = z->ufront ? z->ufront - (hi - lo) : 0;   /* validated: n <= spares */
+		pos = start + x % z->udata;
+		run = UINT64_MAX;
+		for (i = (uint32_t)lo; i < hi; i++) {
+			uint64_t q = sl[i] - base;
+
+			if (q > pos) {
+				run = q - pos;
+				break;
+			}
+			pos++;
+		}
+		if (run > start + z->udata + (hi - lo) - pos)
+			run = start + z->udata + (hi - lo) - pos;
+	}
+	ps = u * z->unit + pos;
+	/* Defects: the block's sector may be replaced; a run stops before the
+	 * next defective sector. */
+	if (z->ndefects) {
+		const uint64_t (*d)[2] = &p->defect[z->defect0];
+		uint32_t lo = 0, hi = z->ndefects;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (d[mid][0] < ps)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < z->ndefects && d[lo][0] == ps) {
+			*ret_run = 1;
+			return d[lo][1];
+		}
+		if (lo < z->ndefects && run > d[lo][0] - ps)
+			run = d[lo][0] - ps;
+	}
+	*ret_run = run;
+	return ps;
+}
+
+/* Maps lbn; *ret_run = how many consecutive blocks from lbn lie on the same
+ * track, physically contiguous. */
+static bool map_run(const struct sim_hdd_params *p, uint64_t lbn, struct sim_hdd_pbn *ret,
+		    uint64_t *ret_run)
+{
+	const struct sim_hdd_zone *z;
+	uint64_t ps, run, track, sector;
+	unsigned zi;
+
+	if (lbn >= p->blocks)
+		return false;
+	zi = zone_of(p, lbn);
+	z = &p->zone[zi];
+	ps = zone_sector(p, z, lbn - z->first_lbn + z->deadspace, &run);
+	track = ps / z->bpt;
+	sector = ps % z->bpt;
+	if (run > z->bpt - sector)
+		run = z->bpt - sector;
+	if (run > z->first_lbn + z->nlbn - lbn)
+		run = z->first_lbn + z->nlbn - lbn;
+	ret->zone = zi;
+	ret->cyl = z->first_cyl + (uint32_t)(track / p->surfaces);
+	ret->track = (uint32_t)(track % p->surfaces);
+	ret->head = track_surface(p, z, ret->cyl, ret->track);
+	ret->sector = (uint32_t)sector;
+	if (ret_run)
+		*ret_run = run;
+	return true;
+}
+
+bool sim_hdd_map(const struct sim_hdd_params *p, uint64_t lbn, struct sim_hdd_pbn *ret)
+{
+	return map_run(p, lbn, ret, NULL);
+}
+
+/* Angle of the start of a sector, in revolutions [0, 1): the zone's first
+ * block offset, a track skew per track switch and a cylinder skew per
+ * cylinder switch in mapping order, and (DiskSim) one sector per slip
+ * before the cylinder (track) in the schemes whose slips push the skew. */
+static double sector_angle(const struct sim_hdd_params *p, const struct sim_hdd_pbn *b)
+{
+	const struct sim_hdd_zone *z = &p->zone[b->zone];
+	double cylrel = (double)(b->cyl - z->first_cyl);
+	double tracksw = b->track + (double)(p->surfaces - 1) * cylrel;
+	double s = z->first_offset + tracksw * z->track_skew + cylrel * z->cyl_skew + b->sector;
+
+	if (z->nslips && slips_push_skew(p->sparing)) {
+		uint64_t tracks = (uint64_t)(b->cyl - z->first_cyl) * p->surfaces;
+
+		if (p->sparing == SIM_SPARE_PER_TRACK)
+			tracks += b->track;
+		if (tracks)
+			s += (double)count_le(&p->slip[z->slip0], z->nslips, tracks * z->bpt - 1);
+	}
+	/* s / bpt modulo 1, without fmod (slow for large quotients). */
+	s /= z->bpt;
+	return s - floor(s);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	return cmp_u64(a, b);
+}
+
+/*
+ * Checks zone i's slips and defects against its geometry and derives the
+ * slip-to-end positions.  0 or -EINVAL with a reason.
+ */
+static int zone_check_spares(struct sim_hdd_params *p, unsigned i, char *err, size_t errlen)
+{
+	struct sim_hdd_zone *z = &p->zone[i];
+	bool tracks = p->sparing == SIM_SPARE_TRACK;
+	uint64_t limit = tracks ? z->nphys / z->bpt : z->nphys;
+	uint64_t *sl = &p->slip[z->slip0];
+	uint64_t (*d)[2] = &p->defect[z->defect0];
+	const char *what = tracks ? "track" : "sector";
+
+	if (z->slip0 + (uint64_t)z->nslips > p->nslip ||
+	    z->defect0 + (uint64_t)z->ndefects > p->ndefect) {
+		snprintf(err, errlen, "%s: zone %u: slips or defects out of the lists", p->name, i);
+		return -EINVAL;
+	}
+	qsort(sl, z->nslips, sizeof(*sl), cmp_u64);
+	qsort(d, z->ndefects, sizeof(*d), cmp_pair);
+	for (uint32_t k = 0; k < z->nslips; k++)
+		if (sl[k] >= limit || (k && sl[k] == sl[k - 1])) {
+			snprintf(err, errlen, "%s: zone %u: slip %llu is %s (the zone has %s 0 to "
+				 "%llu)", p->name, i, (unsigned long long)sl[k],
+				 sl[k] >= limit ? "beyond the zone" : "listed twice",
+				 tracks ? "tracks" : "sectors", (unsigned long long)(limit - 1));
+			return -EINVAL;
+		}
+	for (uint32_t k = 0; k < z->ndefects; k++)
+		if (d[k][0] >= limit || d[k][1] >= limit || (k && d[k][0] == d[k - 1][0])) {
+			snprintf(err, errlen, "%s: zone %u: defect %llu -> %llu: a %s beyond the zone "
+				 "(0 to %llu) or listed twice", p->name, i,
+				 (unsigned long long)d[k][0], (unsigned long long)d[k][1], what,
+				 (unsigned long long)(limit - 1));
+			return -EINVAL;
+		}
+	if (tracks && z->nslips + z->ndefects > z->spares) {
+		/* DiskSim asserts the same (layout_g1_load.c). */
+		snprintf(err, errlen, "%s: zone %u: %u slipped and %u remapped tracks but only %u "
+			 "spare tracks", p->name, i, z->nslips, z->ndefects, z->spares);
+		return -EINVAL;
+	}
+	if (slips_use_spares(p->sparing) && !tracks) {
+		/* Each unit's slips must fit in its spares, or blocks would land
+		 * on the next unit's sectors (DiskSim does not check). */
+		for (uint32_t k = 0, n; k < z->nslips; k += n) {
+			uint64_t u = sl[k] / z->unit;
+
+			for (n = 1; k + n < z->nslips && sl[k + n] / z->unit == u; n++)
+				;
+			if (sl[k] % z->unit < z->ufront) {
+				snprintf(err, errlen, "%s: zone %u: slip %llu lies in a spare sector",
+					 p->name, i, (unsigned long long)sl[k]);
+				return -EINVAL;
+			}
+			if (u >= z->nunits || n > z->spares) {
+				snprintf(err, errlen, "%s: zone %u: %u slips in %s %llu but %s spares", p->name,
+					 i, n, p->sparing == SIM_SPARE_PER_TRACK ? "track" :
+					 p->sparing == SIM_SPARE_PER_RANGE ? "range of cylinders" :
+					 p->sparing == SIM_SPARE_PER_ZONE ? "the zone, unit" : "cylinder",
+					 (unsigned long long)u, u >= z->nunits ? "it has no" : "fewer");
+				return -EINVAL;
+			}
+		}
+	}
+	if (slip_to_end(p->sparing)) {
+		/* Each slip's index among the data positions (spares excluded). */
+		for (uint32_t k = 0; k < z->nslips; k++) {
+			uint64_t u = sl[k] / z->unit, q = sl[k] % z->unit;
+
+			p->slip_pos[z->slip0 + k] = q >= z->ufront && q < z->ufront + z->udata
+						    ? u * z->udata + q - z->ufront : UINT64_MAX;
+		}
+		qsort(&p->slip_pos[z->slip0], z->nslips, sizeof(uint64_t), cmp_u64);
+		/* Slips in spares do not move blocks (DiskSim still counts them). */
+		z->nslip_pos = (uint32_t)count_le(&p->slip_pos[z->slip0], z->nslips, UINT64_MAX - 1);
+	}
+	return 0;
 }
 
 int sim_hdd_params_finish(struct sim_hdd_params *p, char *err, size_t errlen)
@@ -193,23 +563,53 @@ int sim_hdd_params_finish(struct sim_hdd_params *p, char *err, size_t errlen)
 	}
 	if (p->range_size < 1)
 		p->range_size = 1;
+	if ((unsigned)p->mapping > SIM_MAP_MAX || (unsigned)p->sparing > SIM_SPARE_MAX) {
+		snprintf(err, errlen, "%s: mapping scheme %u or sparing scheme %u unknown", p->name,
+			 (unsigned)p->mapping, (unsigned)p->sparing);
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < p->nzones; i++) {
 		struct sim_hdd_zone *z = &p->zone[i];
+		int64_t n;
+		int r;
 
-		if (!z->bpt || z->last_cyl < z->first_cyl || z->last_cyl >= p->cylinders ||
-		    (i && z->first_cyl <= p->zone[i - 1].last_cyl)) {
+		if (!z->bpt || z->last_cyl < z->first_cyl) {
 			snprintf(err, errlen, "%s: zone %u (cylinders %u-%u, %u sectors per track) is "
-				 "empty, out of order or beyond cylinder %u", p->name, i, z->first_cyl,
-				 z->last_cyl, z->bpt, p->cylinders - 1);
+				 "empty", p->name, i, z->first_cyl, z->last_cyl, z->bpt);
+			return -EINVAL;
+		}
+		/* Zones may be listed in any cylinder order (blocks follow the
+		 * list, as in DiskSim) and leave cylinders out, but two zones
+		 * cannot share a cylinder. */
+		for (unsigned k = 0; k < i; k++)
+			if (z->first_cyl <= p->zone[k].last_cyl && p->zone[k].first_cyl <= z->last_cyl) {
+				snprintf(err, errlen, "%s: zones %u (cylinders %u-%u) and %u (cylinders "
+					 "%u-%u) overlap", p->name, k, p->zone[k].first_cyl,
+					 p->zone[k].last_cyl, i, z->first_cyl, z->last_cyl);
+				return -EINVAL;
+			}
+		/* A zone reaching past the cylinder count extends the drive:
+		 * DiskSim reads its zone table as it is. */
+		if (z->last_cyl >= p->cylinders)
+			p->cylinders = z->last_cyl + 1;
+		zone_units(p, z);
+		if (z->nunits && !z->udata) {
+			snprintf(err, errlen, "%s: zone %u: %u spares fill every sparing unit of %llu "
+				 "sectors", p->name, i, z->spares, (unsigned long long)z->unit);
+			return -EINVAL;
+		}
+		r = zone_check_spares(p, i, err, errlen);
+		if (r < 0)
+			return r;
+		n = zone_lbns(p, z);
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: zone %u has no usable sector (%llu sectors, %u empty "
+				 "at the front, %u spares, %u slips)", p->name, i,
+				 (unsigned long long)z->nphys, z->deadspace, z->spares, z->nslips);
 			return -EINVAL;
 		}
 		z->first_lbn = lbn;
-		z->nlbn = zone_lbns(p, z);
-		if (!z->nlbn) {
-			snprintf(err, errlen, "%s: zone %u has no usable sector (spares %u)", p->name, i,
-				 z->spares);
-			return -EINVAL;
-		}
+		z->nlbn = (uint64_t)n;
 		lbn += z->nlbn;
 	}
 	if (!p->blocks)
@@ -288,91 +688,6 @@ double sim_hdd_seek_ms(const struct sim_hdd_params *p, uint32_t dist)
 	}
 }
 
-/* Zone holding lbn (binary search); lbn < p->blocks. */
-static unsigned zone_of(const struct sim_hdd_params *p, uint64_t lbn)
-{
-	unsigned lo = 0, hi = p->nzones;
-
-	while (hi - lo > 1) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (p->zone[mid].first_lbn <= lbn)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Maps lbn; *ret_run = how many consecutive blocks from lbn lie on the same
- * track, physically contiguous. */
-static bool map_run(const struct sim_hdd_params *p, uint64_t lbn, struct sim_hdd_pbn *ret,
-		    uint64_t *ret_run)
-{
-	const struct sim_hdd_zone *z;
-	uint64_t x, track, sector, run, o, unit, lpu, u;
-	unsigned zi;
-
-	if (lbn >= p->blocks)
-		return false;
-	zi = zone_of(p, lbn);
-	z = &p->zone[zi];
-	x = lbn - z->first_lbn + z->deadspace;
-	switch (p->sparing) {
-	case SIM_SPARE_PER_TRACK:
-		lpu = z->bpt - z->spares;
-		track = x / lpu;
-		sector = x % lpu;
-		run = lpu - sector;
-		break;
-	case SIM_SPARE_PER_CYL:
-	case SIM_SPARE_PER_RANGE:
-		unit = (uint64_t)z->bpt * p->surfaces *
-		       (p->sparing == SIM_SPARE_PER_RANGE ? p->range_size : 1);
-		lpu = unit - z->spares;
-		u = x / lpu;
-		o = x % lpu;
-		track = u * (unit / z->bpt) + o / z->bpt;
-		sector = o % z->bpt;
-		run = z->bpt - sector;
-		if (run > lpu - o)
-			run = lpu - o;
-		break;
-	default:   /* none, per zone, whole spare tracks: contiguous in the zone */
-		track = x / z->bpt;
-		sector = x % z->bpt;
-		run = z->bpt - sector;
-		break;
-	}
-	if (run > z->first_lbn + z->nlbn - lbn)
-		run = z->first_lbn + z->nlbn - lbn;
-	ret->zone = zi;
-	ret->cyl = z->first_cyl + (uint32_t)(track / p->surfaces);
-	ret->head = (uint32_t)(track % p->surfaces);
-	ret->sector = (uint32_t)sector;
-	if (ret_run)
-		*ret_run = run;
-	return true;
-}
-
-bool sim_hdd_map(const struct sim_hdd_params *p, uint64_t lbn, struct sim_hdd_pbn *ret)
-{
-	return map_run(p, lbn, ret, NULL);
-}
-
-/* Angle of the start of a sector, in revolutions [0, 1). */
-static double sector_angle(const struct sim_hdd_params *p, const struct sim_hdd_pbn *b)
-{
-	const struct sim_hdd_zone *z = &p->zone[b->zone];
-	double cylrel = (double)(b->cyl - z->first_cyl);
-	double tracksw = b->head + (double)(p->surfaces - 1) * cylrel;
-	double s = z->first_offset + tracksw * z->track_skew + cylrel * z->cyl_skew + b->sector;
-
-	/* s / bpt modulo 1, without fmod (slow for large quotients). */
-	s /= z->bpt;
-	return s - floor(s);
-}
-
 /* ---- the drive ---- */
 
 struct sim_hdd *sim_hdd_create(const struct sim_hdd_params *p)
@@ -389,6 +704,7 @@ struct sim_hdd *sim_hdd_create(const struct sim_hdd_params *p)
 			return NULL;
 		}
 	}
+	h->prev_read_last = UINT64_MAX;
 	h->rot_ns = 60e9 / p->rpm;
 	for (unsigned i = 0; i < p->nzones; i++)
 		h->sect_ns[i] = h->rot_ns / p->zone[i].bpt;
@@ -493,8 +809,9 @@ static void stream_advance(struct sim_hdd *h, struct stream *s, uint64_t limit, 
 
 		map_run(&h->p, s->next, &b, &run);
 		if (s->pending) {
-			/* Track end: head switch or seek to the next block's track,
-			 * then wait for its (skewed) first sector. */
+			/* Track end (or a slip, spare or defect): head switch or
+			 * seek to the next block's track, then wait for its
+			 * (skewed) sector. */
 			struct sim_hdd_pbn pb;
 			double sw;
 
@@ -504,8 +821,10 @@ static void stream_advance(struct sim_hdd *h, struct stream *s, uint64_t limit, 
 			if (b.cyl != pb.cyl)
 				sw = sim_hdd_seek_ms(&h->p, b.cyl > pb.cyl ? b.cyl - pb.cyl
 									: pb.cyl - b.cyl) * 1e6;
-			else
+			else if (b.head != pb.head)
 				sw = h->p.head_switch_ms * 1e6;
+			else
+				sw = 0;   /* a slipped or remapped sector on the same track */
 			if (commit) {
 				arm_to(h, b.cyl, s->t);
 				h->head = b.head;
@@ -633,18 +952,83 @@ static void seg_fill(struct sim_hdd *h, int i, uint64_t lbn, uint64_t n, double 
 	s->stamp = ++h->stamp;
 }
 
-/* Starts read-ahead into segment i from where the media stream s stands. */
-static void prefetch_start(struct sim_hdd *h, int i, const struct stream *s)
+/* First block after the blocks of lbn's track that follow lbn. */
+static uint64_t track_end(const struct sim_hdd *h, uint64_t lbn)
 {
-	uint64_t start = h->seg[i].start, limit, from = s->next;
+	struct sim_hdd_pbn b;
+	uint64_t run = 1;
 
-	if (!h->p.max_readahead || from >= h->p.blocks)
+	map_run(&h->p, lbn, &b, &run);
+	/* A run stops early at a slip or defect: go on while the track is the same. */
+	for (uint64_t next = lbn + run; next < h->p.blocks; next += run) {
+		struct sim_hdd_pbn nb;
+
+		map_run(&h->p, next, &nb, &run);
+		if (nb.cyl != b.cyl || nb.head != b.head)
+			return next;
+	}
+	return h->p.blocks;
+}
+
+/*
+ * Starts read-ahead into segment i from where the media stream s stands,
+ * just after a read of [first, s->next), as far as the drive's
+ * continuous-read scheme, its maximum read-ahead and the segment allow.
+ */
+static void prefetch_start(struct sim_hdd *h, int i, const struct stream *s, uint64_t first)
+{
+	uint64_t start = h->seg[i].start, limit, from = s->next, last = s->next - 1;
+
+	if (!h->p.max_readahead || from >= h->p.blocks || h->p.contread == SIM_RA_NONE)
 		return;
 	limit = from + h->p.max_readahead;
 	if (limit > start + h->p.seg_blocks)
 		limit = start + h->p.seg_blocks;
 	if (limit > h->p.blocks)
 		limit = h->p.blocks;
+	switch (h->p.contread) {
+	case SIM_RA_TRACK:
+		if (limit > track_end(h, last))
+			limit = track_end(h, last);
+		break;
+	case SIM_RA_CYLINDER: {
+		struct sim_hdd_pbn a, b;
+		uint64_t end = track_end(h, last);
+
+		map_run(&h->p, last, &a, NULL);
+		while (end < limit && map_run(&h->p, end, &b, NULL) && b.cyl == a.cyl)
+			end = track_end(h, end);
+		if (limit > end)
+			limit = end;
+		break;
+	}
+	case SIM_RA_TRACK_AHEAD: {
+		/* DiskSim's code (disk_buffer_get_max_readahead): to the end of
+		 * the track holding the block after the request, one track
+		 * further when the segment began on an earlier track (a
+		 * sequential stream: stay a track ahead of it).  When the
+		 * segment cannot hold that much, only as its documentation
+		 * describes the scheme: after a read of this request's first
+		 * track or the one before (see docs/calibration.md). */
+		struct sim_hdd_pbn b;
+		uint64_t te = track_end(h, from), prev = h->prev_read_last;
+
+		map_run(&h->p, from, &b, NULL);
+		if (start + b.sector < from)
+			te = track_end(h, te);
+		if (te > start + h->p.seg_blocks) {
+			map_run(&h->p, first, &b, NULL);
+			if (prev == UINT64_MAX || prev >= first ||
+			    first - prev > (uint64_t)h->p.zone[b.zone].bpt + b.sector)
+				return;
+		}
+		if (limit > te)
+			limit = te;
+		break;
+	}
+	default:
+		break;
+	}
 	if (limit <= from)
 		return;
 	h->pf_active = true;
@@ -761,7 +1145,7 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 						    : 0;
 			if (sg->start > lbn)
 				sg->start = lbn;
-			prefetch_start(h, i, &f);
+			prefetch_start(h, i, &f, lbn);
 		}
 		return done;
 	}
@@ -809,7 +1193,7 @@ static double serve_read(struct sim_hdd *h, uint64_t lbn, uint64_t n, double t)
 		i = pick_victim(h, t);
 		if (i >= 0) {
 			seg_fill(h, i, lbn, n, 0);
-			prefetch_start(h, i, &s);
+			prefetch_start(h, i, &s, lbn);
 		}
 	}
 	return done;
@@ -883,6 +1267,7 @@ uint64_t sim_hdd_serve(struct sim_hdd *h, int op, uint64_t lbn, uint32_t nblocks
 	case POLICY_OP_READ:
 		done = serve_read(h, lbn, nblocks, t);
 		h->last_write = false;
+		h->prev_read_last = lbn + nblocks - 1;
 		break;
 	case POLICY_OP_WRITE:
 		done = serve_write(h, lbn, nblocks, t);

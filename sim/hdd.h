@@ -16,17 +16,58 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_HDD_MAX_ZONES 64
+#define SIM_HDD_MAX_ZONES 256
 #define SIM_HDD_MAX_SEEK 1024
+#define SIM_HDD_MAX_SLIPS 4096       /* slipped locations, all zones together */
+#define SIM_HDD_MAX_DEFECTS 1024     /* remapped locations, all zones together */
 
-/* DiskSim's sparing schemes that the layout understands (layout_g1). */
+/*
+ * DiskSim 4's sparing schemes (diskmodel layout_g1), all of them.  A unit
+ * is the region its spares serve: a track, a cylinder, a range of
+ * cylinders or a zone.  Slipped locations (a zone's `slips`) are skipped
+ * by the logical blocks; in schemes 1, 2, 3, 5, 8 and 9 a slip uses one of
+ * its unit's spares (the blocks after it move within the unit), in the
+ * "slip to end" schemes 4, 6, 7 and 10 every later block of the zone moves
+ * by one and the spares stay free for remapping.  Remapped locations (a
+ * zone's `defects`) are served from their replacement.  docs/calibration.md
+ * says how each is read.
+ */
 enum sim_hdd_sparing {
-	SIM_SPARE_NONE = 0,          /* no spare sectors */
-	SIM_SPARE_TRACK = 1,         /* `spares` whole tracks at the end of each zone */
-	SIM_SPARE_PER_CYL = 2,       /* `spares` sectors at the end of each cylinder */
-	SIM_SPARE_PER_TRACK = 3,     /* `spares` sectors at the end of each track */
-	SIM_SPARE_PER_RANGE = 8,     /* `spares` sectors at the end of each range of cylinders */
-	SIM_SPARE_PER_ZONE = 9,      /* `spares` sectors at the end of each zone */
+	SIM_SPARE_NONE = 0,                 /* no spares; slips and defects ignored (as DiskSim) */
+	SIM_SPARE_TRACK = 1,                /* `spares` whole tracks at the end of each zone;
+	                                       slips and defects are track numbers */
+	SIM_SPARE_PER_CYL = 2,              /* `spares` sectors at the end of each cylinder */
+	SIM_SPARE_PER_TRACK = 3,            /* `spares` sectors at the end of each track */
+	SIM_SPARE_PER_CYL_SLIP_END = 4,     /* as 2, slips move everything after them */
+	SIM_SPARE_PER_CYL_FRONT = 5,        /* `spares` sectors at the front of each cylinder */
+	SIM_SPARE_PER_CYL_FRONT_SLIP_END = 6, /* as 5, slips move everything after them */
+	SIM_SPARE_AT_END = 7,               /* spares past the last block of the disk, none in
+	                                       the zones; slips move everything after them */
+	SIM_SPARE_PER_RANGE = 8,            /* `spares` sectors at the end of each range of
+	                                       `range_size` cylinders (a partial last range has none) */
+	SIM_SPARE_PER_ZONE = 9,             /* `spares` sectors at the end of each zone */
+	SIM_SPARE_PER_ZONE_SLIP_END = 10,   /* as 9, slips move everything after them */
+};
+#define SIM_SPARE_MAX SIM_SPARE_PER_ZONE_SLIP_END
+
+/* DiskSim 4's LBN-to-PBN mapping schemes: the order of a cylinder's tracks. */
+enum sim_hdd_mapping {
+	SIM_MAP_NORMAL = 0,          /* surfaces 0, 1, ... S-1 on every cylinder */
+	SIM_MAP_SERPENTINE_ZONE = 1, /* every other cylinder of a zone, counted from its first,
+	                                runs S-1 ... 0, so a cylinder switch needs no head switch */
+	SIM_MAP_SERPENTINE = 2,      /* the same on odd cylinder numbers, whatever the zone */
+};
+#define SIM_MAP_MAX SIM_MAP_SERPENTINE
+
+/* DiskSim's "Buffer continuous read": where read-ahead after a read stops
+ * (besides the maximum read-ahead and the segment size). */
+enum sim_hdd_contread {
+	SIM_RA_NONE = 0,             /* no read-ahead */
+	SIM_RA_TRACK = 1,            /* the end of the track holding the request's last sector */
+	SIM_RA_CYLINDER = 2,         /* the end of that cylinder */
+	SIM_RA_SEGMENT = 3,          /* as far as the segment holds */
+	SIM_RA_TRACK_AHEAD = 4,      /* to the end of the track after the request, and one
+	                                track further for a stream (DiskSim's "DEC" scheme) */
 };
 
 enum sim_hdd_seek_kind {
@@ -39,10 +80,17 @@ struct sim_hdd_zone {
 	uint32_t bpt;                    /* sectors per track */
 	double track_skew, cyl_skew;     /* sectors the next track's first sector is rotated by */
 	double first_offset;             /* angle of the zone's first sector, in sectors */
-	uint32_t deadspace;              /* unused sectors at the zone front */
+	uint32_t deadspace;              /* unused data positions at the zone front */
 	uint32_t spares;                 /* spare sectors (tracks for SIM_SPARE_TRACK) per unit */
+	uint32_t slip0, nslips;          /* its slips: slip[slip0 .. slip0 + nslips) */
+	uint32_t defect0, ndefects;      /* its defects: defect[defect0 .. defect0 + ndefects) */
 	/* derived by sim_hdd_params_finish() */
 	uint64_t first_lbn, nlbn;        /* logical blocks of the zone */
+	uint64_t nphys;                  /* physical sectors of the zone */
+	uint64_t unit, udata;            /* sectors per sparing unit, and its data sectors */
+	uint64_t nunits;                 /* whole units (a partial last range follows) */
+	uint32_t ufront;                 /* spare sectors at the front of each unit */
+	uint32_t nslip_pos;              /* slip-to-end schemes: slips in data sectors */
 };
 
 /* Everything the model needs; times in milliseconds as DiskSim writes them. */
@@ -50,11 +98,25 @@ struct sim_hdd_params {
 	char name[64];                   /* "barracuda" */
 	/* geometry */
 	uint32_t surfaces, cylinders;
-	uint64_t blocks;                 /* logical blocks (512 B) exposed */
+	uint64_t blocks;                 /* logical blocks (512 B) exposed; 0 = all the zones hold */
+	enum sim_hdd_mapping mapping;
 	enum sim_hdd_sparing sparing;
 	uint32_t range_size;             /* cylinders per range (SIM_SPARE_PER_RANGE) */
 	unsigned nzones;
 	struct sim_hdd_zone zone[SIM_HDD_MAX_ZONES];
+	/* Slipped locations, zone relative: physical sector numbers (track
+	 * numbers for SIM_SPARE_TRACK), a zone's sorted by finish().  A sector
+	 * number counts the zone's sectors cylinder by cylinder, each cylinder's
+	 * tracks in mapping order, as DiskSim's do. */
+	uint32_t nslip;
+	uint64_t slip[SIM_HDD_MAX_SLIPS];
+	/* Remapped locations: (defective, replacement) pairs in the same units,
+	 * a zone's sorted by the defective one by finish(). */
+	uint32_t ndefect;
+	uint64_t defect[SIM_HDD_MAX_DEFECTS][2];
+	/* derived by finish(): for the slip-to-end schemes, each slip's index
+	 * among the zone's data positions (UINT64_MAX: it lies in a spare) */
+	uint64_t slip_pos[SIM_HDD_MAX_SLIPS];
 	/* mechanics */
 	double rpm;
 	enum sim_hdd_seek_kind seek_kind;
@@ -85,6 +147,8 @@ struct sim_hdd_params {
 	unsigned seg_blocks;             /* sectors per segment */
 	unsigned max_write_segs;         /* segments that may hold unwritten data */
 	unsigned max_readahead;          /* sectors read ahead after a read miss */
+	enum sim_hdd_contread contread;  /* how far read-ahead goes (DiskSim's
+	                                    "Buffer continuous read") */
 	unsigned fast_write;             /* 0 = write-through; else write-back (DiskSim level) */
 	bool read_hits_on_write_data;    /* reads may hit data not yet destaged */
 	bool readahead_on_idle_hit;      /* a hit at a segment's end restarts read-ahead */
@@ -106,6 +170,8 @@ enum {
 /* Physical address of a logical block. */
 struct sim_hdd_pbn {
 	uint32_t cyl, head, sector, zone;
+	uint32_t track;                  /* the track's place in its cylinder's mapping order
+	                                    (= head unless the mapping is serpentine) */
 };
 
 /* Counters of one drive. */
@@ -131,7 +197,8 @@ struct sim_hdd;
 /* Fills p with the built-in generic drive (no files needed): 7200 rpm,
  * capacity `bytes` (0 = 1 TiB), 16 zones, Ruemmler-Wilkes seek curve. */
 void sim_hdd_params_generic(struct sim_hdd_params *p, uint64_t bytes);
-/* Checks p and derives the zone LBN ranges.  0 or -EINVAL with a reason. */
+/* Checks p and derives the zone LBN ranges and sparing units; sorts each
+ * zone's slips and defects.  0 or -EINVAL with a reason. */
 int sim_hdd_params_finish(struct sim_hdd_params *p, char *err, size_t errlen);
 
 /* Seek time in ms for a distance in cylinders (0 -> 0), writes excluded. */

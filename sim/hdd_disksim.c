@@ -597,44 +597,103 @@ static int load_seek_file(struct dsp_ctx *c, const struct dsp_node *at, const ch
 
 /* ---- the drive ---- */
 
+/* A list of non-negative integers (a zone's slips or defects) appended to
+ * out[*n .. max). */
+static int load_int_list(struct dsp_ctx *c, const struct dsp_node *list, const char *what,
+			 uint64_t *out, uint32_t *n, uint32_t max)
+{
+	if (list->kind != DSP_LIST)
+		return ctx_error(c, -EINVAL, list->file, list->line, "'%s' should be a list of "
+				 "numbers", what);
+	for (const struct dsp_node *it = list->child; it; it = it->next) {
+		double v;
+		int r = word_num(c, it, &v);
+
+		if (r < 0)
+			return r;
+		if (v < 0 || v > 1e15 || v != (double)(uint64_t)v)
+			return ctx_error(c, -EINVAL, it->file, it->line, "%s entry %g is not a "
+					 "non-negative integer", what, v);
+		if (*n >= max)
+			return ctx_error(c, -EINVAL, it->file, it->line, "more than %u %s entries in "
+					 "all zones", max, what);
+		out[(*n)++] = (uint64_t)v;
+	}
+	return 0;
+}
+
+enum skew_unit { SKEW_SECTORS, SKEW_REVOLUTIONS };
+
+/* "Skew units" of a layout or zone block: sectors (DiskSim's default) or
+ * revolutions; *unit keeps its value when the key is absent. */
+static int skew_units(struct dsp_ctx *c, const struct dsp_node *block, enum skew_unit *unit)
+{
+	struct dsp_node *n = get(block, "Skew units");
+
+	if (!n)
+		return 0;
+	if (n->kind == DSP_WORD && !strcmp(n->word, "sectors"))
+		*unit = SKEW_SECTORS;
+	else if (n->kind == DSP_WORD && !strcmp(n->word, "revolutions"))
+		*unit = SKEW_REVOLUTIONS;
+	else
+		return ctx_error(c, -EINVAL, n->file, n->line, "'Skew units' = '%s' is neither "
+				 "sectors nor revolutions", n->kind == DSP_WORD ? n->word : "");
+	return 0;
+}
+
+/* An angle of a zone (first block offset, skews) in sectors.  In sector
+ * units DiskSim keeps whole sectors ((int) of the value, layout_g1_zone
+ * INIT); revolutions are converted at the zone's sectors per track. */
+static double zone_angle(double v, enum skew_unit unit, uint32_t bpt)
+{
+	return unit == SKEW_REVOLUTIONS ? v * bpt : (double)(int64_t)v;
+}
+
 static int load_layout(struct dsp_ctx *c, const struct dsp_node *model, struct sim_hdd_params *p)
 {
 	struct dsp_node *layout = NULL, *zones = NULL, *z;
+	enum skew_unit layout_unit = SKEW_SECTORS;
 	double v;
 	int r;
 
 	if ((r = block_of(c, model, "Layout Model", &layout)) < 0)
 		return r;
-	if ((r = num(c, layout, "LBN-to-PBN mapping scheme", &v)) < 0)
+	if ((r = num_range(c, layout, "LBN-to-PBN mapping scheme", 0, SIM_MAP_MAX, &v)) < 0)
 		return r;
-	if (v != 0) {
+	if (v != (int)v) {
 		struct dsp_node *n = get(layout, "LBN-to-PBN mapping scheme");
 
 		return ctx_error(c, -EINVAL, n->file, n->line, "LBN-to-PBN mapping scheme %g is not "
-				 "supported (only 0, surfaces in order)", v);
+				 "0, 1 or 2", v);
 	}
-	if ((r = num(c, layout, "Sparing scheme used", &v)) < 0)
+	p->mapping = (enum sim_hdd_mapping)(int)v;
+	if ((r = num_range(c, layout, "Sparing scheme used", 0, SIM_SPARE_MAX, &v)) < 0)
 		return r;
-	if (v != 0 && v != 1 && v != 2 && v != 3 && v != 8 && v != 9) {
+	if (v != (int)v) {
 		struct dsp_node *n = get(layout, "Sparing scheme used");
 
-		return ctx_error(c, -EINVAL, n->file, n->line, "sparing scheme %g is not supported "
-				 "(supported: 0, 1 track, 2 per cylinder, 3 per track, 8 per range, "
-				 "9 per zone)", v);
+		return ctx_error(c, -EINVAL, n->file, n->line, "sparing scheme %g is not an integer "
+				 "from 0 to %d", v, SIM_SPARE_MAX);
 	}
 	p->sparing = (enum sim_hdd_sparing)(int)v;
 	v = 1;
 	if ((r = num_opt(c, layout, "Rangesize for sparing", &v)) < 0)
 		return r;
 	p->range_size = v >= 1 ? (uint32_t)v : 1;
+	if ((r = skew_units(c, layout, &layout_unit)) < 0)
+		return r;
 	if ((r = need(c, layout, "Zones", &zones)) < 0)
 		return r;
 	if (zones->kind != DSP_LIST)
 		return ctx_error(c, -EINVAL, zones->file, zones->line, "'Zones' should be a list");
 	p->nzones = 0;
+	p->nslip = p->ndefect = 0;
 	for (z = zones->child; z; z = z->next) {
 		struct sim_hdd_zone *zz;
-		double first, last, bpt;
+		enum skew_unit unit = layout_unit;
+		struct dsp_node *list;
+		double first, last, bpt, skew;
 
 		if (z->kind != DSP_BLOCK)
 			return ctx_error(c, -EINVAL, z->file, z->line, "a zone should be a block");
@@ -642,9 +701,11 @@ static int load_layout(struct dsp_ctx *c, const struct dsp_node *model, struct s
 			return ctx_error(c, -EINVAL, z->file, z->line, "more than %d zones",
 					 SIM_HDD_MAX_ZONES);
 		zz = &p->zone[p->nzones++];
+		memset(zz, 0, sizeof(*zz));
 		if ((r = num_range(c, z, "First cylinder number", 0, 1e9, &first)) < 0 ||
 		    (r = num_range(c, z, "Last cylinder number", first, 1e9, &last)) < 0 ||
-		    (r = num_range(c, z, "Blocks per track", 1, 1e7, &bpt)) < 0)
+		    (r = num_range(c, z, "Blocks per track", 1, 1e7, &bpt)) < 0 ||
+		    (r = skew_units(c, z, &unit)) < 0)
 			return r;
 		zz->first_cyl = (uint32_t)first;
 		zz->last_cyl = (uint32_t)last;
@@ -652,16 +713,43 @@ static int load_layout(struct dsp_ctx *c, const struct dsp_node *model, struct s
 		v = 0;
 		if ((r = num_opt(c, z, "Offset of first block", &v)) < 0)
 			return r;
-		zz->first_offset = v;
+		zz->first_offset = zone_angle(v, unit, zz->bpt);
 		v = 0;
 		if ((r = num_opt(c, z, "Empty space at zone front", &v)) < 0)
 			return r;
 		zz->deadspace = (uint32_t)v;
-		if ((r = num_range(c, z, "Skew for track switch", 0, 1e7, &zz->track_skew)) < 0 ||
-		    (r = num_range(c, z, "Skew for cylinder switch", 0, 1e7, &zz->cyl_skew)) < 0 ||
-		    (r = num_range(c, z, "Number of spares", 0, 1e9, &v)) < 0)
+		if ((r = num_range(c, z, "Skew for track switch", 0, 1e7, &skew)) < 0)
+			return r;
+		zz->track_skew = zone_angle(skew, unit, zz->bpt);
+		if ((r = num_range(c, z, "Skew for cylinder switch", 0, 1e7, &skew)) < 0)
+			return r;
+		zz->cyl_skew = zone_angle(skew, unit, zz->bpt);
+		if ((r = num_range(c, z, "Number of spares", 0, 1e9, &v)) < 0)
 			return r;
 		zz->spares = (uint32_t)v;
+		zz->slip0 = p->nslip;
+		if ((list = get(z, "slips")) &&
+		    (r = load_int_list(c, list, "slips", p->slip, &p->nslip, SIM_HDD_MAX_SLIPS)) < 0)
+			return r;
+		zz->nslips = p->nslip - zz->slip0;
+		zz->defect0 = p->ndefect;
+		if ((list = get(z, "defects"))) {
+			uint64_t flat[2 * SIM_HDD_MAX_DEFECTS];
+			uint32_t n = 0;
+
+			if ((r = load_int_list(c, list, "defects", flat, &n,
+					       2 * (SIM_HDD_MAX_DEFECTS - p->ndefect))) < 0)
+				return r;
+			if (n % 2)
+				return ctx_error(c, -EINVAL, list->file, list->line, "'defects' holds %u "
+						 "numbers: it lists (defective, replacement) pairs", n);
+			for (uint32_t k = 0; k < n; k += 2) {
+				p->defect[p->ndefect][0] = flat[k];
+				p->defect[p->ndefect][1] = flat[k + 1];
+				p->ndefect++;
+			}
+		}
+		zz->ndefects = p->ndefect - zz->defect0;
 	}
 	if (!p->nzones)
 		return ctx_error(c, -EINVAL, zones->file, zones->line, "no zones");
@@ -779,9 +867,11 @@ static int load_disk(struct dsp_ctx *c, const struct dsp_node *disk, struct sim_
 	if ((r = num_range(c, model, "Number of cylinders", 1, 1e9, &v)) < 0)
 		return r;
 	p->cylinders = (uint32_t)v;
+	/* Block count must be there, but DiskSim serves what the zones hold
+	 * (layout_g1_load.c, checknumblocks), and so do we. */
 	if ((r = num_range(c, model, "Block count", 1, 1e15, &v)) < 0)
 		return r;
-	p->blocks = (uint64_t)v;
+	p->blocks = 0;
 	if ((r = load_layout(c, model, p)) < 0 || (r = load_mech(c, model, p)) < 0)
 		return r;
 
@@ -835,6 +925,16 @@ static int load_disk(struct dsp_ctx *c, const struct dsp_node *disk, struct sim_
 	if ((r = num_opt(c, disk, "Maximum read-ahead (blks)", &v)) < 0)
 		return r;
 	p->max_readahead = (unsigned)v;
+	v = SIM_RA_SEGMENT;
+	if ((r = num_opt(c, disk, "Buffer continuous read", &v)) < 0)
+		return r;
+	if (v != (int)v || v < SIM_RA_NONE || v > SIM_RA_TRACK_AHEAD) {
+		struct dsp_node *n = get(disk, "Buffer continuous read");
+
+		return ctx_error(c, -EINVAL, n->file, n->line, "'Buffer continuous read' = %g is not "
+				 "0, 1, 2, 3 or 4", v);
+	}
+	p->contread = (enum sim_hdd_contread)(int)v;
 	v = 0;
 	if ((r = num_opt(c, disk, "Fast write level", &v)) < 0)
 		return r;

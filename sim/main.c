@@ -88,7 +88,8 @@ static void help(FILE *fp)
 	fprintf(fp,
 "Usage: %s --policy NAME [--policy-opt OPT=VAL]...\n"
 "                 (--trace FILE --format FORMAT | --workload NAME[:OPT=VAL,...])\n"
-"                 [--device SPEC]... [--seed N] [--json FILE] [--plot DIR]\n"
+"                 [--device SPEC]... [--closed-loop [--iodepth N] [--think TIME]]\n"
+"                 [--seed N] [--json FILE] [--plot DIR]\n"
 "       %s calibrate (--drive NAME)... | --all [--dir DIR] [--json FILE] [--plot DIR] [--check]\n"
 "       %s --list-policies | --help | --version\n"
 "\n"
@@ -111,6 +112,14 @@ static void help(FILE *fp)
 "  -W, --workload-opt OPT=VAL  workload option (repeatable)\n"
 "  -d, --device SPEC        simulated device CLASS[:MODEL][,opt=val...] (repeatable;\n"
 "                           the first is the workload's home; default hdd:generic)\n"
+"      --closed-loop        each stream keeps --iodepth requests outstanding, in its\n"
+"                           order: its first request arrives at its time in the\n"
+"                           trace or workload, every later one --think after one of\n"
+"                           its requests completes (a faster device finishes sooner)\n"
+"      --iodepth N          closed loop: requests outstanding per stream (default 1,\n"
+"                           or the workload's own)\n"
+"      --think TIME         closed loop: added delay from a completion to the\n"
+"                           stream's next arrival (default 0)\n"
 "  -s, --seed N             seed of the generators (default 1)\n"
 "  -n, --max-requests N     stop after N requests of the workload\n"
 "      --drain TIME         keep serving policy wake-ups this long after the\n"
@@ -122,7 +131,7 @@ static void help(FILE *fp)
 "  -h, --help               this text\n"
 "  -V, --version\n"
 "\n"
-"Units: sizes 4KiB, 64k, 2MB (powers of 1024); times 500ms, 5s, 100us; rates 2MB/s.\n",
+"Units: sizes 4KiB, 64K, 2MB (powers of 1024); times 500ms, 5s, 100us; rates 2MB/s.\n",
 		prog, prog, prog);
 	fprintf(fp, "\nPolicies (--policy NAME, --policy-opt OPT=VAL):\n");
 	list_policies(fp, false);
@@ -177,13 +186,26 @@ static bool spec_opt(struct spec *s, const char *arg, const char *flag)
 	return true;
 }
 
+/*
+ * One value with units of a command-line option (--drain, --think, --hint's
+ * size) as a policy option of that type named name, at most max: through
+ * policy_opts_set() and so the project's one unit parser, with its messages.
+ * 0, or -EINVAL with the reason in err and *ret untouched.
+ */
+static int parse_units(enum policy_opt_type type, const char *name, const char *value,
+		       uint64_t max, uint64_t *ret, char *err, size_t errlen)
+{
+	const struct policy_opt tab[] = {
+		{ .name = name, .type = type, .off = 0, .def = "0", .max = max },
+		{ .name = NULL },
+	};
+
+	return policy_opts_set(tab, ret, name, value, err, errlen);
+}
+
 /* --hint STREAM=SIZE[,sequential|random]: the stream's signature. */
 static bool parse_hint(const char *arg, struct sim_hint *ret)
 {
-	static const struct policy_opt tab[] = {
-		{ .name = "size", .type = POLICY_OPT_SIZE, .off = 0, .def = "0", .max = 1ull << 40 },
-		{ .name = NULL },
-	};
 	const char *eq = strchr(arg, '='), *comma;
 	char num[32], size[64], err[256];
 	uint64_t stream, bytes = 0;
@@ -201,7 +223,7 @@ static bool parse_hint(const char *arg, struct sim_hint *ret)
 	comma = strchr(eq + 1, ',');
 	snprintf(size, sizeof(size), "%.*s", (int)(comma ? comma - eq - 1 : (long)strlen(eq + 1)),
 		 eq + 1);
-	if (policy_opts_set(tab, &bytes, "size", size, err, sizeof(err)) < 0) {
+	if (parse_units(POLICY_OPT_SIZE, "size", size, 1ull << 40, &bytes, err, sizeof(err)) < 0) {
 		usage_err("--hint '%s': %s", arg, err);
 		return false;
 	}
@@ -328,6 +350,9 @@ static int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "max-requests", required_argument, NULL, 'n' },
 		{ "drain", required_argument, NULL, 'R' },
+		{ "closed-loop", no_argument, NULL, 'C' },
+		{ "iodepth", required_argument, NULL, 'I' },
+		{ "think", required_argument, NULL, 'T' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -341,7 +366,8 @@ static int cmd_run(int argc, char **argv)
 	const char *devspec[SIM_MAX_DEVS];
 	unsigned ndev = 0;
 	struct sim_dev *devs[SIM_MAX_DEVS] = { 0 };
-	uint64_t seed = 1, max_requests = 0, drain = 0;
+	uint64_t seed = 1, max_requests = 0, drain = 0, iodepth = 0, think = 0;
+	bool closed_loop = false, think_set = false;
 	int64_t trace_dev = -1;
 	static struct spec pol_spec, wl_spec;
 	static struct sim_hint hints[256];
@@ -411,15 +437,24 @@ static int cmd_run(int argc, char **argv)
 			if (!sim_parse_u64(optarg, &max_requests) || !max_requests)
 				return usage_err("--max-requests '%s': expected a positive integer", optarg);
 			break;
-		case 'R': {
-			const struct policy_opt t = { .name = "drain", .type = POLICY_OPT_TIME, .off = 0,
-						     .def = "0", .max = UINT64_MAX - 1 };
-			const struct policy_opt tab[2] = { t, { .name = NULL } };
-
-			if (policy_opts_set(tab, &drain, "drain", optarg, err, sizeof(err)) < 0)
+		case 'R':
+			if (parse_units(POLICY_OPT_TIME, "drain", optarg, UINT64_MAX - 1, &drain, err,
+					sizeof(err)) < 0)
 				return usage_err("--drain: %s", err);
 			break;
-		}
+		case 'C':
+			closed_loop = true;
+			break;
+		case 'I':
+			if (!sim_parse_u64(optarg, &iodepth) || !iodepth || iodepth > 65536)
+				return usage_err("--iodepth '%s': expected an integer from 1 to 65536", optarg);
+			break;
+		case 'T':
+			if (parse_units(POLICY_OPT_TIME, "think", optarg, 3600 * POLICY_NS_PER_S, &think,
+					err, sizeof(err)) < 0)
+				return usage_err("--think: %s", err);
+			think_set = true;
+			break;
 		case 'j':
 			json_path = optarg;
 			break;
@@ -481,6 +516,11 @@ static int cmd_run(int argc, char **argv)
 		errmsg("%s", err);
 		goto out;
 	}
+	if ((iodepth || think_set) && !closed_loop && !src->closed_loop) {
+		ret = usage_err("--iodepth and --think apply to closed-loop runs (--closed-loop, or "
+				"a closed-loop workload or trace format)");
+		goto out;
+	}
 	if (json_path && !(jf = open_json(json_path)))
 		goto out;
 	if (plot_dir && sim_plot_open(plot_dir, devs, ndev, &rc.plot, err, sizeof(err)) < 0) {
@@ -493,6 +533,7 @@ static int cmd_run(int argc, char **argv)
 		struct sim_config cfg = {
 			.policy = policy, .devs = devs, .ndev = ndev, .src = src,
 			.trace_dev = trace_dev, .drain_ns = drain, .max_requests = max_requests,
+			.closed_loop = closed_loop, .iodepth = (unsigned)iodepth, .think_ns = think,
 			.hints = hints, .nhints = nhints,
 			.ctx = &rc, .on_complete = on_complete, .on_progress = on_progress,
 		};
@@ -531,6 +572,12 @@ static int cmd_run(int argc, char **argv)
 			json_str(&w, NULL, devspec[d]);
 		json_arr_end(&w);
 		json_uint(&w, "seed", seed);
+		if (closed_loop || iodepth || think_set) {
+			json_bool(&w, "closed_loop", closed_loop);
+			if (iodepth)
+				json_uint(&w, "iodepth", iodepth);
+			json_num(&w, "think_s", (double)think / 1e9);
+		}
 		json_obj_end(&w);
 		sim_engine_report(eng, &w);
 		json_obj_end(&w);
@@ -580,7 +627,11 @@ out:
 
 /* ---- calibrate ---- */
 
-static const char *const all_drives[] = { "barracuda", "cheetah9LP", "hp_c2247a", NULL };
+/* The DiskSim 4 validation drives kept in data/traces/disksim. */
+static const char *const all_drives[] = {
+	"atlas10k", "atlas_III", "barracuda", "cheetah4LP", "cheetah9LP", "dec_rz26", "hp_c2247a",
+	"hp_c2490a", "hp_c3323a", "ibm18es", "st41601n", NULL,
+};
 
 /* First directory of the DiskSim path holding NAME.trace. */
 static bool find_trace_dir(const char *drive, char *dir, size_t size)

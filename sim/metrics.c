@@ -27,7 +27,8 @@ const char *sim_size_class_name(unsigned cls)
 
 void sim_metrics_init(struct sim_metrics *m)
 {
-	*m = (struct sim_metrics){ .first_arrival_ns = UINT64_MAX };
+	*m = (struct sim_metrics){ .first_arrival_ns = UINT64_MAX,
+				   .first_arrival_op = { UINT64_MAX, UINT64_MAX } };
 	sim_hist_init(&m->lat);
 	for (int o = 0; o < 2; o++) {
 		sim_hist_init(&m->lat_op[o]);
@@ -71,6 +72,10 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
 		m->flushes++;
 		return 0;
 	}
+	if (arrival_ns < m->first_arrival_op[op])
+		m->first_arrival_op[op] = arrival_ns;
+	if (done_ns > m->last_completion_op[op])
+		m->last_completion_op[op] = done_ns;
 	if (op == POLICY_OP_READ) {
 		m->reads++;
 		m->bytes_read += len;
@@ -123,6 +128,14 @@ void sim_metrics_json(const struct sim_metrics *m, double device_time_s, struct 
 	json_num(w, "latency_sum_s", m->latency_sum_ns / 1e9);
 	json_num(w, "throughput_mib_s",
 		 span > 0 ? (double)(m->bytes_read + m->bytes_written) / span / (1 << 20) : 0);
+	/* Per op, over the span from its first arrival to its last completion. */
+	for (int o = 0; o < 2; o++) {
+		uint64_t a = m->first_arrival_op[o], b = m->last_completion_op[o];
+		double bytes = (double)(o ? m->bytes_written : m->bytes_read);
+
+		json_num(w, o ? "write_throughput_mib_s" : "read_throughput_mib_s",
+			 a != UINT64_MAX && b > a ? bytes / ((double)(b - a) / 1e9) / (1 << 20) : 0);
+	}
 	json_obj_end(w);
 
 	json_obj_begin(w, "latency");

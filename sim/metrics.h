@@ -30,6 +30,8 @@ struct sim_metrics {
 	uint64_t bytes_read, bytes_written;
 	uint64_t first_arrival_ns;      /* earliest arrival seen */
 	uint64_t last_completion_ns;
+	uint64_t first_arrival_op[2];   /* the same per op (read, write): the span of the */
+	uint64_t last_completion_op[2]; /* reads and of the writes, for their throughput */
 	double latency_sum_ns;          /* cumulative I/O completion time of the requests */
 	struct sim_hist lat;            /* every successful read and write */
 	struct sim_hist lat_op[2];      /* by op: read, write */

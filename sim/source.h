@@ -49,7 +49,10 @@ struct sim_source {
 	const struct sim_source_ops *ops;
 	const char *kind;        /* format or workload name, for reports */
 	bool closed_loop;        /* true: the next request arrives think_ns after the
-	                            previous one completes (DiskSim validate traces) */
+	                            previous one completes (DiskSim validate traces,
+	                            closed-loop generators); see struct sim_config */
+	unsigned iodepth;        /* closed loop: requests each stream keeps outstanding
+	                            (0 = 1) unless the run sets one */
 	uint64_t clamped;        /* arrivals earlier than the previous one, moved
 	                            forward to it (traces merged from several CPUs) */
 	char err[SIM_ERR_MAX];   /* last error message */

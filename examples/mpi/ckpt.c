@@ -27,7 +27,7 @@
  * other shared volume), linked at the paths the program names; built
  * without it the pragmas are ignored and the program is the same.  Every
  * rank of a job computes the same destination for the shared files (job
- * identity + path, DESIGN 9) without talking.
+ * identity + path, docs/design.md §9) without talking.
  *
  * Usage: mpirun -np N ckpt [--dir DIR] [--bytes B] [--chunk C] [--steps S]
  *            [--restart] [--mpiio] [--die-rank R --die-after B] [--json]

@@ -15,7 +15,7 @@
  *    queue flushes to the HDD as in BID-HDD.  Reads never change tier.
  *  - The SSD is served by per-process FIFOs in round robin (the paper's
  *    multi-queue FIFO).
- *  - use_hints=1 (signatures as priors, DESIGN 7): a stream's declared
+ *  - use_hints=1 (signatures as priors, docs/design.md §7): a stream's declared
  *    size_per_io and pattern, taken from its first request, decide at once:
  *    size >= threshold -> bulky (HDD, no PF test); small and random ->
  *    non-bulky, its writes skip staging and go straight to the SSD; any

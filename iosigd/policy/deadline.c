@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * deadline.c - Linux's deadline elevator (block/mq-deadline.c), per device:
- * reads and writes each sit in a sector-sorted tree and in a FIFO with an
- * expiry time (read 500 ms, write 5 s).  Requests go out in batches of up
- * to fifo_batch along the sorted order; a new batch starts from the FIFO
- * head when that request has expired, and reads are preferred over writes
- * except that writes are served after writes_starved read batches.
- * Contiguous requests along the sorted order merge into one command.
- * A request a program starts waiting for (expedite) counts as expired: it
- * goes to the head of its FIFO, so the next batch of its direction starts
- * from it, and a waited write does not wait for writes_starved read
- * batches.
+ * deadline.c - Linux's mq-deadline elevator (block/mq-deadline.c as of
+ * Linux 6.x), per device: reads and writes each sit in a sector-sorted tree
+ * and in a FIFO with an expiry time (read 500 ms, write 5 s).  Requests go
+ * out in batches of up to fifo_batch (16) along the sorted order, each
+ * direction continuing from the position of its last dispatched request
+ * (latest_pos: requests that arrived meanwhile further along join the
+ * sweep); a new batch starts from the FIFO head when that request has
+ * expired or nothing lies further along, and reads are preferred over
+ * writes except that writes are served after writes_starved (2) read
+ * batches.  As in the kernel, the first batch is a write batch (last_dir
+ * starts as WRITE).  Contiguous requests along the sorted order merge into
+ * one command.  One I/O priority class: mq-deadline's per-priority queues
+ * and prio_aging_expire (10 s) do not apply; neither does async_depth (the
+ * device's queue depth is the model's).  A request a program starts waiting
+ * for (expedite) counts as expired: it goes to the head of its FIFO, so the
+ * next batch of its direction starts from it, and a waited write does not
+ * wait for writes_starved read batches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,7 +36,8 @@ struct dl_opts {
 struct dl_dev {
 	struct policy_tnode *sorted[2];  /* by (offset, id) */
 	struct policy_list fifo[2];      /* arrival order; pdata[0] = expiry */
-	struct policy_req *next_rq[2];   /* continue the batch from here */
+	uint64_t latest_pos[2];          /* offset of the last dispatched request per direction */
+	int last_dir;                    /* direction of the last dispatched request */
 	unsigned batching;               /* requests dispatched in this batch */
 	unsigned starved;                /* read batches while writes waited */
 	uint64_t queued[2];
@@ -80,6 +87,7 @@ static int dl_init(struct policy *pol)
 	for (unsigned d = 0; d < q->ndev; d++) {
 		pol_list_init(&q->dev[d].fifo[DL_READ]);
 		pol_list_init(&q->dev[d].fifo[DL_WRITE]);
+		q->dev[d].last_dir = DL_WRITE;   /* dd_init_sched */
 	}
 	pol->priv = q;
 	return 0;
@@ -128,6 +136,13 @@ static struct policy_req *fifo_head(struct dl_dev *dd, int dir)
 	       pol_container_of(dd->fifo[dir].next, struct policy_req, link);
 }
 
+/* The first request of direction dir at or after its latest position
+ * (deadline_next_request / deadline_from_pos). */
+static struct policy_req *next_request(struct dl_dev *dd, int dir)
+{
+	return pol_req_of_tnode(pol_tree_lower_bound(dd->sorted[dir], dd->latest_pos[dir], 0));
+}
+
 /* Picks the next request of a device as mq-deadline's __dd_dispatch_request. */
 static struct policy_req *dl_pick(struct dl *q, struct dl_dev *dd, uint64_t now)
 {
@@ -135,7 +150,7 @@ static struct policy_req *dl_pick(struct dl *q, struct dl_dev *dd, uint64_t now)
 	int dir;
 
 	/* Continue the current batch in sorted order. */
-	rq = dd->next_rq[DL_WRITE] ? dd->next_rq[DL_WRITE] : dd->next_rq[DL_READ];
+	rq = next_request(dd, dd->last_dir);
 	if (rq && dd->batching < q->o.fifo_batch)
 		return rq;
 
@@ -158,12 +173,13 @@ dispatch_writes:
 	return NULL;
 
 dispatch_find_request:
-	/* An expired FIFO head, or no continuation: restart from the FIFO. */
+	/* An expired FIFO head, or nothing further along: restart from the FIFO. */
 	rq = fifo_head(dd, dir);
 	if (rq->pdata[0] <= now)
 		q->expired_batches++;
-	else if (dd->next_rq[dir])
-		rq = dd->next_rq[dir];
+	else if (next_request(dd, dir))
+		rq = next_request(dd, dir);
+	dd->last_dir = dir;
 	dd->batching = 0;
 	return rq;
 }
@@ -187,8 +203,7 @@ static void dl_dispatch(struct policy *pol)
 			rq = pol_tree_chain(dd->sorted[dir], rq, q->o.max_merge, &next);
 			for (struct policy_req *m = rq; m; m = m->merge_next)
 				dl_remove(dd, m);
-			dd->next_rq[DL_READ] = dd->next_rq[DL_WRITE] = NULL;
-			dd->next_rq[dir] = next;
+			dd->latest_pos[dir] = rq->offset;   /* blk_rq_pos() of the command */
 			dd->batching++;
 			pol_issue(env, rq, d, rq->offset);
 		}

@@ -9,18 +9,28 @@
  *    (path b), so the next reads hit;
  *  - a read miss bypasses the cache: it goes to the block device and its
  *    data is not cached (path c), so random reads do not pollute memory;
- *  - writes go to memory whenever a line is free or clean (a), dirty lines
- *    are written back in the background (b); with no room left a write goes
- *    to the block device (c, write-through) and drops stale cached copies.
+ *  - writes go to memory whenever there is free or clean space (a), dirty
+ *    data is written back in the background (b); with no room left a write
+ *    goes to the block device (c, write-through) and drops stale cached
+ *    copies.
  *
- * The cache is set associative: `line`-byte lines, `ways` per set, LRU
- * within a set; a line keeps a 512-byte-sector valid mask and dirty mask,
- * so partial writes need no fill.  A read hitting lines that a read-ahead
- * is still loading waits for it.  Memory accesses go where the data is: a
- * request within one line is one memory command at that line's place, a
- * longer one is split into a piece per line (policy.h: pieces carry their
- * parent's data); a read-ahead reads the block device, then writes each
- * line it loaded to its place in memory (a fill) before the line is valid.
+ * The cache is fully associative and kept as extents of the home device
+ * (byte ranges, not lines): a search tree by offset (and a list in the same
+ * order) holds every cached extent, clean ones also sit in a list ordered by
+ * last use (eviction takes the least recently used bytes first; data counts
+ * as used when it is read, loaded or written back), dirty ones in a FIFO
+ * (write-back takes the oldest first).  Adjacent extents in the same state merge, so a
+ * sequential stream is one extent however long it is, and every request
+ * costs O(log extents) whatever its length.  An earlier version kept a
+ * set-associative array of 4 KiB lines: a 16 GiB tier meant 4 M line
+ * records allocated up front and a hashed, cache-missing probe per line of
+ * every request (~10 us per request); see docs/policies.md.
+ *
+ * A read hitting bytes that a read-ahead is still loading waits for it.  A
+ * hit's memory access is modelled as one command of the request's length.
+ * Dirty bytes rewritten while their write-back is in flight stay dirty and
+ * are written back again only after that write-back completes, so two
+ * write-backs of the same bytes are never in flight at once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,67 +40,86 @@
 #include "pol_util.h"
 
 #define SECT 512u
-#define NV_POOL 4096      /* read-aheads, their fills, write-backs */
-#define NV_PIECES 4096    /* pieces of requests spanning lines */
-#define NV_MAX_SPAN 256   /* lines one cached write may touch; longer ones go through */
+#define NV_POOL 256
+#define NV_SLAB 1024   /* extent records allocated at a time */
 
-enum { L_LOADING = 2, L_WB = 4, L_HOLD = 8 /* taken by the write being placed */ };
+enum ex_state { EX_LOADING, EX_CLEAN, EX_DIRTY };
+
+/* One cached extent [start, start + len) of the home device. */
+struct nv_ext {
+	struct policy_tnode node;  /* by home offset: key = start, key2 = 0 */
+	struct policy_list alink;  /* the same order as a list: neighbours in O(1) */
+	struct policy_list lru;    /* EX_CLEAN: place in the LRU list (by last use) */
+	struct policy_list dlink;  /* EX_DIRTY, no write-back in flight: place in the dirty
+	                              FIFO, or in the held list */
+	uint64_t len;
+	uint64_t used;             /* EX_CLEAN: last use (c->tick), the LRU list's order */
+	uint64_t dseq;             /* EX_DIRTY: when it joined the dirty FIFO */
+	uint64_t cmd;              /* EX_LOADING: id of the read-ahead filling it;
+	                              EX_DIRTY: id of its write-back in flight, 0 = none */
+	uint32_t gen;              /* bumped when the record is recycled (see struct nv_ref) */
+	uint8_t state;             /* enum ex_state */
+	bool held;                 /* EX_DIRTY: rewritten during a write-back of the same
+	                              bytes; listed once that write-back completes */
+};
 
 struct nv_opts {
 	uint64_t line;
-	uint64_t ways;
 	uint64_t cache_size;
 	uint64_t ra_size;
 	uint64_t wb_inflight;
 	uint64_t max_merge;
 };
 
-struct line {
-	uint64_t tag;          /* home block number + 1 (0 = empty) */
-	uint64_t valid, dirty; /* sector masks */
-	uint64_t lru;          /* last use tick */
-	uint32_t gen;          /* bumped by every write: a write-back that saw an
-	                          older gen leaves the line dirty */
-	uint32_t wb_gen;
-	uint8_t flags;
-	bool on_dirty;         /* in the dirty FIFO */
-	struct policy_list dlink;
+/* A remembered extent: a guess where the next lookup lands (valid while
+ * the record is not recycled), so a sequential stream rarely searches. */
+struct nv_ref {
+	struct nv_ext *e;
+	uint32_t gen;
 };
 
-struct nvs {                   /* per stream: read-ahead state */
+struct nvs {                   /* per stream */
 	uint64_t next_off;         /* where a sequential read would start */
 	uint64_t ra_end;           /* read-ahead issued up to here */
+	struct nv_ref near;        /* the extent its last request ended in or before */
 };
 
 struct nv {
 	struct nv_opts o;
 	struct policy_env *env;
 	unsigned mem;              /* memory tier device */
-	uint64_t nlines, nsets, spl;   /* lines, sets, sectors per line */
-	struct line *lines;
-	uint64_t tick;
-	struct policy_list blk_q;  /* per home device would be more general; see init */
-	struct policy_list mem_q;
+	unsigned home;             /* the block device */
+	uint64_t cap;              /* bytes of cache */
+	struct policy_tnode *tree; /* every extent, by offset */
+	struct policy_list exts;   /* every extent, by offset */
+	struct policy_list lru;    /* clean extents, least recently used first */
+	struct policy_list dirty;  /* dirty extents to write back, oldest first */
+	struct policy_list held;   /* dirty extents waiting for a write-back of their bytes */
+	uint64_t used, clean, dirty_bytes;  /* bytes in extents, clean and dirty */
+	uint64_t tick, dseq;
+	struct nv_ext *spare;      /* free extent records (linked by node.left) */
+	unsigned nspare;
+	struct nv_ext **slabs;
+	size_t nslabs;
+	uint64_t nexts, peak_exts;
+	struct policy_list blk_q;  /* foreground block commands: misses, write-through, read-ahead */
+	struct policy_list mem_q;  /* memory commands: hits and cached writes */
 	struct policy_tnode *parked; /* reads waiting for a read-ahead, by offset */
 	uint64_t parked_maxlen;    /* longest read ever parked (range search) */
-	struct policy_list dirty;  /* lines to write back, oldest first */
-	unsigned home;             /* the block device */
-	unsigned wb_now;           /* write-backs in flight */
-	struct pol_pool internal;  /* read-ahead, fill and write-back commands */
-	struct pol_pool pieces;    /* per-line pieces of multi-line hits and writes */
+	struct policy_req *wb[1024]; /* write-backs in flight (wb_inflight <= 1024) */
+	unsigned wb_now;
+	struct pol_pool internal;  /* read-ahead and write-back commands */
 	struct pol_map streams;
 	/* counters */
 	uint64_t read_hits, read_misses, hit_bytes, bypass_bytes, ra_bytes, ra_cmds;
 	uint64_t parked_reads, write_cached, write_cached_bytes, write_through;
-	uint64_t write_through_bytes, wb_bytes, wb_cmds, evictions, fills;
+	uint64_t write_through_bytes, wb_bytes, wb_cmds, evicted_bytes;
 };
 
 static const struct policy_opt nv_opts[] = {
 	{ .name = "line", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, line),
 	  .def = "4KiB", .min = 512, .max = 32 * 1024,
-	  .help = "cache line size (a multiple of 512 bytes)" },
-	{ .name = "ways", .type = POLICY_OPT_UINT, .off = offsetof(struct nv_opts, ways),
-	  .def = "8", .min = 1, .max = 1024, .help = "lines per set (associativity)" },
+	  .help = "read-ahead unit: windows start and end on multiples of it (a multiple of 512 bytes)" },
 	{ .name = "cache_size", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, cache_size),
 	  .def = "0", .min = 0, .max = 1ull << 44,
 	  .help = "bytes of the memory tier used as cache (0 = all of it; the paper used 1 GiB)" },
@@ -102,7 +131,7 @@ static const struct policy_opt nv_opts[] = {
 	  .help = "write-back commands in flight at once (the paper's write-back threads)" },
 	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
 	  .def = "512KiB", .min = 4096, .max = 1ull << 30,
-	  .help = "largest write-back command built from contiguous dirty lines" },
+	  .help = "largest write-back command" },
 	{ .name = NULL },
 };
 
@@ -111,7 +140,6 @@ static int nv_init(struct policy *pol)
 	struct policy_env *env = pol->env;
 	struct nv *c;
 	unsigned d, mem = env->ndev, home = env->ndev;
-	uint64_t size;
 
 	for (d = 0; d < env->ndev; d++) {
 		bool memory = env->dev[d].cls == IOSIG_CLASS_RAM || env->dev[d].cls == IOSIG_CLASS_NVM;
@@ -138,273 +166,452 @@ static int nv_init(struct policy *pol)
 	c->env = env;
 	c->mem = mem;
 	c->home = home;
-	size = c->o.cache_size ? c->o.cache_size : env->dev[mem].capacity;
-	if (size > env->dev[mem].capacity)
-		size = env->dev[mem].capacity;
-	c->spl = c->o.line / SECT;
-	c->nsets = size / c->o.line / c->o.ways;
-	if (!c->nsets) {
-		pol_err(pol, "a %llu-byte cache holds not even one set of %llu lines of %llu bytes",
-			(unsigned long long)size, (unsigned long long)c->o.ways,
-			(unsigned long long)c->o.line);
+	c->cap = c->o.cache_size ? c->o.cache_size : env->dev[mem].capacity;
+	if (c->cap > env->dev[mem].capacity)
+		c->cap = env->dev[mem].capacity;
+	if (c->cap < c->o.line) {
+		pol_err(pol, "a %llu-byte cache is smaller than one line of %llu bytes",
+			(unsigned long long)c->cap, (unsigned long long)c->o.line);
 		free(c);
 		return -EINVAL;
 	}
-	c->nlines = c->nsets * c->o.ways;
-	c->lines = calloc(c->nlines, sizeof(*c->lines));
-	if (!c->lines || pol_pool_init(&c->internal, NV_POOL) < 0) {
-		free(c->lines);
+	if (pol_pool_init(&c->internal, NV_POOL) < 0) {
 		free(c);
 		return -ENOMEM;
 	}
-	if (pol_pool_init(&c->pieces, NV_PIECES) < 0) {
-		pol_pool_free(&c->internal);
-		free(c->lines);
-		free(c);
-		return -ENOMEM;
-	}
-	for (uint64_t i = 0; i < c->nlines; i++)
-		pol_list_init(&c->lines[i].dlink);
 	pol_list_init(&c->blk_q);
 	pol_list_init(&c->mem_q);
+	pol_list_init(&c->exts);
+	pol_list_init(&c->lru);
 	pol_list_init(&c->dirty);
+	pol_list_init(&c->held);
 	pol_map_init(&c->streams);
 	pol->priv = c;
 	return 0;
 }
 
-/* ---- the cache ---- */
+/* ---- extent records ---- */
 
-static uint64_t set_of(const struct nv *c, uint64_t blk)
+static struct nv_ext *ext_of(struct policy_tnode *n)
 {
-	uint64_t z = blk * 0x9e3779b97f4a7c15ull;
-
-	return (z ^ (z >> 29)) % c->nsets;
+	return n ? pol_container_of(n, struct nv_ext, node) : NULL;
 }
 
-static struct line *find(struct nv *c, uint64_t blk)
+static struct nv_ext *lru_first(struct nv *c)
 {
-	struct line *s = &c->lines[set_of(c, blk) * c->o.ways];
-
-	for (uint64_t w = 0; w < c->o.ways; w++)
-		if (s[w].tag == blk + 1)
-			return &s[w];
-	return NULL;
+	return pol_list_empty(&c->lru) ? NULL : pol_container_of(c->lru.next, struct nv_ext, lru);
 }
 
-/* The way blk would take in its set: empty, or the LRU clean idle line.
- * NULL when every way is dirty or busy.  Nothing changes yet. */
-static struct line *alloc_victim(struct nv *c, uint64_t blk)
+static uint64_t ext_start(const struct nv_ext *e)
 {
-	struct line *s = &c->lines[set_of(c, blk) * c->o.ways], *victim = NULL;
+	return e->node.key;
+}
 
-	for (uint64_t w = 0; w < c->o.ways; w++) {
-		struct line *l = &s[w];
+static uint64_t ext_end(const struct nv_ext *e)
+{
+	return e->node.key + e->len;
+}
 
-		if (!l->tag)
-			return l;
-		if (!l->dirty && !(l->flags & (L_LOADING | L_WB | L_HOLD)) &&
-		    (!victim || l->lru < victim->lru))
-			victim = l;
+/* Makes sure n free records are at hand: 0 or -ENOMEM.  Operations reserve
+ * what they may need first, so they never fail half way. */
+static int reserve(struct nv *c, unsigned n)
+{
+	while (c->nspare < n) {
+		struct nv_ext **slabs = realloc(c->slabs, (c->nslabs + 1) * sizeof(*slabs));
+		struct nv_ext *s;
+
+		if (!slabs)
+			return -ENOMEM;
+		c->slabs = slabs;
+		s = calloc(NV_SLAB, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		c->slabs[c->nslabs++] = s;
+		for (unsigned i = 0; i < NV_SLAB; i++) {
+			s[i].node.left = c->spare ? &c->spare->node : NULL;
+			c->spare = &s[i];
+		}
+		c->nspare += NV_SLAB;
 	}
-	return victim;
+	return 0;
 }
 
-/* Re-tags line l for blk (its old content is dropped). */
-static void claim(struct nv *c, struct line *l, uint64_t blk)
+static struct nv_ref ref_of(struct nv_ext *e)
 {
-	bool on_dirty = l->on_dirty;
-
-	l->tag = blk + 1;
-	l->valid = l->dirty = 0;
-	l->flags = 0;
-	l->gen = l->wb_gen = 0;
-	l->on_dirty = on_dirty;   /* clean lines are never on the dirty list */
+	return (struct nv_ref){ .e = e, .gen = e ? e->gen : 0 };
 }
 
-/* A line for blk: present, or a claimed victim (counted as an eviction). */
-static struct line *alloc_line(struct nv *c, uint64_t blk)
+/* The remembered extent, or NULL if it was recycled since. */
+static struct nv_ext *ref_get(struct nv_ref r)
 {
-	struct line *l = find(c, blk);
-
-	if (l)
-		return l;
-	l = alloc_victim(c, blk);
-	if (!l)
-		return NULL;
-	if (l->tag)
-		c->evictions++;
-	claim(c, l, blk);
-	return l;
+	return r.e && r.e->gen == r.gen ? r.e : NULL;
 }
 
-static uint64_t line_index(const struct nv *c, const struct line *l)
+/* A zeroed record (reserve() first). */
+static struct nv_ext *ext_new(struct nv *c)
 {
-	return (uint64_t)(l - c->lines);
+	struct nv_ext *e = c->spare;
+	uint32_t gen = e->gen;
+
+	c->spare = ext_of(e->node.left);
+	c->nspare--;
+	memset(e, 0, sizeof(*e));
+	e->gen = gen;
+	pol_list_init(&e->alink);
+	pol_list_init(&e->lru);
+	pol_list_init(&e->dlink);
+	if (++c->nexts > c->peak_exts)
+		c->peak_exts = c->nexts;
+	return e;
 }
 
-/* Sector mask of [off, off + len) within block blk. */
-static uint64_t mask_of(const struct nv *c, uint64_t blk, uint64_t off, uint64_t len)
+/* e was used just now: it goes to the end of the LRU list. */
+static void lru_add(struct nv *c, struct nv_ext *e)
 {
-	uint64_t bs = blk * c->o.line, be = bs + c->o.line;
-	uint64_t s = off > bs ? off : bs, e = off + len < be ? off + len : be;
-	uint64_t first = (s - bs) / SECT, last = (e - bs + SECT - 1) / SECT;
-	uint64_t n = last - first;
-
-	return (n >= 64 ? ~0ull : ((1ull << n) - 1)) << first;
+	e->used = ++c->tick;
+	pol_list_add_tail(&c->lru, &e->lru);
 }
+
+static void dirty_add(struct nv *c, struct nv_ext *e)
+{
+	e->dseq = ++c->dseq;
+	pol_list_add_tail(&c->dirty, &e->dlink);
+}
+
+static bool listed(const struct nv_ext *e)
+{
+	return e->state == EX_DIRTY && !e->cmd && !e->held;
+}
+
+/* Adds e (start, len, state, cmd set) to the tree, its lists and the byte
+ * counts; succ is the extent after it (NULL: none). */
+static void attach(struct nv *c, struct nv_ext *e, struct nv_ext *succ)
+{
+	pol_list_add_tail(succ ? &succ->alink : &c->exts, &e->alink);
+	e->node.key2 = 0;
+	pol_tree_insert(&c->tree, &e->node);
+	c->used += e->len;
+	if (e->state == EX_CLEAN) {
+		c->clean += e->len;
+		lru_add(c, e);
+	} else if (e->state == EX_DIRTY) {
+		c->dirty_bytes += e->len;
+		if (e->held)
+			pol_list_add_tail(&c->held, &e->dlink);
+		else if (!e->cmd)
+			dirty_add(c, e);
+	}
+}
+
+/* Takes e out of the tree and its list (byte counts unchanged). */
+static void unlink_ext(struct nv *c, struct nv_ext *e)
+{
+	pol_tree_remove(&c->tree, &e->node);
+	pol_list_del(&e->alink);
+	if (e->state == EX_CLEAN)
+		pol_list_del(&e->lru);
+	else if (e->state == EX_DIRTY && !e->cmd)
+		pol_list_del(&e->dlink);   /* dirty FIFO or held list */
+}
+
+static void free_ext(struct nv *c, struct nv_ext *e)
+{
+	e->gen++;
+	e->node.left = c->spare ? &c->spare->node : NULL;
+	c->spare = e;
+	c->nspare++;
+	c->nexts--;
+}
+
+/* Byte counts of e's state, by d. */
+static void account(struct nv *c, const struct nv_ext *e, uint64_t d)
+{
+	c->used -= d;
+	if (e->state == EX_CLEAN)
+		c->clean -= d;
+	else if (e->state == EX_DIRTY)
+		c->dirty_bytes -= d;
+}
+
+/* Takes e out of everything and recycles it. */
+static void ext_remove(struct nv *c, struct nv_ext *e)
+{
+	account(c, e, e->len);
+	unlink_ext(c, e);
+	free_ext(c, e);
+}
+
+/* e (loaded, or written back) holds clean data now. */
+static void set_clean(struct nv *c, struct nv_ext *e)
+{
+	if (e->state == EX_DIRTY) {
+		c->dirty_bytes -= e->len;
+		if (!e->cmd)
+			pol_list_del(&e->dlink);
+	}
+	e->state = EX_CLEAN;
+	e->cmd = 0;
+	e->held = false;
+	c->clean += e->len;
+	lru_add(c, e);
+}
+
+/* e loses its first d bytes (the tree order stays: nothing lies between). */
+static void trim_front(struct nv *c, struct nv_ext *e, uint64_t d)
+{
+	e->node.key += d;
+	e->len -= d;
+	account(c, e, d);
+}
+
+static void trim_back(struct nv *c, struct nv_ext *e, uint64_t d)
+{
+	e->len -= d;
+	account(c, e, d);
+}
+
+/* Splits e at `at` (inside it); the second half keeps e's state, write-back,
+ * last use and place in the dirty FIFO.  Needs one reserved record. */
+static struct nv_ext *split(struct nv *c, struct nv_ext *e, uint64_t at)
+{
+	struct nv_ext *n = ext_new(c);
+
+	n->node.key = at;
+	n->len = ext_end(e) - at;
+	n->used = e->used;
+	n->dseq = e->dseq;
+	n->cmd = e->cmd;
+	n->state = e->state;
+	n->held = e->held;
+	e->len = at - ext_start(e);
+	pol_tree_insert(&c->tree, &n->node);
+	pol_list_add_head(&e->alink, &n->alink);
+	if (n->state == EX_CLEAN)
+		pol_list_add_head(&e->lru, &n->lru);       /* same last use */
+	if (n->state == EX_DIRTY && !n->cmd)
+		pol_list_add_head(&e->dlink, &n->dlink);   /* right after e, in e's list */
+	return n;
+}
+
+static struct nv_ext *ext_next(struct nv *c, struct nv_ext *e)
+{
+	return e->alink.next == &c->exts ? NULL : pol_container_of(e->alink.next, struct nv_ext, alink);
+}
+
+static struct nv_ext *ext_prev(struct nv *c, struct nv_ext *e)
+{
+	return e->alink.prev == &c->exts ? NULL : pol_container_of(e->alink.prev, struct nv_ext, alink);
+}
+
+/* The first extent ending after off, or NULL.  guess (may be NULL) is an
+ * extent near off: when off lies in it, or between it and a neighbour, no
+ * search is needed. */
+static struct nv_ext *first_from(struct nv *c, uint64_t off, struct nv_ext *guess)
+{
+	struct nv_ext *e;
+
+	if (guess) {
+		if (ext_start(guess) <= off) {
+			if (ext_end(guess) > off)
+				return guess;
+			e = ext_next(c, guess);
+			if (!e || ext_end(e) > off)
+				return e;
+		} else {
+			e = ext_prev(c, guess);
+			if (!e || ext_end(e) <= off)
+				return guess;
+			if (ext_start(e) <= off)
+				return e;
+		}
+	}
+	e = ext_of(pol_tree_floor(c->tree, off, 0));
+	if (e)
+		return ext_end(e) > off ? e : ext_next(c, e);
+	return pol_list_empty(&c->exts) ? NULL : pol_container_of(c->exts.next, struct nv_ext, alink);
+}
+
+/* Drops [off, off + len) from the cache, whatever its state; e is
+ * first_from(off).  Returns the extent after the range (NULL: none).  Needs
+ * one reserved record: at most one extent straddles both ends. */
+static struct nv_ext *cut(struct nv *c, struct nv_ext *e, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len;
+	struct nv_ext *next;
+
+	for (; e && ext_start(e) < end; e = next) {
+		uint64_t s = ext_start(e), t = ext_end(e);
+
+		next = ext_next(c, e);
+		if (s < off && t > end) {
+			next = split(c, e, end);
+			trim_back(c, e, end - off);
+			return next;
+		}
+		if (s < off)
+			trim_back(c, e, t - off);
+		else if (t > end)
+			trim_front(c, e, end - s);
+		else
+			ext_remove(c, e);
+	}
+	return e;
+}
+
+/* Whether a and b (a right before b) may become one extent. */
+static bool mergeable(const struct nv_ext *a, const struct nv_ext *b)
+{
+	return ext_end(a) == ext_start(b) && a->state == b->state && a->state != EX_LOADING &&
+	       (a->state == EX_CLEAN || (listed(a) && listed(b)));
+}
+
+/* Joins b into a or a into b; returns the survivor, which keeps its place
+ * in its list: clean extents the later last use, dirty ones the earlier
+ * place in the FIFO. */
+static struct nv_ext *join(struct nv *c, struct nv_ext *a, struct nv_ext *b)
+{
+	bool b_stays = a->state == EX_CLEAN ? b->used > a->used : b->dseq < a->dseq;
+	struct nv_ext *keep = b_stays ? b : a, *gone = b_stays ? a : b;
+	uint64_t start = ext_start(a), len = a->len + b->len;
+
+	unlink_ext(c, gone);   /* keep takes over its bytes */
+	free_ext(c, gone);
+	keep->node.key = start;   /* the tree order stays: gone was the only one between */
+	keep->len = len;
+	return keep;
+}
+
+/* Merges e with its neighbours where it can; returns what e became. */
+static struct nv_ext *merge(struct nv *c, struct nv_ext *e)
+{
+	struct nv_ext *p = ext_prev(c, e), *n;
+
+	if (p && mergeable(p, e))
+		e = join(c, p, e);
+	n = ext_next(c, e);
+	if (n && mergeable(e, n))
+		e = join(c, e, n);
+	return e;
+}
+
+/* Evicts least recently used clean bytes until need bytes are free.  The
+ * caller checked that the clean bytes suffice. */
+static void make_room(struct nv *c, uint64_t need)
+{
+	while (c->cap - c->used < need) {
+		struct nv_ext *e = lru_first(c);
+		uint64_t take = need - (c->cap - c->used);
+
+		if (!e)
+			return;
+		if (take >= e->len) {
+			c->evicted_bytes += e->len;
+			ext_remove(c, e);
+		} else {
+			c->evicted_bytes += take;
+			trim_front(c, e, take);
+		}
+	}
+}
+
+/* Bytes free or evictable. */
+static uint64_t room(const struct nv *c)
+{
+	return c->cap - c->used + c->clean;
+}
+
+/* ---- lookups ---- */
 
 enum look { HIT, WAIT, MISS };
 
-/* Whether every sector of [off, off + len) is valid (HIT), valid or being
- * loaded (WAIT), or not (MISS). */
-static enum look lookup(struct nv *c, uint64_t off, uint64_t len)
+/* Whether all of [off, off + len) is cached (HIT), cached or being loaded
+ * (WAIT), or not (MISS); *ret_first = first_from(off). */
+static enum look lookup(struct nv *c, uint64_t off, uint64_t len, struct nv_ext *guess,
+			struct nv_ext **ret_first)
 {
 	enum look r = HIT;
+	uint64_t pos = off, end = off + len;
+	struct nv_ext *e = first_from(c, off, guess);
 
-	for (uint64_t b = off / c->o.line; b * c->o.line < off + len; b++) {
-		struct line *l = find(c, b);
-		uint64_t m = mask_of(c, b, off, len);
-
-		if (!l)
+	for (*ret_first = e; pos < end; e = ext_next(c, e)) {
+		if (!e || ext_start(e) > pos)
 			return MISS;
-		if ((l->valid & m) == m)
-			continue;
-		if (l->flags & L_LOADING)
+		if (e->state == EX_LOADING)
 			r = WAIT;
-		else
-			return MISS;
+		pos = ext_end(e);
 	}
 	return r;
 }
 
-static void touch(struct nv *c, uint64_t off, uint64_t len)
+/* Marks the extents of [off, off + len), from e = first_from(off) on, as
+ * just used. */
+static void touch(struct nv *c, struct nv_ext *e, uint64_t off, uint64_t len)
 {
-	c->tick++;
-	for (uint64_t b = off / c->o.line; b * c->o.line < off + len; b++) {
-		struct line *l = find(c, b);
-
-		if (l)
-			l->lru = c->tick;
-	}
-}
-
-/* Memory-device place of home byte off (its line must be cached). */
-static uint64_t mem_place(struct nv *c, uint64_t off)
-{
-	struct line *l = find(c, off / c->o.line);
-
-	return (l ? line_index(c, l) * c->o.line : 0) + off % c->o.line;
-}
-
-/* Queues r (all of it in one line) for the memory device at its place. */
-static void mem_queue(struct nv *c, struct policy_req *r)
-{
-	r->pdata[1] = mem_place(c, r->offset);
-	pol_list_add_tail(&c->mem_q, &r->link);
-}
-
-/* Queues req, whose lines are all cached, for the memory device: one
- * command if it lies in one line, else a piece per line (each at its
- * line's place).  false when the pool lacks pieces (nothing queued). */
-static bool to_mem(struct nv *c, struct policy_req *req)
-{
-	uint64_t first = req->offset / c->o.line, last = (req->offset + req->len - 1) / c->o.line;
-	uint64_t now = c->env->now(c->env);
-
-	if (first == last) {
-		mem_queue(c, req);
-		return true;
-	}
-	if (c->pieces.cap - c->pieces.used < last - first + 1)
-		return false;
-	pol_pieces_begin(req, last - first + 1);
-	for (uint64_t b = first; b <= last; b++) {
-		uint64_t s = b == first ? req->offset : b * c->o.line;
-		uint64_t e = b == last ? req->offset + req->len : (b + 1) * c->o.line;
-
-		mem_queue(c, pol_piece_get(&c->pieces, req, s, e - s, now));
-	}
-	return true;
-}
-
-/* Caches a write: true when every line took it. */
-static bool cache_write(struct nv *c, struct policy_req *w)
-{
-	uint64_t first = w->offset / c->o.line, last = (w->offset + w->len - 1) / c->o.line;
-
-	struct { struct line *l; struct line old; } taken[NV_MAX_SPAN];
-	unsigned ntaken = 0;
-
-	if (last - first >= NV_MAX_SPAN)
-		return false;
-	/* All or nothing: take every line first (held, so that taking the
-	 * next one cannot evict it); if one is missing, put back the lines
-	 * taken, including what they held before. */
-	for (uint64_t b = first; b <= last; b++) {
-		struct line *l = find(c, b);
-
-		if (!l) {
-			l = alloc_victim(c, b);
-			if (!l) {
-				while (ntaken--) {
-					taken[ntaken].l->flags &= (uint8_t)~L_HOLD;
-					*taken[ntaken].l = taken[ntaken].old;
-				}
-				for (uint64_t u = first; u < b; u++) {
-					struct line *h = find(c, u);
-
-					if (h)
-						h->flags &= (uint8_t)~L_HOLD;
-				}
-				return false;
-			}
-			taken[ntaken].l = l;
-			taken[ntaken].old = *l;
-			ntaken++;
-			claim(c, l, b);
-		}
-		l->flags |= L_HOLD;
-	}
-	for (unsigned i = 0; i < ntaken; i++)
-		if (taken[i].old.tag)
-			c->evictions++;
-	c->tick++;
-	for (uint64_t b = first; b <= last; b++) {
-		struct line *l = find(c, b);
-		uint64_t m = mask_of(c, b, w->offset, w->len);
-
-		l->flags &= (uint8_t)~L_HOLD;
-		l->valid |= m;
-		l->dirty |= m;
-		l->gen++;
-		l->lru = c->tick;
-		if (!l->on_dirty) {
-			pol_list_add_tail(&c->dirty, &l->dlink);
-			l->on_dirty = true;
+	for (; e && ext_start(e) < off + len; e = ext_next(c, e)) {
+		if (e->state == EX_CLEAN) {
+			pol_list_del(&e->lru);
+			lru_add(c, e);
 		}
 	}
-	return true;
 }
 
-/* Drops cached copies of [off, off + len) (a write-through made them stale). */
-static void invalidate(struct nv *c, uint64_t off, uint64_t len)
+/* Memory-device offset modelling an access to cached [off, off + len)
+ * (where in memory does not change the memory model's timing). */
+static uint64_t mem_off(struct nv *c, uint64_t off, uint64_t len)
 {
-	for (uint64_t b = off / c->o.line; b * c->o.line < off + len; b++) {
-		struct line *l = find(c, b);
-		uint64_t m;
+	uint64_t cap = c->env->dev[c->mem].capacity;
+	uint64_t o = off % cap;
 
-		if (!l)
-			continue;
-		m = mask_of(c, b, off, len);
-		l->valid &= ~m;
-		l->dirty &= ~m;
-		l->gen++;
-		if (!l->dirty && l->on_dirty) {
-			pol_list_del(&l->dlink);
-			l->on_dirty = false;
-		}
+	return o + len <= cap ? o : (len <= cap ? cap - len : 0);
+}
+
+/* Whether a write-back in flight overlaps [off, off + len). */
+static bool wb_overlaps(const struct nv *c, uint64_t off, uint64_t len)
+{
+	for (unsigned i = 0; i < c->wb_now; i++) {
+		const struct policy_req *w = c->wb[i];
+
+		if (w->offset < off + len && off < w->offset + w->len)
+			return true;
 	}
+	return false;
+}
+
+/* Caches write w: 1 = cached, 0 = no room (w's range is dropped from the
+ * cache then: the caller writes it through), -ENOMEM.  *near is the
+ * writer's remembered extent, updated. */
+static int cache_write(struct nv *c, struct policy_req *w, struct nv_ref *near)
+{
+	uint64_t cached = 0, clean_in = 0, end = w->offset + w->len;
+	struct nv_ext *first = first_from(c, w->offset, ref_get(*near)), *e;
+	struct nv_ref after;
+	bool fits;
+
+	if (reserve(c, 2) < 0)
+		return -ENOMEM;
+	for (e = first; e && ext_start(e) < end; e = ext_next(c, e)) {
+		uint64_t s = ext_start(e) > w->offset ? ext_start(e) : w->offset;
+		uint64_t t = ext_end(e) < end ? ext_end(e) : end;
+
+		cached += t - s;
+		if (e->state == EX_CLEAN)
+			clean_in += t - s;
+	}
+	fits = w->len - cached <= room(c) - clean_in;
+	after = ref_of(cut(c, first, w->offset, w->len));
+	if (!fits) {
+		*near = after;
+		return 0;
+	}
+	make_room(c, w->len);   /* may evict `after` */
+	e = ext_new(c);
+	e->node.key = w->offset;
+	e->len = w->len;
+	e->state = EX_DIRTY;
+	e->held = wb_overlaps(c, w->offset, w->len);
+	attach(c, e, first_from(c, w->offset, ref_get(after)));
+	*near = ref_of(merge(c, e));
+	return 1;
 }
 
 /* ---- read-ahead ---- */
@@ -416,6 +623,8 @@ static struct nvs *stream_of(struct nv *c, uint32_t id)
 	if (s)
 		return s;
 	s = calloc(1, sizeof(*s));
+	if (s)
+		s->next_off = UINT64_MAX;   /* its first read is not sequential */
 	if (s && pol_map_put(&c->streams, id, s) < 0) {
 		free(s);
 		s = NULL;
@@ -423,67 +632,69 @@ static struct nvs *stream_of(struct nv *c, uint32_t id)
 	return s;
 }
 
-/* Loads [from, from + ra_size) into lines not yet holding it. */
+/* Loads the first uncached run of [from, from + ra_size) into memory, in
+ * whole lines, as far as there is room. */
 static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 {
-	uint64_t cap = c->env->dev[c->home].capacity, end = from + c->o.ra_size, start;
+	uint64_t dcap = c->env->dev[c->home].capacity, line = c->o.line, end, len;
+	struct nv_ext *e;
+	struct nv_ref after;
 	struct policy_req *r;
 
+	end = from + c->o.ra_size;
+	if (end > dcap)
+		end = dcap;
 	if (s->ra_end > from)
 		from = s->ra_end;
-	from = from / c->o.line * c->o.line;
-	if (end > cap)
-		end = cap;
-	/* Skip what is cached already; stop at the first line we cannot take. */
-	while (from < end && lookup(c, from, c->o.line) != MISS)
-		from += c->o.line;
-	start = from;
-	while (from < end) {
-		struct line *l = find(c, from / c->o.line);
-
-		if (l && (l->valid || (l->flags & (L_LOADING | L_WB)) || l->dirty))
-			break;
-		if (!l && !(l = alloc_line(c, from / c->o.line)))
-			break;
-		l->flags |= L_LOADING;
-		from += c->o.line;
-	}
-	if (from == start)
+	from = from / line * line;
+	/* Skip what is cached or loading already; start at the next line. */
+	for (e = first_from(c, from, ref_get(s->near)); e && ext_start(e) <= from;
+	     e = ext_next(c, e))
+		from = (ext_end(e) + line - 1) / line * line;
+	if (from >= end)
 		return;
-	r = pol_pool_get(&c->internal, POLICY_OP_READ, (uint16_t)c->home, start, from - start, 0,
+	if (e && ext_start(e) < end)
+		end = ext_start(e) / line * line;
+	len = end > from ? end - from : 0;
+	if (len > room(c))
+		len = room(c) / line * line;
+	if (!len || reserve(c, 1) < 0)
+		return;
+	r = pol_pool_get(&c->internal, POLICY_OP_READ, (uint16_t)c->home, from, len, 0,
 			 c->env->now(c->env));
-	if (!r) {
-		for (uint64_t o = start; o < from; o += c->o.line) {
-			struct line *l = find(c, o / c->o.line);
-
-			l->flags &= (uint8_t)~L_LOADING;
-			if (!l->valid)
-				l->tag = 0;
-		}
+	if (!r)
 		return;
-	}
-	s->ra_end = from;
-	c->ra_bytes += from - start;
+	after = ref_of(e);
+	make_room(c, len);      /* may evict `after` */
+	e = ext_new(c);
+	e->node.key = from;
+	e->len = len;
+	e->state = EX_LOADING;
+	e->cmd = r->id;
+	attach(c, e, first_from(c, from, ref_get(after)));
+	r->pptr = e;            /* where the completion starts looking */
+	r->pdata[0] = e->gen;
+	s->ra_end = from + len;
+	c->ra_bytes += len;
 	c->ra_cmds++;
 	pol_list_add_tail(&c->blk_q, &r->link);
 }
 
 /* ---- requests ---- */
 
-static void route_read(struct nv *c, struct policy_req *r)
+/* Sends read r where its data is; guess as for first_from().  Returns the
+ * extent holding (or following) its start. */
+static struct nv_ext *route_read(struct nv *c, struct policy_req *r, struct nv_ext *guess)
 {
-	switch (lookup(c, r->offset, r->len)) {
+	struct nv_ext *first;
+
+	switch (lookup(c, r->offset, r->len, guess, &first)) {
 	case HIT:
-		if (!to_mem(c, r)) {
-			/* No pieces left: read it from the block device. */
-			c->read_misses++;
-			c->bypass_bytes += r->len;
-			pol_list_add_tail(&c->blk_q, &r->link);
-			break;
-		}
 		c->read_hits++;
 		c->hit_bytes += r->len;
-		touch(c, r->offset, r->len);
+		touch(c, first, r->offset, r->len);
+		r->pdata[1] = mem_off(c, r->offset, r->len);
+		pol_list_add_tail(&c->mem_q, &r->link);
 		break;
 	case WAIT:
 		c->parked_reads++;
@@ -499,83 +710,72 @@ static void route_read(struct nv *c, struct policy_req *r)
 		pol_list_add_tail(&c->blk_q, &r->link);
 		break;
 	}
+	return first;
 }
 
 static int nv_submit(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
+	struct nvs *s;
+	int r;
 
 	if (req->dev != c->home || req->op == POLICY_OP_FLUSH)
 		return -EINVAL;
+	s = stream_of(c, req->stream);
+	if (!s)
+		return -ENOMEM;
 	if (req->op == POLICY_OP_READ) {
-		struct nvs *s = stream_of(c, req->stream);
-		bool seq = s && s->next_off == req->offset;
+		bool seq = s->next_off == req->offset;
 
-		if (s && !seq)
+		if (!seq)
 			s->ra_end = 0;   /* the reader jumped: its old window is useless */
-		if (s && c->o.ra_size && seq)
+		if (c->o.ra_size && seq)
 			read_ahead(c, s, req->offset + req->len);
-		if (s)
-			s->next_off = req->offset + req->len;
-		route_read(c, req);
+		s->next_off = req->offset + req->len;
+		s->near = ref_of(route_read(c, req, ref_get(s->near)));
 		return 0;
 	}
-	if (c->pieces.cap - c->pieces.used >= req->len / c->o.line + 2 && cache_write(c, req)) {
+	r = cache_write(c, req, &s->near);
+	if (r < 0)
+		return r;
+	if (r) {
 		c->write_cached++;
 		c->write_cached_bytes += req->len;
-		to_mem(c, req);
+		req->pdata[1] = mem_off(c, req->offset, req->len);
+		pol_list_add_tail(&c->mem_q, &req->link);
 	} else {
 		c->write_through++;
 		c->write_through_bytes += req->len;
-		invalidate(c, req->offset, req->len);
 		pol_list_add_tail(&c->blk_q, &req->link);
 	}
 	return 0;
 }
 
-/* One write-back command: the oldest dirty line plus the contiguous fully
- * dirty lines after it.  false when nothing could be started. */
+/* One write-back command: the oldest dirty extent, at most max_merge bytes
+ * of it.  false when nothing could be started. */
 static bool write_back(struct nv *c)
 {
-	struct line *l, *n;
-	uint64_t blk, first, last, off, len;
+	struct nv_ext *e;
 	struct policy_req *r;
+	uint64_t len;
 
-	if (pol_list_empty(&c->dirty))
+	if (pol_list_empty(&c->dirty) || reserve(c, 1) < 0)
 		return false;
-	l = pol_container_of(c->dirty.next, struct line, dlink);
-	blk = l->tag - 1;
-	/* The dirty sectors of the first line, as one contiguous range (any
-	 * clean sectors between them are valid, rewriting them is harmless). */
-	first = (uint64_t)__builtin_ctzll(l->dirty);
-	last = 63 - (uint64_t)__builtin_clzll(l->dirty);
-	off = blk * c->o.line + first * SECT;
-	len = (last - first + 1) * SECT;
-	r = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home, off, len, 0,
+	e = pol_container_of(c->dirty.next, struct nv_ext, dlink);
+	len = e->len < c->o.max_merge ? e->len : c->o.max_merge;
+	r = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home, ext_start(e), len, 0,
 			 c->env->now(c->env));
 	if (!r)
 		return false;
-	pol_list_del(&l->dlink);
-	l->on_dirty = false;
-	l->flags |= L_WB;
-	l->wb_gen = l->gen;
-	/* A range ending at the line's end continues into following lines
-	 * that are entirely dirty. */
-	if (last == c->spl - 1) {
-		uint64_t full = c->spl >= 64 ? ~0ull : (1ull << c->spl) - 1;
-
-		while ((n = find(c, ++blk)) && n->dirty == full && !(n->flags & L_WB) &&
-		       r->len + c->o.line <= c->o.max_merge) {
-			pol_list_del(&n->dlink);
-			n->on_dirty = false;
-			n->flags |= L_WB;
-			n->wb_gen = n->gen;
-			r->len += c->o.line;
-		}
-	}
-	c->wb_now++;
+	if (len < e->len)
+		split(c, e, ext_start(e) + len);
+	pol_list_del(&e->dlink);
+	e->cmd = r->id;
+	r->pptr = e;            /* where the completion starts looking */
+	r->pdata[0] = e->gen;
+	c->wb[c->wb_now++] = r;
 	c->wb_cmds++;
-	c->wb_bytes += r->len;
+	c->wb_bytes += len;
 	r->merge_next = NULL;
 	pol_issue(c->env, r, c->home, r->offset);
 	return true;
@@ -607,85 +807,78 @@ static void nv_dispatch(struct policy *pol)
 		;
 }
 
-/* Reads parked on lines of [off, off + len) that are loaded now go on. */
-static void unpark(struct nv *c, uint64_t off, uint64_t len)
+/* The extent an internal command was made for, if its record still is. */
+static struct nv_ext *cmd_guess(const struct policy_req *req)
 {
+	return ref_get((struct nv_ref){ .e = req->pptr, .gen = (uint32_t)req->pdata[0] });
+}
+
+/* A read-ahead landed: its bytes are clean cache now; reads that waited
+ * for them go on. */
+static void readahead_done(struct nv *c, struct policy_req *req)
+{
+	uint64_t end = req->offset + req->len;
+	struct nv_ext *first;
+
+	/* Merging joins neighbours only, so the walk goes on after the survivor. */
+	for (struct nv_ext *e = first_from(c, req->offset, cmd_guess(req)); e && ext_start(e) < end;
+	     e = ext_next(c, e)) {
+		if (e->state == EX_LOADING && e->cmd == req->id) {
+			set_clean(c, e);
+			e = merge(c, e);
+		}
+	}
 	for (struct policy_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
-			off > c->parked_maxlen ? off - c->parked_maxlen : 0, 0)),
-	     *next; r && r->offset < off + len; r = next) {
+			req->offset > c->parked_maxlen ? req->offset - c->parked_maxlen : 0, 0)),
+	     *next; r && r->offset < end; r = next) {
 		next = pol_req_of_tnode(pol_tree_next(c->parked, &r->tnode));
-		if (lookup(c, r->offset, r->len) != WAIT) {
+		if (lookup(c, r->offset, r->len, NULL, &first) != WAIT) {
 			pol_tree_remove(&c->parked, &r->tnode);
-			route_read(c, r);
+			route_read(c, r, NULL);
 		}
 	}
 }
 
-static void loaded(struct nv *c, struct line *l)
+/* A write-back finished: what it wrote is clean unless rewritten meanwhile;
+ * rewritten bytes it held back may be written back now. */
+static void writeback_done(struct nv *c, struct policy_req *req)
 {
-	l->flags &= (uint8_t)~L_LOADING;
-	l->valid |= c->spl >= 64 ? ~0ull : (1ull << c->spl) - 1;
+	uint64_t end = req->offset + req->len;
+
+	for (unsigned i = 0; i < c->wb_now; i++)
+		if (c->wb[i] == req) {
+			c->wb[i] = c->wb[--c->wb_now];
+			break;
+		}
+	for (struct nv_ext *e = first_from(c, req->offset, cmd_guess(req)); e && ext_start(e) < end;
+	     e = ext_next(c, e)) {
+		if (e->state == EX_DIRTY && e->cmd == req->id) {
+			set_clean(c, e);
+			e = merge(c, e);
+		}
+	}
+	for (struct policy_list *p = c->held.next, *next; p != &c->held; p = next) {
+		struct nv_ext *e = pol_container_of(p, struct nv_ext, dlink);
+
+		next = p->next;
+		if (!wb_overlaps(c, ext_start(e), e->len)) {
+			pol_list_del(&e->dlink);
+			e->held = false;
+			dirty_add(c, e);
+		}
+	}
 }
 
 static void nv_complete(struct policy *pol, struct policy_req *req)
 {
 	struct nv *c = pol->priv;
-	uint64_t now = c->env->now(c->env);
 
-	if (pol_pool_owns(&c->pieces, req)) {
-		int status;
-		struct policy_req *parent = pol_piece_done(&c->pieces, req, &status);
-
-		if (parent)
-			c->env->finish(c->env, parent, status);
-		return;
-	}
 	if (!pol_pool_owns(&c->internal, req))
 		return;
-	if (req->op == POLICY_OP_READ) {
-		/* Read-ahead landed: each line it loaded is written to its place
-		 * in memory (a fill), and valid once there. */
-		for (uint64_t o = req->offset; o < req->offset + req->len; o += c->o.line) {
-			struct line *l = find(c, o / c->o.line);
-			struct policy_req *f;
-
-			if (!l || !(l->flags & L_LOADING))
-				continue;
-			f = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home,
-					 o / c->o.line * c->o.line, c->o.line, 0, now);
-			if (!f) {
-				loaded(c, l);   /* no request left: valid without a fill */
-				continue;
-			}
-			c->fills++;
-			mem_queue(c, f);
-		}
-		unpark(c, req->offset, req->len);
-	} else if (req->issued_dev == c->mem) {
-		/* A fill: its line is valid now. */
-		struct line *l = find(c, req->offset / c->o.line);
-
-		if (l && (l->flags & L_LOADING))
-			loaded(c, l);
-		unpark(c, req->offset, req->len);
-	} else {
-		/* Write-back done: lines not rewritten meanwhile are clean. */
-		for (uint64_t o = req->offset / c->o.line * c->o.line; o < req->offset + req->len;
-		     o += c->o.line) {
-			struct line *l = find(c, o / c->o.line);
-
-			if (!l || !(l->flags & L_WB))
-				continue;
-			l->flags &= (uint8_t)~L_WB;
-			if (l->gen == l->wb_gen)
-				l->dirty = 0;
-			if (l->dirty && !l->on_dirty) {
-				pol_list_add_tail(&c->dirty, &l->dlink);
-				l->on_dirty = true;
-			}
-		}
-		c->wb_now--;
-	}
+	if (req->op == POLICY_OP_READ)
+		readahead_done(c, req);
+	else
+		writeback_done(c, req);
 	pol_pool_put(&c->internal, req);
 }
 
@@ -696,10 +889,7 @@ static void nv_tick(struct policy *pol)
 static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct nv *c = pol->priv;
-	uint64_t dirty = 0;
 
-	for (struct policy_list *p = c->dirty.next; p != &c->dirty; p = p->next)
-		dirty++;
 	emit(ctx, "read_hits", (double)c->read_hits);
 	emit(ctx, "read_misses", (double)c->read_misses);
 	emit(ctx, "hit_bytes", (double)c->hit_bytes);
@@ -713,9 +903,11 @@ static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "write_through_bytes", (double)c->write_through_bytes);
 	emit(ctx, "writeback_bytes", (double)c->wb_bytes);
 	emit(ctx, "writeback_cmds", (double)c->wb_cmds);
-	emit(ctx, "evictions", (double)c->evictions);
-	emit(ctx, "fills", (double)c->fills);
-	emit(ctx, "dirty_lines", (double)dirty);
+	emit(ctx, "evicted_bytes", (double)c->evicted_bytes);
+	emit(ctx, "dirty_bytes", (double)c->dirty_bytes);
+	emit(ctx, "cached_bytes", (double)c->used);
+	emit(ctx, "extents", (double)c->nexts);
+	emit(ctx, "peak_extents", (double)c->peak_exts);
 }
 
 static void nv_fini(struct policy *pol)
@@ -728,8 +920,9 @@ static void nv_fini(struct policy *pol)
 		free(c->streams.vals[i]);
 	pol_map_free(&c->streams);
 	pol_pool_free(&c->internal);
-	pol_pool_free(&c->pieces);
-	free(c->lines);
+	for (size_t i = 0; i < c->nslabs; i++)
+		free(c->slabs[i]);
+	free(c->slabs);
 	free(c);
 	pol->priv = NULL;
 }

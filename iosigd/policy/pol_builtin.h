@@ -11,6 +11,7 @@
 extern const struct policy_ops pol_noop_ops;
 extern const struct policy_ops pol_deadline_ops;
 extern const struct policy_ops pol_cfq_ops;
+extern const struct policy_ops pol_bfq_ops;
 extern const struct policy_ops pol_bid_hdd_ops;
 extern const struct policy_ops pol_bid_hybrid_ops;
 extern const struct policy_ops pol_mios_d_ops;

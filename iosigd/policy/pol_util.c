@@ -504,23 +504,109 @@ uint64_t pol_weighted_mean(const uint64_t *ring, unsigned cap, unsigned head, un
 
 /* ---- location table ---- */
 
+#define EXT_GRAIN_SHIFT 20          /* filter grain: 1 MiB */
+#define EXT_FILTER_SLOTS (1u << 20) /* filter counters (1 MiB of memory) */
+
+static size_t fslot(unsigned home, uint64_t grain)
+{
+	uint64_t z = (grain * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)home << 58);
+
+	z ^= z >> 29;
+	return (size_t)(z & (EXT_FILTER_SLOTS - 1));
+}
+
+/* Adds delta (+1 or -1) to the filter counters of [off, off + len). */
+static void fcount(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len, int delta)
+{
+	uint64_t g, last = (off + len - 1) >> EXT_GRAIN_SHIFT;
+
+	if (!len)
+		return;
+	for (g = off >> EXT_GRAIN_SHIFT; g <= last; g++) {
+		uint8_t *c = &m->filter[fslot(home, g)];
+
+		if (*c != UINT8_MAX)   /* saturated counters stay: a false "maybe" is harmless */
+			*c = (uint8_t)(*c + delta);
+	}
+}
+
+/* Whether an extent may overlap [off, off + len) (long ranges: always). */
+static bool fmaybe(const struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
+{
+	uint64_t g, last = (off + (len ? len : 1) - 1) >> EXT_GRAIN_SHIFT;
+
+	if (len > UINT64_MAX - off || last - (off >> EXT_GRAIN_SHIFT) >= 64)
+		return true;
+	for (g = off >> EXT_GRAIN_SHIFT; g <= last; g++)
+		if (m->filter[fslot(home, g)])
+			return true;
+	return false;
+}
+
+/*
+ * The tree: leaves hold up to XB extents sorted by offset and are linked
+ * in order; an inner node holds up to XB children, key[i] separating
+ * child[i] (offsets below it) from child[i + 1].  Every extent lies in the
+ * leaf a descent for its offset reaches: inserts go there, splits move the
+ * upper half right, and an extent's offset never changes in place (a
+ * changed offset is a delete and an insert).  A leaf left empty is unlinked
+ * and its ancestors lose that child (no rebalancing: lookups stay correct,
+ * and nodes are at least half full after splits).  Changes take their new
+ * nodes from a reserve filled first, so they never fail half done.
+ */
+#define XB 16
+#define XDEPTH 40                   /* levels a path may have (far beyond reach) */
+
+struct pol_extnode {
+	uint16_t n;                     /* extents (leaf) or children (inner) */
+	bool leaf;
+	struct pol_extnode *prev, *next; /* leaves, in offset order */
+	union {
+		struct pol_ext ent[XB];
+		struct {
+			uint64_t key[XB - 1];
+			struct pol_extnode *child[XB];
+		} in;
+	} u;
+};
+
+/* A position: the i-th extent of leaf l (l NULL: none). */
+struct xpos {
+	struct pol_extnode *l;
+	unsigned i;
+};
+
+/* A descent's path: the inner nodes and the child taken in each. */
+struct xpath {
+	struct pol_extnode *node[XDEPTH];
+	unsigned idx[XDEPTH];
+	unsigned depth;
+};
+
 int pol_extmap_init(struct pol_extmap *m, unsigned ndev)
 {
 	memset(m, 0, sizeof(*m));
 	m->root = calloc(ndev ? ndev : 1, sizeof(*m->root));
-	if (!m->root)
+	m->filter = calloc(EXT_FILTER_SLOTS, 1);
+	if (!m->root || !m->filter) {
+		free(m->root);
+		free(m->filter);
+		m->root = NULL;
+		m->filter = NULL;
 		return -ENOMEM;
+	}
 	m->ndev = ndev;
 	return 0;
 }
 
-static void ext_free_tree(struct policy_tnode *t)
+static void xfree_tree(struct pol_extnode *t)
 {
 	if (!t)
 		return;
-	ext_free_tree(t->left);
-	ext_free_tree(t->right);
-	free(pol_container_of(t, struct pol_ext, node));
+	if (!t->leaf)
+		for (unsigned i = 0; i < t->n; i++)
+			xfree_tree(t->u.in.child[i]);
+	free(t);
 }
 
 void pol_extmap_free(struct pol_extmap *m)
@@ -528,128 +614,403 @@ void pol_extmap_free(struct pol_extmap *m)
 	if (!m->root)
 		return;
 	for (unsigned d = 0; d < m->ndev; d++)
-		ext_free_tree(m->root[d]);
+		xfree_tree(m->root[d]);
 	while (m->spare) {
-		struct pol_ext *e = m->spare;
+		struct pol_extnode *n = m->spare;
 
-		m->spare = (struct pol_ext *)(void *)e->node.left;
-		free(e);
+		m->spare = n->next;
+		free(n);
 	}
 	free(m->root);
+	free(m->filter);
 	memset(m, 0, sizeof(*m));
 }
 
-static struct pol_ext *ext_alloc(struct pol_extmap *m)
+/* Levels of home's tree (0: empty). */
+static unsigned xheight(const struct pol_extmap *m, unsigned home)
 {
-	struct pol_ext *e = m->spare;
+	unsigned h = 0;
 
-	if (e) {
-		m->spare = (struct pol_ext *)(void *)e->node.left;
-		memset(e, 0, sizeof(*e));
-		return e;
+	for (const struct pol_extnode *t = m->root[home]; t; t = t->leaf ? NULL : t->u.in.child[0])
+		h++;
+	return h;
+}
+
+/* Makes sure `inserts` inserts into home's tree find their nodes: a split
+ * per level and a new root each.  0 or -ENOMEM. */
+static int xreserve(struct pol_extmap *m, unsigned home, unsigned inserts)
+{
+	unsigned need = inserts * (xheight(m, home) + 2);
+
+	while (m->nspare < need) {
+		struct pol_extnode *n = malloc(sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		n->next = m->spare;
+		m->spare = n;
+		m->nspare++;
 	}
-	return calloc(1, sizeof(*e));
+	return 0;
 }
 
-static void ext_release(struct pol_extmap *m, struct pol_ext *e)
+static struct pol_extnode *xnode(struct pol_extmap *m, bool leaf)
 {
-	e->node.left = (struct policy_tnode *)(void *)m->spare;
-	m->spare = e;
+	struct pol_extnode *n = m->spare;
+
+	m->spare = n->next;
+	m->nspare--;
+	memset(n, 0, offsetof(struct pol_extnode, u));
+	n->leaf = leaf;
+	return n;
 }
 
-static struct pol_ext *ext_of(struct policy_tnode *n)
+/* Index of the first of the n extents with offset >= key (> key: upper). */
+static unsigned xlower(const struct pol_ext *ent, unsigned n, uint64_t key)
 {
-	return n ? pol_container_of(n, struct pol_ext, node) : NULL;
+	unsigned lo = 0;
+
+	while (lo < n) {
+		unsigned mid = (lo + n) / 2;
+
+		if (ent[mid].off < key)
+			lo = mid + 1;
+		else
+			n = mid;
+	}
+	return lo;
+}
+
+static unsigned xupper(const struct pol_ext *ent, unsigned n, uint64_t key)
+{
+	unsigned lo = 0;
+
+	while (lo < n) {
+		unsigned mid = (lo + n) / 2;
+
+		if (ent[mid].off <= key)
+			lo = mid + 1;
+		else
+			n = mid;
+	}
+	return lo;
+}
+
+/* The leaf of home's tree whose range holds key (NULL: empty tree). */
+static struct pol_extnode *xdescend(const struct pol_extmap *m, unsigned home, uint64_t key,
+				    struct xpath *p)
+{
+	struct pol_extnode *t = m->root[home];
+
+	if (p)
+		p->depth = 0;
+	while (t && !t->leaf) {
+		unsigned lo = 0, n = t->n - 1u;
+
+		while (lo < n) {   /* keys <= key */
+			unsigned mid = (lo + n) / 2;
+
+			if (t->u.in.key[mid] <= key)
+				lo = mid + 1;
+			else
+				n = mid;
+		}
+		if (p) {
+			p->node[p->depth] = t;
+			p->idx[p->depth++] = lo;
+		}
+		t = t->u.in.child[lo];
+	}
+	return t;
+}
+
+/* The last extent with offset <= key. */
+static struct xpos xfloor(const struct pol_extmap *m, unsigned home, uint64_t key)
+{
+	struct pol_extnode *l = xdescend(m, home, key, NULL);
+	unsigned i = l ? xupper(l->u.ent, l->n, key) : 0;
+
+	while (l && i == 0) {
+		l = l->prev;
+		i = l ? l->n : 0;
+	}
+	return (struct xpos){ l, i ? i - 1 : 0 };
+}
+
+/* The first extent with offset >= key. */
+static struct xpos xlower_bound(const struct pol_extmap *m, unsigned home, uint64_t key)
+{
+	struct pol_extnode *l = xdescend(m, home, key, NULL);
+	unsigned i = l ? xlower(l->u.ent, l->n, key) : 0;
+
+	while (l && i == l->n) {
+		l = l->next;
+		i = 0;
+	}
+	return (struct xpos){ l, i };
+}
+
+/* Inserts e (its offset not in the table) using reserved nodes. */
+static void xinsert(struct pol_extmap *m, unsigned home, const struct pol_ext *e)
+{
+	struct pol_extnode *l, *r, *child;
+	struct xpath p;
+	uint64_t sep;
+	unsigned i;
+
+	if (!m->root[home]) {
+		l = m->root[home] = xnode(m, true);
+		l->u.ent[0] = *e;
+		l->n = 1;
+		return;
+	}
+	l = xdescend(m, home, e->off, &p);
+	i = xlower(l->u.ent, l->n, e->off);
+	if (l->n < XB) {
+		memmove(&l->u.ent[i + 1], &l->u.ent[i], (l->n - i) * sizeof(*e));
+		l->u.ent[i] = *e;
+		l->n++;
+		return;
+	}
+	/* Full: the upper half (of XB + 1) goes to a new leaf after l. */
+	{
+		struct pol_ext all[XB + 1];
+		unsigned keep = (XB + 1) / 2;
+
+		memcpy(all, l->u.ent, i * sizeof(*e));
+		all[i] = *e;
+		memcpy(&all[i + 1], &l->u.ent[i], (XB - i) * sizeof(*e));
+		r = xnode(m, true);
+		memcpy(l->u.ent, all, keep * sizeof(*e));
+		memcpy(r->u.ent, &all[keep], (XB + 1 - keep) * sizeof(*e));
+		l->n = (uint16_t)keep;
+		r->n = (uint16_t)(XB + 1 - keep);
+		r->prev = l;
+		r->next = l->next;
+		if (l->next)
+			l->next->prev = r;
+		l->next = r;
+		sep = r->u.ent[0].off;
+		child = r;
+	}
+	/* Hand (sep, child) up, splitting full inner nodes. */
+	while (p.depth) {
+		struct pol_extnode *t = p.node[--p.depth];
+		unsigned j = p.idx[p.depth] + 1;   /* child's place */
+		uint64_t keys[XB];
+		struct pol_extnode *kids[XB + 1];
+		unsigned n = t->n, keep;
+
+		if (n < XB) {
+			memmove(&t->u.in.key[j], &t->u.in.key[j - 1], (n - j) * sizeof(sep));
+			memmove(&t->u.in.child[j + 1], &t->u.in.child[j], (n - j) * sizeof(child));
+			t->u.in.key[j - 1] = sep;
+			t->u.in.child[j] = child;
+			t->n++;
+			return;
+		}
+		/* n + 1 children, n keys: the left keeps `keep` children, the
+		 * key between the halves goes up. */
+		memcpy(keys, t->u.in.key, (j - 1) * sizeof(sep));
+		keys[j - 1] = sep;
+		memcpy(&keys[j], &t->u.in.key[j - 1], (n - j) * sizeof(sep));
+		memcpy(kids, t->u.in.child, j * sizeof(child));
+		kids[j] = child;
+		memcpy(&kids[j + 1], &t->u.in.child[j], (n - j) * sizeof(child));
+		keep = (n + 1) / 2;
+		r = xnode(m, false);
+		memcpy(t->u.in.key, keys, (keep - 1) * sizeof(sep));
+		memcpy(t->u.in.child, kids, keep * sizeof(child));
+		t->n = (uint16_t)keep;
+		memcpy(r->u.in.key, &keys[keep], (n - keep) * sizeof(sep));
+		memcpy(r->u.in.child, &kids[keep], (n + 1 - keep) * sizeof(child));
+		r->n = (uint16_t)(n + 1 - keep);
+		sep = keys[keep - 1];
+		child = r;
+	}
+	/* The root split: a new root above. */
+	r = xnode(m, false);
+	r->u.in.child[0] = m->root[home];
+	r->u.in.child[1] = child;
+	r->u.in.key[0] = sep;
+	r->n = 2;
+	m->root[home] = r;
+}
+
+/* Deletes the extent at q; returns the position of the one after it. */
+static struct xpos xdelete(struct pol_extmap *m, unsigned home, struct xpos q)
+{
+	struct pol_extnode *l = q.l, *next;
+	uint64_t key = l->u.ent[q.i].off;
+	struct xpath p;
+
+	memmove(&l->u.ent[q.i], &l->u.ent[q.i + 1], (l->n - q.i - 1) * sizeof(l->u.ent[0]));
+	l->n--;
+	if (q.i < l->n)
+		return q;
+	next = l->next;
+	if (l->n)
+		return (struct xpos){ next, 0 };
+	/* An empty leaf goes; so do ancestors left without children. */
+	xdescend(m, home, key, &p);
+	if (l->prev)
+		l->prev->next = l->next;
+	if (l->next)
+		l->next->prev = l->prev;
+	free(l);
+	for (;;) {
+		struct pol_extnode *t;
+		unsigned j;
+
+		if (!p.depth) {
+			m->root[home] = NULL;
+			break;
+		}
+		t = p.node[--p.depth];
+		j = p.idx[p.depth];
+		if (t->n > 1) {
+			unsigned k = j ? j - 1 : 0;   /* the key on the removed child's left */
+
+			memmove(&t->u.in.key[k], &t->u.in.key[k + 1], (t->n - 2 - k) * sizeof(key));
+			memmove(&t->u.in.child[j], &t->u.in.child[j + 1], (t->n - 1 - j) * sizeof(t));
+			t->n--;
+			break;
+		}
+		free(t);
+	}
+	/* A root with one child steps down. */
+	while (m->root[home] && !m->root[home]->leaf && m->root[home]->n == 1) {
+		struct pol_extnode *t = m->root[home];
+
+		m->root[home] = t->u.in.child[0];
+		free(t);
+	}
+	return (struct xpos){ next, 0 };
+}
+
+static struct pol_ext *xat(struct xpos q)
+{
+	return q.l ? &q.l->u.ent[q.i] : NULL;
+}
+
+/* The first extent overlapping [off, off + len), or none. */
+static struct xpos xfirst(const struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
+{
+	struct xpos q;
+
+	if (!m->root[home] || !fmaybe(m, home, off, len))
+		return (struct xpos){ NULL, 0 };
+	q = xfloor(m, home, off);
+	if (q.l && xat(q)->off + xat(q)->len > off)
+		return q;
+	q = xlower_bound(m, home, off);
+	return q.l && xat(q)->off < off + len ? q : (struct xpos){ NULL, 0 };
 }
 
 struct pol_ext *pol_extmap_first(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
 {
-	struct policy_tnode *root = m->root[home];
-	struct pol_ext *e = ext_of(pol_tree_floor(root, off, 0));
+	struct xpos q = xfirst(m, home, off, len);
 
-	if (e && pol_ext_off(e) + e->len > off)
-		return e;
-	e = ext_of(pol_tree_lower_bound(root, off, 0));
-	return e && pol_ext_off(e) < off + len ? e : NULL;
+	m->cur = q.l;
+	m->cur_i = q.i;
+	return xat(q);
 }
 
 struct pol_ext *pol_extmap_next(struct pol_extmap *m, unsigned home, struct pol_ext *e)
 {
-	return ext_of(pol_tree_next(m->root[home], &e->node));
+	struct xpos q;
+
+	if (m->cur && m->cur_i < m->cur->n && &m->cur->u.ent[m->cur_i] == e) {
+		q = (struct xpos){ m->cur, m->cur_i + 1 };
+		while (q.l && q.i == q.l->n)
+			q = (struct xpos){ q.l->next, 0 };
+	} else {
+		q = xlower_bound(m, home, e->off + 1);
+	}
+	m->cur = q.l;
+	m->cur_i = q.i;
+	return xat(q);
+}
+
+/* pol_extmap_clear with its nodes reserved (at most one insert). */
+static void xclear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len;
+	struct xpos q = xfirst(m, home, off, len);
+
+	while (q.l && xat(q)->off < end) {
+		struct pol_ext *e = xat(q);
+		uint64_t es = e->off, ee = es + e->len;
+
+		fcount(m, home, es, ee - es, -1);
+		if (es < off && ee > end) {
+			/* Spans the range: the left part stays, the right part is new. */
+			struct pol_ext r = { .off = end, .len = ee - end, .tdev = e->tdev,
+					     .toff = e->toff + (end - es), .tag = e->tag };
+
+			e->len = off - es;
+			fcount(m, home, es, e->len, +1);
+			fcount(m, home, end, r.len, +1);
+			xinsert(m, home, &r);
+			m->count++;
+			return;
+		}
+		if (es < off) {
+			e->len = off - es;                  /* keep the left part */
+			fcount(m, home, es, e->len, +1);
+			q.i++;
+			while (q.l && q.i == q.l->n)
+				q = (struct xpos){ q.l->next, 0 };
+		} else if (ee > end) {
+			/* Keep the right part: a new offset, so delete and insert. */
+			struct pol_ext r = { .off = end, .len = ee - end, .tdev = e->tdev,
+					     .toff = e->toff + (end - es), .tag = e->tag };
+
+			xdelete(m, home, q);
+			xinsert(m, home, &r);
+			fcount(m, home, end, r.len, +1);
+			return;
+		} else {
+			q = xdelete(m, home, q);
+			m->count--;
+		}
+	}
 }
 
 int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len)
 {
-	struct policy_tnode **root = &m->root[home];
-	uint64_t end = off + len;
-	struct pol_ext *e = pol_extmap_first(m, home, off, len);
-
-	while (e && pol_ext_off(e) < end) {
-		struct pol_ext *next = pol_extmap_next(m, home, e);
-		uint64_t es = pol_ext_off(e), ee = es + e->len;
-
-		if (es < off && ee > end) {
-			/* Spans the range: split into left and right parts. */
-			struct pol_ext *r = ext_alloc(m);
-
-			if (!r)
-				return -ENOMEM;
-			r->node.key = end;
-			r->len = ee - end;
-			r->tdev = e->tdev;
-			r->tag = e->tag;
-			r->toff = e->toff + (end - es);
-			e->len = off - es;
-			pol_tree_insert(root, &r->node);
-			m->count++;
-			return 0;
-		}
-		if (es < off) {
-			e->len = off - es;                  /* keep the left part */
-		} else if (ee > end) {
-			pol_tree_remove(root, &e->node);    /* keep the right part */
-			e->toff += end - es;
-			e->len = ee - end;
-			e->node.key = end;
-			pol_tree_insert(root, &e->node);
-		} else {
-			pol_tree_remove(root, &e->node);
-			ext_release(m, e);
-			m->count--;
-		}
-		e = next;
-	}
+	m->cur = NULL;
+	if (xreserve(m, home, 1) < 0)
+		return -ENOMEM;
+	xclear(m, home, off, len);
 	return 0;
 }
 
 int pol_extmap_put(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
 		   unsigned tdev, uint64_t toff, uint64_t tag)
 {
-	struct policy_tnode **root = &m->root[home];
-	struct pol_ext *e, *prev;
+	struct pol_ext e = { .off = off, .len = len, .toff = toff, .tag = tag,
+			     .tdev = (uint16_t)tdev };
+	struct pol_ext *prev = NULL;
 
-	/* Reserve the node first so failure leaves the table as it was. */
-	e = ext_alloc(m);
-	if (!e)
+	m->cur = NULL;
+	if (xreserve(m, home, 2) < 0)
 		return -ENOMEM;
-	if (pol_extmap_clear(m, home, off, len) < 0) {
-		ext_release(m, e);
-		return -ENOMEM;
-	}
-	prev = ext_of(pol_tree_floor(*root, off, 0));
-	if (prev && pol_ext_off(prev) + prev->len == off && prev->tdev == tdev &&
+	xclear(m, home, off, len);
+	/* Only an extent ending at off can be continued (none if the grain
+	 * holding off - 1 is empty). */
+	if (off && m->root[home] && fmaybe(m, home, off - 1, 1))
+		prev = xat(xfloor(m, home, off));
+	if (prev && prev->off + prev->len == off && prev->tdev == tdev &&
 	    prev->toff + prev->len == toff && prev->tag == tag) {
+		fcount(m, home, prev->off, prev->len, -1);
 		prev->len += len;   /* continues the previous extent */
-		ext_release(m, e);
+		fcount(m, home, prev->off, prev->len, +1);
 		return 0;
 	}
-	e->node.key = off;
-	e->len = len;
-	e->tdev = (uint16_t)tdev;
-	e->toff = toff;
-	e->tag = tag;
-	pol_tree_insert(root, &e->node);
+	xinsert(m, home, &e);
 	m->count++;
+	fcount(m, home, off, len, +1);
 	return 0;
 }
 

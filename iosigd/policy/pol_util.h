@@ -145,9 +145,10 @@ static inline bool pol_pool_owns(const struct pol_pool *p, const struct policy_r
 
 /* ---- location table: extents of a home device stored elsewhere ---- */
 
-/* [off, off + len) of home device `home` lives at toff on device tdev. */
+/* [off, off + len) of home device `home` lives at toff on device tdev.  The
+ * table returns pointers into its own storage: valid until it changes. */
 struct pol_ext {
-	struct policy_tnode node;  /* key = off (extents never overlap), key2 = 0 */
+	uint64_t off;
 	uint64_t len;
 	uint64_t toff;
 	uint64_t tag;              /* the caller's constant (iosigd: a sequence, a file);
@@ -155,11 +156,25 @@ struct pol_ext {
 	uint16_t tdev;
 };
 
+struct pol_extnode;   /* a node of the table's B+ tree (pol_util.c) */
+
 struct pol_extmap {
 	unsigned ndev;
-	struct policy_tnode **root;  /* per home device */
-	struct pol_ext *spare;       /* recycled nodes (singly linked via node.left) */
+	/* Per home device a B+ tree of the extents by offset: a few wide
+	 * nodes per lookup instead of a pointer chase per level, for tables
+	 * of hundreds of thousands of extents (bid-hybrid's small writes). */
+	struct pol_extnode **root;
+	struct pol_extnode *spare;   /* nodes reserved for the next change */
+	unsigned nspare;
 	size_t count;                /* extents in the table */
+	/* Counting filter: per hashed (home, 1 MiB grain), how many extents
+	 * overlap it (saturating at 255, then never decremented).  A lookup
+	 * whose grains all count 0 needs no tree search: most requests of a
+	 * tiering policy touch nothing the table holds. */
+	uint8_t *filter;
+	/* pol_extmap_first/next: where the extent last returned is. */
+	struct pol_extnode *cur;
+	unsigned cur_i;
 };
 
 int pol_extmap_init(struct pol_extmap *m, unsigned ndev);
@@ -176,7 +191,7 @@ static inline int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t o
 	return pol_extmap_put(m, home, off, len, tdev, toff, 0);
 }
 /* Forgets any mapping of [off, off + len) (the data is at home again).
- * 0 or -ENOMEM (splitting an extent needs a node). */
+ * 0 or -ENOMEM (the table is unchanged then). */
 int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len);
 /* The first extent overlapping [off, off + len), or NULL; then
  * pol_extmap_next() while it returns extents starting before off + len. */
@@ -184,7 +199,7 @@ struct pol_ext *pol_extmap_first(struct pol_extmap *m, unsigned home, uint64_t o
 struct pol_ext *pol_extmap_next(struct pol_extmap *m, unsigned home, struct pol_ext *e);
 static inline uint64_t pol_ext_off(const struct pol_ext *e)
 {
-	return e->node.key;
+	return e->off;
 }
 
 /* ---- pieces: internal requests that carry part of a workload request ---- */

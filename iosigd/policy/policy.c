@@ -17,6 +17,7 @@ static const struct policy_ops *const builtin[] = {
 	&pol_noop_ops,
 	&pol_deadline_ops,
 	&pol_cfq_ops,
+	&pol_bfq_ops,
 	&pol_bid_hdd_ops,
 	&pol_bid_hybrid_ops,
 	&pol_mios_d_ops,

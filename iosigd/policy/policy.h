@@ -221,7 +221,7 @@ enum policy_opt_type {
 	POLICY_OPT_BOOL,   /* bool field; 0/1, true/false, yes/no, on/off */
 	POLICY_OPT_UINT,   /* uint64_t field; decimal integer */
 	POLICY_OPT_DOUBLE, /* double field; finite number */
-	POLICY_OPT_SIZE,   /* uint64_t bytes; 4096, 4k, 64KiB, 2MB (K/M/G/T are powers of 1024) */
+	POLICY_OPT_SIZE,   /* uint64_t bytes; 4096, 4K, 64KiB, 2MB (K/M/G/T are powers of 1024) */
 	POLICY_OPT_TIME,   /* uint64_t ns; 500ms, 5s, 100us, 250ns, 2min */
 	POLICY_OPT_RATE,   /* uint64_t bytes per second; 2MB/s, 512KiB/s */
 	POLICY_OPT_ENUM,   /* unsigned field = index into choices */

@@ -2,6 +2,9 @@
 /*
  * policy_opt.c - option tables (fio_option style): defaults, parsing with
  * units, bounds, and the --help text, all from one table per policy.
+ * Values with units go through the project's one unit parser,
+ * iosig_parse_value() (libiosig/sig), so a policy option, a simulated
+ * device and the catalog's configuration spell sizes, times and rates alike.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,29 +14,20 @@
 #include <string.h>
 #include <strings.h>
 
+#include "iosig.h"
 #include "policy.h"
 #include "pol_util.h"
 
 
+/* Scales of the units policy_opts_format() writes values in. */
 struct unit {
 	const char *name;
 	uint64_t mult;
 };
 
-/* Sizes: the project's units are all powers of 1024 (DESIGN 3). */
-static const struct unit size_units[] = {
-	{ "", 1 }, { "b", 1 },
-	{ "k", 1ull << 10 }, { "kb", 1ull << 10 }, { "kib", 1ull << 10 },
-	{ "m", 1ull << 20 }, { "mb", 1ull << 20 }, { "mib", 1ull << 20 },
-	{ "g", 1ull << 30 }, { "gb", 1ull << 30 }, { "gib", 1ull << 30 },
-	{ "t", 1ull << 40 }, { "tb", 1ull << 40 }, { "tib", 1ull << 40 },
-	{ NULL, 0 },
-};
-
 static const struct unit time_units[] = {
 	{ "ns", 1 }, { "us", POLICY_NS_PER_US }, { "ms", POLICY_NS_PER_MS },
 	{ "s", POLICY_NS_PER_S }, { "min", 60 * POLICY_NS_PER_S }, { "h", 3600 * POLICY_NS_PER_S },
-	{ NULL, 0 },
 };
 
 static const char *type_name(enum policy_opt_type t)
@@ -56,7 +50,7 @@ static const char *type_form(enum policy_opt_type t)
 	case POLICY_OPT_BOOL: return "0/1, true/false, yes/no or on/off";
 	case POLICY_OPT_UINT: return "a non-negative integer, e.g. 16";
 	case POLICY_OPT_DOUBLE: return "a number, e.g. 0.5";
-	case POLICY_OPT_SIZE: return "a size, e.g. 4096, 4KiB, 64k, 2MB (K/M/G/T = powers of 1024)";
+	case POLICY_OPT_SIZE: return "a size, e.g. 4096, 4KiB, 64K, 2MB (K/M/G/T = powers of 1024)";
 	case POLICY_OPT_TIME: return "a time with a unit, e.g. 500ms, 5s, 100us, 250ns, 2min";
 	case POLICY_OPT_RATE: return "a rate, e.g. 2MB/s, 512KiB/s";
 	case POLICY_OPT_ENUM: return "one of the listed choices";
@@ -65,70 +59,49 @@ static const char *type_form(enum policy_opt_type t)
 }
 
 /*
- * Parses "<number><unit>" where number may have a fraction and unit comes
- * from units (case-insensitive, optional spaces between).  The product must
- * be a whole number of base units that fits in 64 bits.  Returns 0 or
- * -EINVAL; -ERANGE on overflow.  *ret_unit_missing tells whether no unit
- * was written.
+ * Parses a size, time or rate with the project's unit parser into a whole
+ * number of base units: bytes, nanoseconds, bytes per second.  Returns 0,
+ * -EINVAL with the reason in why, or -ERANGE when it does not fit 64 bits.
+ * A time must carry its unit unless it is 0 ("5" could mean anything).
  */
-static int parse_scaled(const char *s, const struct unit *units, uint64_t *ret,
-			bool *ret_unit_missing)
+static int parse_units(enum policy_opt_type type, const char *value, uint64_t *ret, char *why,
+		       size_t whylen)
 {
-	const char *p = s;
-	char *end;
-	double num;
-	uint64_t whole;
-	char ubuf[8];
-	size_t ulen = 0;
+	static const enum iosig_dim dims[] = {
+		[POLICY_OPT_SIZE] = IOSIG_DIM_SIZE,
+		[POLICY_OPT_TIME] = IOSIG_DIM_TIME,
+		[POLICY_OPT_RATE] = IOSIG_DIM_RATE,
+	};
+	struct iosig_error e = { 0 };
+	double v, plain, scaled, whole;
+	int r;
 
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!isdigit((unsigned char)*p) && *p != '.')
+	r = iosig_parse_value(value, dims[type], &v, &e);
+	if (r < 0) {
+		snprintf(why, whylen, "%s", e.msg);
+		return r == -ERANGE ? -ERANGE : -EINVAL;
+	}
+	if (v < 0) {
+		snprintf(why, whylen, "it is negative");
 		return -EINVAL;
-	/* Integer part exactly (doubles lose precision above 2^53). */
-	errno = 0;
-	whole = strtoull(p, &end, 10);
-	if (errno == ERANGE)
+	}
+	if (type == POLICY_OPT_TIME && v != 0 &&
+	    iosig_parse_value(value, IOSIG_DIM_NONE, &plain, NULL) == 0) {
+		snprintf(why, whylen, "needs a time unit (ns, us, ms, s, min, h), e.g. %sms", value);
+		return -EINVAL;
+	}
+	scaled = type == POLICY_OPT_TIME ? v * (double)POLICY_NS_PER_S : v;
+	whole = nearbyint(scaled);
+	if (whole >= 18446744073709551616.0)
 		return -ERANGE;
-	num = (double)whole;
-	if (*end == '.') {
-		double frac = strtod(end, &end);
-
-		num += frac;
-	}
-	while (isspace((unsigned char)*end))
-		end++;
-	while (*end && !isspace((unsigned char)*end)) {
-		if (ulen + 1 >= sizeof(ubuf))
-			return -EINVAL;
-		ubuf[ulen++] = (char)tolower((unsigned char)*end++);
-	}
-	ubuf[ulen] = '\0';
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
+	/* A time is a decimal number of seconds: allow the rounding of that. */
+	if (fabs(scaled - whole) > (type == POLICY_OPT_TIME ? 1e-3 : 0)) {
+		snprintf(why, whylen, "it is not a whole number of %s",
+			 type == POLICY_OPT_TIME ? "nanoseconds" : "bytes");
 		return -EINVAL;
-	for (const struct unit *u = units; u->name; u++) {
-		if (strcmp(u->name, ubuf) != 0)
-			continue;
-		if (num == (double)whole) {
-			if (whole && u->mult > UINT64_MAX / whole)
-				return -ERANGE;
-			*ret = whole * u->mult;
-		} else {
-			double v = num * (double)u->mult;
-
-			if (v >= 18446744073709551616.0)
-				return -ERANGE;
-			if (v != floor(v))
-				return -EINVAL;   /* e.g. 1.5B, 0.1ns */
-			*ret = (uint64_t)v;
-		}
-		if (ret_unit_missing)
-			*ret_unit_missing = ulen == 0;
-		return 0;
 	}
-	return -EINVAL;
+	*ret = (uint64_t)whole;
+	return 0;
 }
 
 static int parse_bool(const char *s, bool *ret)
@@ -195,53 +168,27 @@ static int parse_value(const struct policy_opt *opt, const char *value, uint64_t
 		return 0;
 	}
 	case POLICY_OPT_SIZE:
-		r = parse_scaled(value, size_units, ret_u, NULL);
-		if (r == -ERANGE)
-			goto too_big;
-		if (r < 0)
-			goto bad_form;
-		break;
-	case POLICY_OPT_TIME: {
-		bool no_unit = false;
-
-		r = parse_scaled(value, time_units, ret_u, &no_unit);
-		if (r < 0) {
-			/* A bare number: accept 0 only, say which units exist. */
-			uint64_t v;
-
-			if (parse_scaled(value, size_units, &v, &no_unit) == 0 && no_unit) {
-				if (v != 0) {
-					pol_errbuf(err, errlen,
-						"%soption '%s': '%s' needs a time unit (ns, us, ms, s, min, h), e.g. %sms",
-						who, opt->name, value, value);
-					return -EINVAL;
-				}
-				*ret_u = 0;
-				break;
-			}
-		}
-		if (r == -ERANGE)
-			goto too_big;
-		if (r < 0)
-			goto bad_form;
-		break;
-	}
+	case POLICY_OPT_TIME:
 	case POLICY_OPT_RATE: {
-		char buf[64];
-		size_t n = strlen(value);
+		char why[sizeof(((struct iosig_error *)0)->msg)];
 
-		if (n >= sizeof(buf))
-			goto bad_form;
-		memcpy(buf, value, n + 1);
-		while (n && isspace((unsigned char)buf[n - 1]))
-			buf[--n] = '\0';
-		if (n >= 2 && buf[n - 2] == '/' && tolower((unsigned char)buf[n - 1]) == 's')
-			buf[n - 2] = '\0';
-		r = parse_scaled(buf, size_units, ret_u, NULL);
+		r = parse_units(opt->type, value, ret_u, why, sizeof(why));
 		if (r == -ERANGE)
 			goto too_big;
-		if (r < 0)
+		if (r < 0 && !strncmp(why, "needs ", 6)) {
+			pol_errbuf(err, errlen, "%soption '%s': '%s' %s", who, opt->name, value, why);
+			return -EINVAL;
+		}
+		/* The unit parser's reason when it says more than "not a
+		 * number with a unit" (a misspelt unit, a wrong dimension). */
+		if (r < 0 && strstr(why, "is not a constant"))
 			goto bad_form;
+		if (r < 0) {
+			pol_errbuf(err, errlen, "%soption '%s': '%s' is not a valid %s: %s (expected %s)",
+				   who, opt->name, value, type_name(opt->type), why,
+				   type_form(opt->type));
+			return -EINVAL;
+		}
 		break;
 	}
 	case POLICY_OPT_ENUM: {

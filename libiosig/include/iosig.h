@@ -5,7 +5,7 @@
  * libiosig reads I/O signatures ("#pragma io sig ..."), knows the storage of
  * the machine it runs on (the catalog), evaluates the reliability and
  * throughput models of the IOSIG paper and picks the mount point a file
- * should live on.  See DESIGN.md for the contracts between the parts.
+ * should live on.  See docs/design.md for the contracts between the parts.
  *
  * Conventions (liburing / kernel style):
  *  - actions return 0 or a negative errno value, never -1 plus errno;
@@ -71,7 +71,7 @@ struct iosig_error {
 };
 
 /* ------------------------------------------------------------------------
- * Signatures (DESIGN section 3)
+ * Signatures (docs/design.md §3)
  * ---------------------------------------------------------------------- */
 
 /* Parameters of the signature language; aliases map onto these. */
@@ -137,6 +137,8 @@ enum iosig_dim {
 	IOSIG_DIM_SIZE,     /* bytes */
 	IOSIG_DIM_TIME,     /* seconds */
 	IOSIG_DIM_FRACTION, /* probability (ppm) */
+	IOSIG_DIM_RATE,     /* bytes per second: a size divided by a time ("430MiB/s");
+	                       only iosig_parse_value() asks for it, no parameter has it */
 };
 
 /* One node of a value expression; owned by the struct iosig_pragma. */
@@ -243,9 +245,13 @@ int iosig_sig_format(const struct iosig_sig *sig, char *buf, size_t size);
 /*
  * Parse a constant value with optional units as users write it on command
  * lines, in configs and in string forms: "64*MiB", "64MiB", "1.5 GiB",
- * "20*y", "100ppm", "4096".  A unit's dimension must match `dim` (a plain
- * number is taken in base units: bytes, seconds, fraction).  -EINVAL with a
- * message in *err otherwise; -ERANGE for overflow or non-finite values.
+ * "20*y", "250us", "100ppm", "430MiB/s", "4096".  A unit's dimension must
+ * match `dim` (a plain number is taken in base units: bytes, seconds,
+ * fraction, bytes per second).  Besides the units of signatures, values
+ * know "ns" and "us".  The one parser of values with units in IOSIG: the
+ * configuration, the probe cache and the policies' and simulator's options
+ * use it.  -EINVAL with a message in *err otherwise; -ERANGE for overflow or
+ * non-finite values.
  */
 int iosig_parse_value(const char *text, enum iosig_dim dim, double *ret_value,
 		      struct iosig_error *err);
@@ -258,7 +264,7 @@ bool iosig_unit_lookup(const char *name, double *ret_value, enum iosig_dim *ret_
 const char *iosig_param_name(enum iosig_param id);
 
 /* ------------------------------------------------------------------------
- * Catalog: the storage of this machine (DESIGN section 5.1)
+ * Catalog: the storage of this machine (docs/design.md §5.1)
  * ---------------------------------------------------------------------- */
 
 enum iosig_class {
@@ -416,7 +422,7 @@ const char *iosig_field_name(enum iosig_field field);
 const char *iosig_layout_name(enum iosig_layout_kind kind);
 
 /* ------------------------------------------------------------------------
- * Models (DESIGN section 5.2)
+ * Models (docs/design.md §5.2)
  * ---------------------------------------------------------------------- */
 
 /* IOSIG Eq. 1: uncorrectable bit error rate for raw `ber`, sector size
@@ -456,7 +462,7 @@ int iosig_mttdl_simulate(const struct iosig_layout *layout, double mttf, double 
 			 struct iosig_mc_result *ret_result);
 
 /* ------------------------------------------------------------------------
- * Selection (DESIGN section 5.3)
+ * Selection (docs/design.md §5.3)
  * ---------------------------------------------------------------------- */
 
 enum iosig_verdict {
@@ -504,7 +510,7 @@ int iosig_select(const struct iosig_catalog *catalog, const struct iosig_sig *si
 const char *iosig_verdict_name(enum iosig_verdict verdict);
 
 /* ------------------------------------------------------------------------
- * Compiler-generated calls (DESIGN section 4)
+ * Compiler-generated calls (docs/design.md §4)
  * ---------------------------------------------------------------------- */
 
 #define IOSIG_SITE_ABI 1
@@ -556,6 +562,24 @@ int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, in
  */
 int iosig_prepare_values(const struct iosig_site *site, const char *call, int dirfd,
 			 const char *path, int flags, const double *values, unsigned nvalues);
+
+/*
+ * Around the call of a function the program declared with '#pragma io
+ * opener' (a wrapper that opens the file named by one of its arguments):
+ * before the call, decide as iosig_open() would for `flags` (or, when
+ * `fmode` is not NULL, the fopen mode `fmode`) and, if the file is to be
+ * created elsewhere, link the data file's path at `path` (relative to
+ * `dirfd`) without creating it: the function's own open creates it through
+ * the link.  Returns the path to give the function: `path`, or, when the
+ * open is exclusive or does not follow links (O_EXCL, O_NOFOLLOW, mode
+ * "x"), which the link would make fail, the data file's absolute path,
+ * valid until iosig_opener_end().  After the call, iosig_opener_end() with
+ * the same site removes the link if the function created no file.  Never
+ * fails the program; errno is left as it was.
+ */
+const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const char *path,
+			       int flags, const char *fmode, ...);
+void iosig_opener_end(const struct iosig_site *site);
 
 /* Records job-level facts (jobwide lifetime, name) for later decisions. */
 void iosig_jobwide(const struct iosig_site *site, ...);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sig_internal.h - private interfaces of the signature language (DESIGN
- * section 3): memory arena, diagnostics, lexer, parameter and unit tables,
+ * sig_internal.h - private interfaces of the signature language (docs/design.md
+ * §3): memory arena, diagnostics, lexer, parameter and unit tables,
  * constant folding.  Shared by sig_*.c and units.c only.
  *
  * Everything here is free of global mutable state and of libyaml/libmount:
@@ -216,12 +216,14 @@ struct sigp_unit {
 	double value;          /* in base units */
 	enum iosig_dim dim;
 	const char *meaning;   /* "days", "mebibytes (2^20 bytes)" */
+	bool value_only;       /* a unit in values outside pragmas, not a reserved word */
 };
 
-/* The unit spelt s[0..n), or NULL. */
-const struct sigp_unit *sigp_unit_find(const char *s, size_t n);
+/* The unit spelt s[0..n), or NULL; in_value: in a value written outside a
+ * pragma (or a string form), where the value-only units count too. */
+const struct sigp_unit *sigp_unit_find(const char *s, size_t n, bool in_value);
 /* Closest unit name to a misspelt one, or NULL. */
-const char *sigp_unit_suggest(const char *s, size_t n);
+const char *sigp_unit_suggest(const char *s, size_t n, bool in_value);
 
 /* ---- constant folding and evaluation ---- */
 

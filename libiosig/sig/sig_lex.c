@@ -174,7 +174,7 @@ static int lex_number(struct sigp_lexer *lx, struct sigp_token *tok)
 			/* "64MiB": the number ends here, the unit follows. */
 			i = suf;
 		} else {
-			const struct sigp_unit *u = sigp_unit_find(s + suf, i - suf);
+			const struct sigp_unit *u = sigp_unit_find(s + suf, i - suf, false);
 
 			if (u)
 				return sigp_src_error(lx->src, -EINVAL, start, i - start,

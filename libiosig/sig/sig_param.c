@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sig_param.c - the parameters of the signature language (DESIGN section 3):
+ * sig_param.c - the parameters of the signature language (docs/design.md §3):
  * primary names and aliases, which take values and of what dimension, which
  * contradict each other, and the valid range of their values.
  */
@@ -112,6 +112,8 @@ const char *sigp_dim_name(enum iosig_dim dim)
 		return "time";
 	case IOSIG_DIM_FRACTION:
 		return "fraction";
+	case IOSIG_DIM_RATE:
+		return "rate";
 	case IOSIG_DIM_NONE:
 		break;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sig_parse.c - the parser of the signature language (DESIGN section 3):
+ * sig_parse.c - the parser of the signature language (docs/design.md §3):
  * "#pragma io sig|sigdef|jobwide PARAM*" and the value expressions inside
  * the parameters, with unit/dimension analysis, constant folding and the
  * contradiction rules.  One recursive-descent parser serves three modes:
@@ -176,7 +176,7 @@ static int unexpected_rel(struct parser *p, const char *expected, bool rel, size
 	if (p->tok.kind == SIGP_T_IDENT || p->tok.kind == SIGP_T_INT ||
 	    p->tok.kind == SIGP_T_FLOAT || p->tok.kind == SIGP_T_STRING) {
 		const struct sigp_unit *u = p->tok.kind == SIGP_T_IDENT ?
-			sigp_unit_find(tok_text(p), p->tok.len) : NULL;
+			sigp_unit_find(tok_text(p), p->tok.len, p->mode != P_PRAGMA) : NULL;
 
 		if (u && p->mode == P_PRAGMA)
 			return fail_at(p, p->tok.off, p->tok.len,
@@ -267,12 +267,15 @@ static int dim_error(struct parser *p, const struct operand *whole,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (u) {
-		const struct sigp_unit *info = sigp_unit_find(u->text, strlen(u->text));
+		const struct sigp_unit *info = sigp_unit_find(u->text, strlen(u->text), true);
 
+		/* Only a pragma has variables a unit name could be meant as. */
 		return sigp_report(p->src.diag, -EINVAL, u->offset, u->length,
-				   "%s; '%s' is the unit '%s' here (unit names are reserved words "
-				   "in signature values and cannot name a variable)",
-				   msg, u->text, info ? info->meaning : u->text);
+				   "%s; '%s' is the unit '%s' here%s", msg, u->text,
+				   info ? info->meaning : u->text,
+				   p->mode == P_PRAGMA ? " (unit names are reserved words in "
+							 "signature values and cannot name a "
+							 "variable)" : "");
 	}
 	sigp_src_map(&p->src, whole->start, whole->end - whole->start, &o, &l);
 	return sigp_report(p->src.diag, -EINVAL, o, l, "%s", msg);
@@ -287,6 +290,8 @@ static const char *a_dim(enum iosig_dim d)
 		return "a time";
 	case IOSIG_DIM_FRACTION:
 		return "a fraction";
+	case IOSIG_DIM_RATE:
+		return "a rate";
 	case IOSIG_DIM_NONE:
 		break;
 	}
@@ -315,6 +320,12 @@ static int combine_dims(struct parser *p, enum iosig_expr_kind op, const struct 
 	case IOSIG_EXPR_DIV:
 		ok = b == IOSIG_DIM_NONE || a == b;
 		res = b == IOSIG_DIM_NONE ? a : IOSIG_DIM_NONE;
+		/* A size per time is a rate where a rate is asked for. */
+		if (p->expect == (int)IOSIG_DIM_RATE && a == IOSIG_DIM_SIZE &&
+		    b == IOSIG_DIM_TIME) {
+			ok = true;
+			res = IOSIG_DIM_RATE;
+		}
 		break;
 	default: /* MOD */
 		ok = b == IOSIG_DIM_NONE || a == b;
@@ -515,17 +526,17 @@ static int juxtaposed_unit(struct parser *p, struct operand *num)
 
 	if (p->mode == P_PRAGMA || p->tok.kind != SIGP_T_IDENT)
 		return 0;
-	u = sigp_unit_find(s, p->tok.len);
+	u = sigp_unit_find(s, p->tok.len, true);
 	if (!u) {
-		sugg = sigp_unit_suggest(s, p->tok.len);
+		sugg = sigp_unit_suggest(s, p->tok.len, true);
 		if (sugg)
 			return fail_at(p, p->tok.off, p->tok.len,
 				       "unknown unit '%.*s'; did you mean '%s'?", (int)p->tok.len,
 				       s, sugg);
 		return fail_at(p, p->tok.off, p->tok.len,
 			       "unknown unit '%.*s'; sizes: B KiB MiB GiB TiB PiB (K KB M MB G "
-			       "GB T TB are the same powers of 1024), times: ms s min h d w mo "
-			       "y, fractions: ppm", (int)p->tok.len, s);
+			       "GB T TB are the same powers of 1024), times: ns us ms s min h d "
+			       "w mo y, fractions: ppm", (int)p->tok.len, s);
 	}
 	unit.e = new_node(p, IOSIG_EXPR_UNIT, p->tok.off, p->tok.off + p->tok.len);
 	if (!unit.e)
@@ -548,7 +559,7 @@ static int parse_identifier(struct parser *p, struct operand *ret)
 {
 	const char *s = tok_text(p);
 	size_t n = p->tok.len;
-	const struct sigp_unit *u = sigp_unit_find(s, n);
+	const struct sigp_unit *u = sigp_unit_find(s, n, p->mode != P_PRAGMA);
 	bool type;
 
 	ret->start = p->tok.off;
@@ -570,7 +581,7 @@ static int parse_identifier(struct parser *p, struct operand *ret)
 			       "'%.*s' is a C keyword and cannot appear in a signature value",
 			       (int)n, s);
 	if (p->mode != P_PRAGMA) {
-		const char *sugg = sigp_unit_suggest(s, n);
+		const char *sugg = sigp_unit_suggest(s, n, true);
 
 		if (sugg)
 			return fail_at(p, p->tok.off, n, "unknown unit '%.*s'; did you mean '%s'?",
@@ -689,7 +700,7 @@ static int check_designator(struct parser *p, const struct operand *o, const cha
 	case IOSIG_EXPR_CALL:
 		return 0;
 	case IOSIG_EXPR_UNIT:
-		u = sigp_unit_find(o->e->text, strlen(o->e->text));
+		u = sigp_unit_find(o->e->text, strlen(o->e->text), true);
 		return fail_at(p, o->start, o->end - o->start,
 			       "'%s' is the unit '%s' and cannot be %s; unit names are reserved "
 			       "words in signature values, so rename the variable",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * units.c - the unit constants of signature values (DESIGN section 3).
+ * units.c - the unit constants of signature values (docs/design.md §3).
  *
  * Sizes are powers of 1024 in bytes whatever the spelling (K, KB and KiB
  * are all 1024 bytes; the original IOSIG's bit-based units were a bug).
@@ -8,6 +8,12 @@
  * reserved words inside signature values: an identifier spelt like a unit is
  * always the unit, never a variable.  Lower-case "k"/"kB" are deliberately
  * not units, so that the common variable name "k" stays usable.
+ *
+ * "ns" and "us" are units only in values written outside a pragma
+ * (configuration files, policy and simulator options, `iosig explain`, the
+ * string form "5 us" inside a pragma): no signature needs them, and inside a
+ * pragma they stay usable as variable names.  iosig_unit_lookup() reports
+ * the reserved words of pragmas, so not these two.
  */
 #include <string.h>
 
@@ -35,6 +41,8 @@ static const struct sigp_unit units[] = {
 	{ "GB", GIB, IOSIG_DIM_SIZE, "gibibytes (2^30 bytes)" },
 	{ "T", TIB, IOSIG_DIM_SIZE, "tebibytes (2^40 bytes)" },
 	{ "TB", TIB, IOSIG_DIM_SIZE, "tebibytes (2^40 bytes)" },
+	{ "ns", 1e-9, IOSIG_DIM_TIME, "nanoseconds", true },
+	{ "us", 1e-6, IOSIG_DIM_TIME, "microseconds", true },
 	{ "ms", 1e-3, IOSIG_DIM_TIME, "milliseconds" },
 	{ "s", 1, IOSIG_DIM_TIME, "seconds" },
 	{ "min", 60, IOSIG_DIM_TIME, "minutes" },
@@ -48,21 +56,24 @@ static const struct sigp_unit units[] = {
 
 #define NUNITS (sizeof(units) / sizeof(units[0]))
 
-const struct sigp_unit *sigp_unit_find(const char *s, size_t n)
+const struct sigp_unit *sigp_unit_find(const char *s, size_t n, bool in_value)
 {
 	for (size_t i = 0; i < NUNITS; i++)
-		if (strlen(units[i].name) == n && memcmp(units[i].name, s, n) == 0)
+		if (strlen(units[i].name) == n && memcmp(units[i].name, s, n) == 0 &&
+		    (in_value || !units[i].value_only))
 			return &units[i];
 	return NULL;
 }
 
-const char *sigp_unit_suggest(const char *s, size_t n)
+const char *sigp_unit_suggest(const char *s, size_t n, bool in_value)
 {
 	const char *cands[NUNITS];
+	size_t k = 0;
 
 	for (size_t i = 0; i < NUNITS; i++)
-		cands[i] = units[i].name;
-	return sigp_suggest(s, n, cands, NUNITS);
+		if (in_value || !units[i].value_only)
+			cands[k++] = units[i].name;
+	return sigp_suggest(s, n, cands, k);
 }
 
 bool iosig_unit_lookup(const char *name, double *ret_value, enum iosig_dim *ret_dim)
@@ -71,7 +82,7 @@ bool iosig_unit_lookup(const char *name, double *ret_value, enum iosig_dim *ret_
 
 	if (!name)
 		return false;
-	u = sigp_unit_find(name, strlen(name));
+	u = sigp_unit_find(name, strlen(name), false);
 	if (!u)
 		return false;
 	if (ret_value)

@@ -37,103 +37,7 @@ struct iosig_catalog {
 	char config_file[4096];
 };
 
-/* ---- names -------------------------------------------------------------- */
-
-const char *iosig_class_name(enum iosig_class cls)
-{
-	static const char *const names[IOSIG_CLASS_COUNT] = {
-		"ram", "nvm", "ssd", "hdd", "raid", "network",
-	};
-
-	return (unsigned)cls < IOSIG_CLASS_COUNT ? names[cls] : "unknown";
-}
-
-const char *iosig_source_name(enum iosig_source src)
-{
-	static const char *const names[] = { "none", "default", "discovered", "probed", "config" };
-
-	return (unsigned)src < sizeof(names) / sizeof(names[0]) ? names[src] : "unknown";
-}
-
-const char *iosig_field_name(enum iosig_field field)
-{
-	static const char *const names[IOSIG_F_COUNT] = {
-		[IOSIG_F_CLASS] = "class",
-		[IOSIG_F_GLOBAL] = "global",
-		[IOSIG_F_VOLATILE] = "volatile",
-		[IOSIG_F_ROTATIONAL] = "rotational",
-		[IOSIG_F_LABELS] = "label",
-		[IOSIG_F_CAPACITY] = "capacity",
-		[IOSIG_F_FREE] = "free",
-		[IOSIG_F_RESERVE] = "reserve",
-		[IOSIG_F_BLOCK_SIZE] = "block_size",
-		[IOSIG_F_MAX_FILESIZE] = "max_filesize",
-		[IOSIG_F_SEQ_READ_BW] = "seq_read_bw",
-		[IOSIG_F_SEQ_WRITE_BW] = "seq_write_bw",
-		[IOSIG_F_RAND_READ_BW] = "rand_read_bw",
-		[IOSIG_F_RAND_WRITE_BW] = "rand_write_bw",
-		[IOSIG_F_LATENCY] = "latency",
-		[IOSIG_F_SEEK] = "seek",
-		[IOSIG_F_IOPS] = "iops",
-		[IOSIG_F_MTTF] = "mttf",
-		[IOSIG_F_MTTR] = "mttr",
-		[IOSIG_F_BER] = "ber",
-		[IOSIG_F_ECC] = "ecc",
-		[IOSIG_F_SECTOR_BITS] = "sector_bits",
-		[IOSIG_F_LAYOUT] = "layout",
-		[IOSIG_F_DATA_DIR] = "data_dir",
-		[IOSIG_F_BCW] = "bcw",
-	};
-
-	return (unsigned)field < IOSIG_F_COUNT ? names[field] : "unknown";
-}
-
-bool cat_fmt(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size;
-}
-
-bool cat_path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return path[0] == '/';
-	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
-}
-
 /* ---- values ------------------------------------------------------------- */
-
-void cat_layout_fix(struct iosig_layout *l)
-{
-	switch (l->kind) {
-	case IOSIG_LAYOUT_SINGLE:
-	case IOSIG_LAYOUT_RAID0:
-		l->tolerated = 0;
-		break;
-	case IOSIG_LAYOUT_RAID1:
-	case IOSIG_LAYOUT_REPLICATION:
-		l->tolerated = l->disks ? (uint16_t)(l->disks - 1) : 0;
-		break;
-	case IOSIG_LAYOUT_RAID10:
-	case IOSIG_LAYOUT_RAID5:
-		/* RAID10 survives one failure for sure; a second one only if
-		 * it hits another mirror pair. */
-		l->tolerated = 1;
-		break;
-	case IOSIG_LAYOUT_RAID6:
-		l->tolerated = 2;
-		break;
-	default:
-		break; /* erasure: given by its parity */
-	}
-}
 
 void cat_values_apply(struct iosig_mount *m, double *reserve_pct, const struct cat_values *v,
 		      enum iosig_source src)
@@ -576,31 +480,6 @@ static int check_synthetic_keys(struct build *b)
 		}
 	}
 	return 0;
-}
-
-void cat_probe_merge(struct cat_values *dst, const struct cat_values *src)
-{
-	uint32_t set = src->set & CAT_PROBE_FIELDS;
-
-	if (set & CAT_BIT(IOSIG_F_SEQ_READ_BW))
-		dst->seq_read_bw = src->seq_read_bw;
-	if (set & CAT_BIT(IOSIG_F_SEQ_WRITE_BW))
-		dst->seq_write_bw = src->seq_write_bw;
-	if (set & CAT_BIT(IOSIG_F_RAND_READ_BW))
-		dst->rand_read_bw = src->rand_read_bw;
-	if (set & CAT_BIT(IOSIG_F_RAND_WRITE_BW))
-		dst->rand_write_bw = src->rand_write_bw;
-	if (set & CAT_BIT(IOSIG_F_LATENCY))
-		dst->latency = src->latency;
-	if (set & CAT_BIT(IOSIG_F_SEEK))
-		dst->seek = src->seek;
-	if (set & CAT_BIT(IOSIG_F_IOPS))
-		dst->iops = src->iops;
-	if (set & CAT_BIT(IOSIG_F_BLOCK_SIZE))
-		dst->block_size = src->block_size;
-	if (set & CAT_BIT(IOSIG_F_BCW))
-		dst->bcw = src->bcw;
-	dst->set |= set;
 }
 
 /* One discovered candidate filesystem (not pseudo, not hidden). */

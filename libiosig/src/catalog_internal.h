@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * catalog_internal.h - private interfaces of the storage catalog (DESIGN
- * section 5.1): the value sets every source produces, the embedded class
+ * catalog_internal.h - private interfaces of the storage catalog (docs/design.md
+ * §5.1): the value sets every source produces, the embedded class
  * defaults, discovery, the configuration file, the probe cache and the data
  * directories.  Symbols here are prefixed cat_ and never exported.
  *
@@ -41,6 +41,12 @@ enum cat_key_extra {
 
 #define CAT_BIT(k) (1u << (k))
 
+/* ---- catalog_util.c: what every file of the catalog uses ---------------- */
+
+/* Fills *err (if not NULL): file, line, column and a printf message. */
+void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
+	       ...) __attribute__((format(printf, 5, 6)));
+
 /* Strings owned by a configuration, a probe cache or a catalog. */
 struct cat_strpool {
 	char **s;
@@ -50,6 +56,25 @@ struct cat_strpool {
 /* Adds a copy of s; NULL when out of memory. */
 char *cat_strpool_add(struct cat_strpool *pool, const char *s);
 void cat_strpool_free(struct cat_strpool *pool);
+
+/* snprintf that says whether everything fit (a path cut short must not be
+ * used; a message cut short is fine). */
+bool cat_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* True if the absolute path `path` is `dir` or below it, component-wise
+ * ("/a/bc" is not under "/a/b"); dir "/" holds every absolute path. */
+bool cat_path_under(const char *path, const char *dir);
+
+/* $xdg_var/rel when that variable holds an absolute path, else
+ * $HOME/home_sub/rel; false when neither is set (or too long). */
+bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
+		   size_t size);
+
+/* fsid of the filesystem at `path` as the probe cache keys it; 0 if unknown. */
+uint64_t cat_path_fsid(const char *path);
+
+/* Fills tolerated from kind and disks (RAID1: disks-1, RAID5: 1 ...). */
+void cat_layout_fix(struct iosig_layout *layout);
 
 /* Values for the fields of one mount, as given by one source. */
 struct cat_values {
@@ -87,16 +112,10 @@ struct cat_values {
 	double probed_at;        /* probe cache: unix time */
 };
 
-/* Copies the measured values (CAT_PROBE_FIELDS) set in src over dst. */
-void cat_probe_merge(struct cat_values *dst, const struct cat_values *src);
-
 /* Copies every value set in `v` into `m`, marking it with `src`.  Strings are
  * copied as pointers; `reserve_pct` (in/out) receives a percentage reserve. */
 void cat_values_apply(struct iosig_mount *m, double *reserve_pct, const struct cat_values *v,
 		      enum iosig_source src);
-
-/* Fills tolerated from kind and disks (RAID1: disks-1, RAID5: 1 ...). */
-void cat_layout_fix(struct iosig_layout *layout);
 
 /* ---- class_defaults.c ------------------------------------------------- */
 
@@ -156,11 +175,6 @@ void cat_config_free(struct cat_config *cfg);
  * explicitly (a missing explicit file is an error).
  */
 void cat_config_locate(const char *opts_config, char *buf, size_t size, bool *ret_explicit);
-
-/* $xdg_var/rel when that variable holds an absolute path, else
- * $HOME/home_sub/rel; false when neither is set (or too long). */
-bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
-		   size_t size);
 
 /* Value types of the configuration and probe-cache schema. */
 enum cat_type {
@@ -236,8 +250,6 @@ bool cat_fstype_is_pseudo(const char *fstype);
 /* Class of a network filesystem type, or false if it is not one; sets
  * *ret_global to whether it is shared between the nodes of a job. */
 bool cat_fstype_network(const char *fstype, bool *ret_global);
-/* fsid of the filesystem at `path` as the probe cache keys it; 0 if unknown. */
-uint64_t cat_path_fsid(const char *path);
 
 /* ---- discover_dfs.c ----------------------------------------------------- */
 
@@ -280,6 +292,9 @@ struct cat_probe_cache {
 	size_t n;
 	struct cat_strpool pool; /* the entries' strings */
 };
+
+/* Copies the measured values (CAT_PROBE_FIELDS) set in src over dst. */
+void cat_probe_merge(struct cat_values *dst, const struct cat_values *src);
 
 /*
  * What `iosig probe` measured on one mount, for cat_probe_store().  Set the
@@ -449,17 +464,5 @@ const char *cat_catalog_origin(const struct iosig_catalog *catalog, size_t i,
  * by iosig_catalog_new() and the fuzz target. */
 int cat_catalog_build(const struct iosig_catalog_opts *opts, const struct cat_config *cfg,
 		      struct iosig_catalog **ret_catalog, struct iosig_error *err);
-
-/* snprintf that says whether everything fit (a path cut short must not be
- * used; a message cut short is fine). */
-bool cat_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* True if the absolute path `path` is `dir` or below it, component-wise
- * ("/a/bc" is not under "/a/b"); dir "/" holds every absolute path. */
-bool cat_path_under(const char *path, const char *dir);
-
-/* Fills *err (if not NULL): file, line, column and a printf message. */
-void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
-	       ...) __attribute__((format(printf, 5, 6)));
 
 #endif /* IOSIG_CATALOG_INTERNAL_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * catalog_yaml.h - the YAML walking shared by the configuration file
- * (config.c) and the probe cache (probe_cache.c): one loader, one error
- * format (file:line:column, the key, what was expected), one table of keys.
+ * (config.c), the probe cache (probe_cache.c) and iosig-redirect's rules
+ * (rules_file.c): one loader, one error format (file:line:column, the key,
+ * what was expected), one table of keys.  catalog_yaml.c implements it, but
+ * cat_yaml_values(), which walks config.c's table of keys.
  */
 #ifndef IOSIG_CATALOG_YAML_H
 #define IOSIG_CATALOG_YAML_H
@@ -65,7 +67,8 @@ const char *cat_yaml_shown(const char *s, char *buf, size_t size);
 const char *cat_suggest(const char *word, const char *const *names, size_t n);
 
 /* A mapping of KEY: VALUE valid in `scope`; `ctx` names it in messages
- * ("defaults", "class 'hdd'", "mount '/scratch'"). */
+ * ("defaults", "class 'hdd'", "mount '/scratch'").  In config.c, with the
+ * table of keys. */
 int cat_yaml_values(struct cat_yaml *y, const yaml_node_t *node, unsigned scope, const char *ctx,
 		    struct cat_values *v, struct cat_pos *pos);
 

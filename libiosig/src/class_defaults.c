@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * class_defaults.c - the embedded defaults of each device class, the first
- * and weakest source of the catalog (DESIGN section 5.1).
+ * and weakest source of the catalog (docs/design.md §5.1).
  *
  * Where the numbers come from (docs/catalog.md has the full discussion):
  *  - Performance: the IOSIG paper's Table 2, measured on the authors' test
@@ -10,7 +10,7 @@
  *    compare fairly with each other under the paper's Eq. 3; they are
  *    pessimistic for buffered I/O (the HDD's 150 ms is a write+sync) and
  *    `iosig probe` replaces them with measurements of the real devices.
- *    The paper writes "MB/s"; IOSIG units are binary (DESIGN section 3), so
+ *    The paper writes "MB/s"; IOSIG units are binary (docs/design.md §3), so
  *    430 MB/s is 430 MiB/s here - a decimal reading would scale every class
  *    alike and change no ranking.
  *  - Reliability: the paper's Sect. 7.4 (MTTF 10 years per device, citing

@@ -917,11 +917,3 @@ __attribute__((destructor)) static void at_exit(void)
 	if (C.s && !C.s->dead && C.s->pid == getpid())
 		cl_drain();
 }
-
-const struct cl_ops *client_attach(const struct cl_host *host)
-{
-	if (!host || host->version != CL_VERSION)
-		return NULL;
-	C.host = host;
-	return &cl_io_ops;
-}

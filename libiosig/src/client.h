@@ -87,8 +87,9 @@ struct cl_ops {
 	void (*drain)(void);
 };
 
-/* The client's side of the handshake: records the host and returns the
- * operations (libiosig: interpose_lib.c; the preload: at core load). */
+/* The client's side of the handshake (client_io.c): records the host and
+ * returns the operations.  libiosig.so: interpose.c's constructor calls it;
+ * the preload: its front, when it loads the core. */
 const struct cl_ops *client_attach(const struct cl_host *host);
 
 /*

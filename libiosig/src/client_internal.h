@@ -65,7 +65,6 @@ struct cl_state {
 };
 
 extern struct cl_state C;
-extern const struct cl_ops cl_io_ops;
 
 uint64_t cl_now(void);
 void cl_lock(void);

@@ -497,7 +497,7 @@ static void op_drain(void)
 	cl_drain();
 }
 
-const struct cl_ops cl_io_ops = {
+static const struct cl_ops cl_io_ops = {
 	.version = CL_VERSION,
 	.write = op_write,
 	.read = op_read,
@@ -511,3 +511,11 @@ const struct cl_ops cl_io_ops = {
 	.detach = op_detach,
 	.drain = op_drain,
 };
+
+const struct cl_ops *client_attach(const struct cl_host *host)
+{
+	if (!host || host->version != CL_VERSION)
+		return NULL;
+	C.host = host;
+	return &cl_io_ops;
+}

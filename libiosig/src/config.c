@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * config.c - the YAML configuration file of the catalog (DESIGN section 5.1,
+ * config.c - the YAML configuration file of the catalog (docs/design.md §5.1,
  * source 4; schema in docs/config.md and iosig-config(5)).
  *
  *   version: 1                     # optional
@@ -13,8 +13,9 @@
  * One table (keys[]) gives every key its type, where it may appear and how it
  * is validated; parsing, error messages and did-you-mean suggestions all come
  * from it.  Values with units go through iosig_parse_value() - the one unit
- * parser of the project; a bandwidth is a size followed by "/s".  Every error
- * names file:line:column and the key, and says what was expected.
+ * parser of the project (libiosig/sig/sig_value.c), which the policies' and
+ * the simulator's options use too.  Every error names file:line:column and
+ * the key, and says what was expected.
  */
 #include "catalog_yaml.h"
 #include "env.h"
@@ -98,29 +99,6 @@ static const struct cfg_key keys[] = {
 static const char *const top_keys[] = { "version", "defaults", "classes", "mounts", "daemon" };
 #define NTOP (sizeof(top_keys) / sizeof(top_keys[0]))
 
-/* ---- errors ------------------------------------------------------------- */
-
-void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
-	       ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	memset(err, 0, sizeof(*err));
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-	err->line = line;
-	err->column = col;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-const char *cat_suggest(const char *word, const char *const *names, size_t n)
-{
-	return sigp_suggest(word, strlen(word), names, n);
-}
-
 /* ---- value parsing (shared with probe_cache.c) ------------------------ */
 
 const char *cat_type_expect(enum cat_type type)
@@ -180,7 +158,6 @@ int cat_parse_number(enum cat_type type, const char *text, double *ret_value)
 {
 	char buf[128];
 	double v;
-	size_t len;
 	int ret;
 
 	if (!trim_copy(text, buf, sizeof(buf)) || !buf[0])
@@ -194,15 +171,8 @@ int cat_parse_number(enum cat_type type, const char *text, double *ret_value)
 		ret = iosig_parse_value(buf, IOSIG_DIM_TIME, &v, NULL);
 		break;
 	case CAT_T_RATE:
-		/* A bandwidth is a size per second: "430MiB/s"; a plain
-		 * number is bytes per second. */
-		len = strlen(buf);
-		if (len > 2 && buf[len - 2] == '/' && buf[len - 1] == 's') {
-			buf[len - 2] = '\0';
-			ret = iosig_parse_value(buf, IOSIG_DIM_SIZE, &v, NULL);
-		} else {
-			ret = iosig_parse_value(buf, IOSIG_DIM_NONE, &v, NULL);
-		}
+		/* "430MiB/s"; a plain number is bytes per second. */
+		ret = iosig_parse_value(buf, IOSIG_DIM_RATE, &v, NULL);
 		break;
 	case CAT_T_PROB:
 		ret = iosig_parse_value(buf, IOSIG_DIM_FRACTION, &v, NULL);
@@ -231,202 +201,6 @@ int cat_parse_number(enum cat_type type, const char *text, double *ret_value)
 }
 
 /* ---- the document walk (shared with probe_cache.c) ---------------------- */
-
-char *cat_strpool_add(struct cat_strpool *pool, const char *s)
-{
-	char *d;
-
-	if (pool->n == pool->cap) {
-		size_t cap = pool->cap ? pool->cap * 2 : 16;
-		char **n = realloc(pool->s, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		pool->s = n;
-		pool->cap = cap;
-	}
-	d = strdup(s);
-	if (d)
-		pool->s[pool->n++] = d;
-	return d;
-}
-
-void cat_strpool_free(struct cat_strpool *pool)
-{
-	for (size_t i = 0; i < pool->n; i++)
-		free(pool->s[i]);
-	free(pool->s);
-	pool->s = NULL;
-	pool->n = pool->cap = 0;
-}
-
-int cat_yaml_err(struct cat_yaml *p, const yaml_node_t *node, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[sizeof(((struct iosig_error *)0)->msg)];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (p->err) {
-		cat_error(p->err, p->file, node ? (int)node->start_mark.line + 1 : 0,
-			  node ? (int)node->start_mark.column + 1 : 0, "%s", msg);
-		if (node) {
-			p->err->offset = node->start_mark.index;
-			p->err->length = node->end_mark.index > node->start_mark.index ?
-						 node->end_mark.index - node->start_mark.index :
-						 1;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *cat_yaml_kind(const yaml_node_t *node)
-{
-	switch (node->type) {
-	case YAML_MAPPING_NODE:
-		return "a mapping";
-	case YAML_SEQUENCE_NODE:
-		return "a list";
-	default:
-		return "a scalar";
-	}
-}
-
-const char *cat_yaml_scalar(struct cat_yaml *p, const yaml_node_t *node, const char *key,
-			    const char *expect)
-{
-	const char *s;
-
-	if (node->type != YAML_SCALAR_NODE) {
-		cat_yaml_err(p, node, "%s: expected %s, got %s", key, expect, cat_yaml_kind(node));
-		return NULL;
-	}
-	s = (const char *)node->data.scalar.value;
-	if (strlen(s) != node->data.scalar.length) {
-		cat_yaml_err(p, node, "%s: the value contains a NUL character", key);
-		return NULL;
-	}
-	return s;
-}
-
-const char *cat_yaml_shown(const char *s, char *buf, size_t size)
-{
-	size_t j = 0, i = 0;
-
-	for (; s[i] && j + 4 < size; i++)
-		buf[j++] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
-	if (s[i])
-		memcpy(buf + j, "...", 4);
-	else
-		buf[j] = '\0';
-	return buf;
-}
-
-void cat_yaml_done(struct cat_yaml *y)
-{
-	if (y->loaded)
-		yaml_document_delete(&y->doc);
-	y->loaded = false;
-}
-
-/*
- * Refuses collections nested deeper than CAT_YAML_MAX_DEPTH before the
- * document is loaded.  libyaml's scanner re-examines every open flow level
- * for each token, so "a: [[[[..." costs time quadratic in the depth (100000
- * levels, well under the size limit, took minutes); an event pass that stops
- * at the limit reads only a bounded prefix.  Syntax errors are left to
- * yaml_parser_load(), which reports them with the same position.
- */
-static int check_depth(struct cat_yaml *y, const char *buf, size_t len)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	unsigned depth = 0;
-	int r = 0;
-
-	if (!yaml_parser_initialize(&parser)) {
-		cat_error(y->err, y->file, 0, 0, "out of memory");
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	while (yaml_parser_parse(&parser, &ev)) {
-		bool end = ev.type == YAML_STREAM_END_EVENT;
-
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > CAT_YAML_MAX_DEPTH) {
-				cat_error(y->err, y->file, (int)ev.start_mark.line + 1,
-					  (int)ev.start_mark.column + 1,
-					  "lists and mappings nested more than %d deep: a "
-					  "configuration needs 4 levels; check the brackets",
-					  CAT_YAML_MAX_DEPTH);
-				if (y->err)
-					y->err->offset = ev.start_mark.index;
-				r = -EINVAL;
-				end = true;
-			}
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		}
-		yaml_event_delete(&ev);
-		if (end)
-			break;
-	}
-	yaml_parser_delete(&parser);
-	return r;
-}
-
-int cat_yaml_load(struct cat_yaml *y, const char *buf, size_t len)
-{
-	yaml_parser_t parser;
-	yaml_document_t extra;
-	int r;
-
-	r = check_depth(y, buf, len);
-	if (r < 0)
-		return r;
-	if (!yaml_parser_initialize(&parser)) {
-		cat_error(y->err, y->file, 0, 0, "out of memory");
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &y->doc)) {
-		cat_error(y->err, y->file, (int)parser.problem_mark.line + 1,
-			  (int)parser.problem_mark.column + 1, "invalid YAML: %s%s%s",
-			  parser.problem ? parser.problem : "cannot parse",
-			  parser.context ? " " : "", parser.context ? parser.context : "");
-		if (y->err)
-			y->err->offset = parser.problem_mark.index;
-		r = -EINVAL;
-		goto out_delete_parser;
-	}
-	y->loaded = true;
-	if (!yaml_document_get_root_node(&y->doc))
-		goto out_delete_parser;
-	/* A second document in the same stream would silently be unused. */
-	if (!yaml_parser_load(&parser, &extra)) {
-		cat_error(y->err, y->file, (int)parser.problem_mark.line + 1,
-			  (int)parser.problem_mark.column + 1, "invalid YAML: %s",
-			  parser.problem ? parser.problem : "cannot parse");
-		r = -EINVAL;
-		goto out_delete_parser;
-	}
-	if (yaml_document_get_root_node(&extra)) {
-		yaml_node_t *x = yaml_document_get_root_node(&extra);
-
-		cat_error(y->err, y->file, (int)x->start_mark.line + 1,
-			  (int)x->start_mark.column + 1,
-			  "a second YAML document: the file must hold one");
-		r = -EINVAL;
-	}
-	yaml_document_delete(&extra);
-out_delete_parser:
-	yaml_parser_delete(&parser);
-	if (r < 0)
-		cat_yaml_done(y); /* on failure the caller has nothing to free */
-	return r;
-}
-
 
 static int oom(struct cat_yaml *p)
 {
@@ -1240,80 +1014,6 @@ out_free_cfg:
 	return r;
 }
 
-int cat_read_file(const char *path, size_t max, const char *what, char **ret_buf,
-		  size_t *ret_len, struct iosig_error *err)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0, cap;
-	int fd, r;
-
-	/* O_NONBLOCK: opening a FIFO would wait for a writer forever (and
-	 * this runs inside every annotated program); regular files ignore it. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		cat_error(err, path, 0, 0, "cannot read %s: %s", what, strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		cat_error(err, path, 0, 0, "cannot read %s: not a regular file", what);
-		goto out_close_fd;
-	}
-	if ((uint64_t)st.st_size > max) {
-		r = -EFBIG;
-		cat_error(err, path, 0, 0, "%s is larger than %zu bytes", what, max);
-		goto out_close_fd;
-	}
-	/* Read to the end rather than st_size bytes: files in /proc say 0, and
-	 * a file may grow meanwhile. */
-	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
-	for (;;) {
-		ssize_t n;
-
-		if (!buf || len == cap) {
-			char *nbuf;
-
-			if (buf)
-				cap = cap > max / 2 ? max + 1 : cap * 2;
-			nbuf = realloc(buf, cap + 1);
-			if (!nbuf) {
-				r = -ENOMEM;
-				cat_error(err, path, 0, 0, "out of memory");
-				goto out_free_buf;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			cat_error(err, path, 0, 0, "cannot read %s: %s", what, strerror(-r));
-			goto out_free_buf;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max) {
-			r = -EFBIG;
-			cat_error(err, path, 0, 0, "%s is larger than %zu bytes", what, max);
-			goto out_free_buf;
-		}
-	}
-	buf[len] = '\0';
-	*ret_buf = buf;
-	*ret_len = len;
-	buf = NULL;
-	r = 0;
-out_free_buf:
-	free(buf);
-out_close_fd:
-	close(fd);
-	return r;
-}
-
 int cat_config_load_file(const char *path, struct cat_config **ret_cfg, struct iosig_error *err)
 {
 	char *buf;
@@ -1338,19 +1038,6 @@ void cat_config_free(struct cat_config *cfg)
 	cat_strpool_free(&cfg->pool);
 	free(cfg->file);
 	free(cfg);
-}
-
-bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,
-		   size_t size)
-{
-	const char *xdg = env_get(xdg_var);
-	const char *home = env_get("HOME");
-
-	if (xdg && xdg[0] == '/')
-		return cat_fmt(buf, size, "%s/%s", xdg, rel);
-	if (home && home[0] == '/')
-		return cat_fmt(buf, size, "%s/%s/%s", home, home_sub, rel);
-	return false;
 }
 
 void cat_config_locate(const char *opts_config, char *buf, size_t size, bool *ret_explicit)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * datadir.c - where redirected files go on each mount (DESIGN sections 5.1
- * and 5.4), and the secure creation of that directory.
+ * datadir.c - where redirected files go on each mount (docs/design.md §5.1
+ * and §5.4), and the secure creation of that directory.
  *
  * The rule (docs/catalog.md "Data directories"), first match wins:
  *   1. `data_dir` from the configuration (${USER}, ${UID}, ${HOME},

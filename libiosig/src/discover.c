@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * discover.c - what the machine says about its storage (DESIGN section 5.1,
+ * discover.c - what the machine says about its storage (docs/design.md §5.1,
  * source 2): the mount table through libmount, the block layer through sysfs
  * and each filesystem through stat/statfs.
  *
@@ -614,15 +614,6 @@ static uint64_t fs_max_filesize(const char *fstype, uint64_t bsize)
 	if (!strcmp(fstype, "ext4") && bsize >= 1024 && bsize <= 65536)
 		return bsize << 32;
 	return 0;
-}
-
-uint64_t cat_path_fsid(const char *path)
-{
-	struct statfs sf;
-
-	if (statfs(path, &sf) < 0)
-		return 0;
-	return ((uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32) | (uint32_t)sf.f_fsid.__val[1];
 }
 
 /* A distributed filesystem that tells its redundancy (discover_dfs.c):

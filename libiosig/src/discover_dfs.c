@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * discover_dfs.c - the redundancy layout of a mounted distributed
- * filesystem, as the filesystem itself tells it (DESIGN 5.1 source 2,
+ * filesystem, as the filesystem itself tells it (docs/design.md §5.1 source 2,
  * docs/catalog.md "Distributed filesystems").
  *
  * GlusterFS: every FUSE client serves its own client graph (the volfile

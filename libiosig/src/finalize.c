@@ -252,6 +252,19 @@ out_unlink_tmp:
 	return r;
 }
 
+/* The link is gone: so goes its anchor (rd_link.h), when it is the user's
+ * own (root's finalize of another user's link leaves it to that user's gc,
+ * which drops anchors whose data is gone). */
+static void drop_anchor(const struct iosig_catalog *catalog, const struct rd_link *lk)
+{
+	int afd;
+
+	if (rd_link_anchor(catalog, lk, &afd) == RD_ANCHOR_THIS) {
+		unlinkat(afd, lk->name, 0);
+		close(afd);
+	}
+}
+
 int fin_path(const struct iosig_catalog *catalog, int dirfd, const char *path, unsigned flags,
 	     struct fin_report *rep)
 {
@@ -330,6 +343,8 @@ int fin_path(const struct iosig_catalog *catalog, int dirfd, const char *path, u
 	}
 	if (r == -EXDEV)
 		r = copy_back(pfd, base, lk.ddfd, lk.name, rep->target, &lk.data, rep);
+	if (r == 0)
+		drop_anchor(catalog, &lk);
 
 out_release:
 	rd_link_release(&lk);

@@ -17,7 +17,8 @@
  *   __read_chk, __pread(64)_chk                     ring
  *   fsync, fdatasync, sync_file_range               ring, after earlier writes
  *   ftruncate(64), fallocate(64), posix_fallocate(64)  ring, after everything
- *   lseek(64) SEEK_END/DATA/HOLE, fstat(64), fstatat(64) and statx on the
+ *   lseek(64) SEEK_END/DATA/HOLE, fstat(64), and (through links.c) fstatat(64)
+ *   and statx on the
  *   descriptor itself ("" with AT_EMPTY_PATH)       barrier, then libc
  *   close, close_range, closefrom, dup2/dup3 onto a tagged descriptor
  *                                                   release (the last one waits)
@@ -48,6 +49,7 @@
 #include "client.h"
 #include "fdtab.h"
 #include "interpose.h"
+#include "realfn.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -144,7 +146,7 @@ __attribute__((constructor)) static void interpose_attach(void)
 	X(__pread64_chk) X(readv) X(preadv) X(preadv64) X(preadv2) X(preadv64v2) X(fsync) \
 	X(fdatasync) X(sync_file_range) X(sync) X(syncfs) X(ftruncate) X(ftruncate64) \
 	X(fallocate) X(fallocate64) X(posix_fallocate) X(posix_fallocate64) X(lseek) X(lseek64) \
-	X(fstat) X(fstat64) X(fstatat) X(fstatat64) X(statx) X(close) X(close_range) \
+	X(fstat) X(fstat64) X(close) X(close_range) \
 	X(closefrom) X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(flock) X(lockf) X(lockf64) \
 	X(mmap) X(mmap64) X(sendfile) X(sendfile64) X(copy_file_range) X(splice) X(fdopen) \
 	X(execve) X(execv) X(execvp) X(execvpe) X(fexecve) X(execveat) X(posix_spawn) \
@@ -153,28 +155,16 @@ __attribute__((constructor)) static void interpose_attach(void)
 #define ID(name) R_##name,
 enum real_id { REALS(ID) R_COUNT };
 #undef ID
-#define NAME(name) #name,
-static const char *const real_names[R_COUNT] = { REALS(NAME) };
-#undef NAME
 
-static void *_Atomic reals[R_COUNT];
+#define FN(name) { #name, NULL },
+static struct real_fn reals[R_COUNT] = { REALS(FN) };
+#undef FN
 
-void *interpose_next(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
-
-/* The next definition after this object's (libc's); NULL only if libc
- * has no such function, which the callers turn into ENOSYS. */
+/* The next definition after this object's (libc's, or the next layer's);
+ * NULL only if there is none, which the callers turn into ENOSYS. */
 static void *real(enum real_id id)
 {
-	void *p = atomic_load_explicit(&reals[id], memory_order_acquire);
-
-	if (unlikely(!p)) {
-		p = interpose_next(real_names[id]);
-		atomic_store_explicit(&reals[id], p, memory_order_release);
-	}
-	return p;
+	return real_get(&reals[id]);
 }
 
 #define CALL(id, type, ...) (real(R_##id) ? ((type)real(R_##id))(__VA_ARGS__) : enosys())
@@ -201,8 +191,6 @@ typedef int (*falloc_fn)(int, int, off_t, off_t);
 typedef int (*pfalloc_fn)(int, off_t, off_t);
 typedef off_t (*lseek_fn)(int, off_t, int);
 typedef int (*fstat_fn)(int, void *);
-typedef int (*fstatat_fn)(int, const char *, void *, int);
-typedef int (*statx_fn)(int, const char *, int, unsigned, struct statx *);
 typedef int (*crange_fn)(unsigned, unsigned, int);
 typedef void (*cfrom_fn)(int);
 typedef int (*fcntl_fn)(int, int, ...);
@@ -651,8 +639,9 @@ EXPORT int fstat64(int fd, struct stat64 *st)
 	return fstat_any(R_fstat64, fd, st);
 }
 
-/* fstatat and statx of the descriptor itself ("" with AT_EMPTY_PATH). */
-static void stat_self(int dirfd, const char *path, int flags)
+/* fstatat(64), statx and the like on the descriptor itself ("" with
+ * AT_EMPTY_PATH): links.c's interposers of those calls call this first. */
+void interpose_stat_self(int dirfd, const char *path, int flags)
 {
 	void *f;
 
@@ -661,28 +650,6 @@ static void stat_self(int dirfd, const char *path, int flags)
 	f = fdtab_get(&tab, dirfd);
 	if (unlikely(f))
 		barrier(f, dirfd);
-}
-
-static int fstatat_any(enum real_id id, int dirfd, const char *path, void *st, int flags)
-{
-	stat_self(dirfd, path, flags);
-	return real(id) ? ((fstatat_fn)real(id))(dirfd, path, st, flags) : (int)enosys();
-}
-
-EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	return fstatat_any(R_fstatat, dirfd, path, st, flags);
-}
-
-EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
-{
-	return fstatat_any(R_fstatat64, dirfd, path, st, flags);
-}
-
-EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
-{
-	stat_self(dirfd, path, flags);
-	return CALL(statx, statx_fn, dirfd, path, flags, mask, stx);
 }
 
 /* ------------------------------------------------------------------------

@@ -14,8 +14,13 @@ extern const struct cl_host interpose_host;
 /* Hands the interposers the client's operations (once attached). */
 void interpose_set_client(const struct cl_ops *ops);
 
-/* The next definition of `name` after the calling object's (dlsym
- * RTLD_NEXT): libc's function beneath an interposer. */
-void *interpose_next(const char *name);
+/*
+ * Before fstatat(64), __fxstatat(64) or statx of dirfd/path with `flags`:
+ * when that names a descriptor the client handles ("" with AT_EMPTY_PATH),
+ * waits until its queued writes are done, so the status includes them.
+ * Called by links.c's interposers of those calls, which are the ones the
+ * program reaches.
+ */
+void interpose_stat_self(int dirfd, const char *path, int flags);
 
 #endif /* IOSIG_INTERPOSE_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * model_mc.c - Monte Carlo estimator of the MTTDL (the validation of the
- * IOSIG paper's Fig. 12, DESIGN section 5.2).
+ * IOSIG paper's Fig. 12, docs/design.md §5.2).
  *
  * It samples the continuous-time Markov chain that Eq. 2 approximates:
  * devices fail at rate lambda each, one rebuild at a time completes at rate

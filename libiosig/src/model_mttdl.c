@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * model_mttdl.c - reliability models of the IOSIG paper (DESIGN section 5.2):
+ * model_mttdl.c - reliability models of the IOSIG paper (docs/design.md §5.2):
  * the uncorrectable bit error rate (Eq. 1), the mean time to data loss of MDS
  * layouts (Eq. 2) and the probability of losing data within a lifetime.
  * docs/models.md derives every formula and states the edge cases.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * model_tput.c - the throughput model of the IOSIG paper (Eq. 3, DESIGN
- * section 5.2): how many bytes per second a stream of I/Os of one size gets
+ * model_tput.c - the throughput model of the IOSIG paper (Eq. 3, docs/design.md
+ * §5.2): how many bytes per second a stream of I/Os of one size gets
  * from a mount, given its latency, seek time, bandwidths, IOPS limit and the
  * read-modify-write of partial chunks.  docs/models.md has the derivation.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe_cache.c - measurements of `iosig probe` kept between runs (DESIGN
- * section 5.1, source 3).
+ * probe_cache.c - measurements of `iosig probe` kept between runs (docs/design.md
+ * §5.1, source 3).
  *
  * Format (YAML, docs/catalog.md "Probe cache"):
  *
@@ -516,4 +516,29 @@ out_free_old:
 out_close_lock:
 	close(lockfd);
 	return r;
+}
+
+void cat_probe_merge(struct cat_values *dst, const struct cat_values *src)
+{
+	uint32_t set = src->set & CAT_PROBE_FIELDS;
+
+	if (set & CAT_BIT(IOSIG_F_SEQ_READ_BW))
+		dst->seq_read_bw = src->seq_read_bw;
+	if (set & CAT_BIT(IOSIG_F_SEQ_WRITE_BW))
+		dst->seq_write_bw = src->seq_write_bw;
+	if (set & CAT_BIT(IOSIG_F_RAND_READ_BW))
+		dst->rand_read_bw = src->rand_read_bw;
+	if (set & CAT_BIT(IOSIG_F_RAND_WRITE_BW))
+		dst->rand_write_bw = src->rand_write_bw;
+	if (set & CAT_BIT(IOSIG_F_LATENCY))
+		dst->latency = src->latency;
+	if (set & CAT_BIT(IOSIG_F_SEEK))
+		dst->seek = src->seek;
+	if (set & CAT_BIT(IOSIG_F_IOPS))
+		dst->iops = src->iops;
+	if (set & CAT_BIT(IOSIG_F_BLOCK_SIZE))
+		dst->block_size = src->block_size;
+	if (set & CAT_BIT(IOSIG_F_BCW))
+		dst->bcw = src->bcw;
+	dst->set |= set;
 }

@@ -12,30 +12,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "catalog_internal.h"
 #include "redirect.h"
-
-/* Length of the prefix of a data file's name before the original name
- * ("L-<16 hex>-", "G-<32 hex>-"), or 0 when `name` is not one. */
-static size_t data_name_prefix(const char *name)
-{
-	size_t hex;
-
-	if (name[0] == 'L' && name[1] == '-')
-		hex = 16;
-	else if (name[0] == 'G' && name[1] == '-')
-		hex = 32;
-	else
-		return 0;
-	for (size_t i = 2; i < 2 + hex; i++)
-		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
-			return 0;
-	if (name[2 + hex] != '-' || !name[3 + hex])
-		return 0;
-	return 3 + hex;
-}
 
 static int classify(struct rd_link *ret, int kind, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -80,7 +62,7 @@ int rd_link_check(const struct iosig_catalog *cat, int dirfd, const char *path, 
 	ret->target[n] = '\0';
 	slash = strrchr(ret->target, '/');
 	if (ret->target[0] != '/' || rd_path_normalise(ret->target, norm, sizeof(norm)) ||
-	    strcmp(norm, ret->target) || slash == ret->target || !data_name_prefix(slash + 1)) {
+	    strcmp(norm, ret->target) || slash == ret->target || !rd_data_name_prefix(slash + 1)) {
 		return classify(ret, RD_LINK_FOREIGN, -EPERM,
 				"the link does not point to a data file of the runtime (<data directory>/L-... or G-...)");
 	}
@@ -123,15 +105,235 @@ void rd_link_release(struct rd_link *link)
 	link->ddfd = -1;
 }
 
-bool rd_link_sole(const struct rd_link *link, const char *path)
+/* ------------------------------------------------------------------------
+ * Anchors
+ * ---------------------------------------------------------------------- */
+
+const struct iosig_mount *rd_anchor_mount(const struct iosig_catalog *cat, dev_t dev)
+{
+	const struct iosig_mount *any = NULL;
+
+	for (size_t i = 0; cat && i < iosig_catalog_size(cat); i++) {
+		const struct iosig_mount *m = iosig_catalog_mount(cat, i);
+
+		if (m->dev != (uint64_t)dev || !m->data_dir || m->data_dir[0] != '/')
+			continue;
+		if (!m->ineligible)
+			return m;
+		if (!any)
+			any = m;
+	}
+	return any;
+}
+
+int rd_anchor_dir_at(int ddfd, bool create, int *ret_fd)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat(ddfd, RD_ANCHOR_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(ddfd, RD_ANCHOR_DIR, 0700) && errno != EEXIST)
+			return -errno;
+		/* Ours, or a concurrent creator's: checked below. */
+		fd = openat(ddfd, RD_ANCHOR_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return -EPERM;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* True if the entries a (in adir) and b (in bdir) are the same inode. */
+static bool same_entry(int adir, const char *a, int bdir, const char *b)
+{
+	struct stat sa, sb;
+
+	return !fstatat(adir, a, &sa, AT_SYMLINK_NOFOLLOW) &&
+	       !fstatat(bdir, b, &sb, AT_SYMLINK_NOFOLLOW) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+int rd_anchor_make(int pfd, const char *base, int afd, const char *name)
+{
+	struct stat st;
+	int r;
+
+	if (linkat(pfd, base, afd, name, 0)) {
+		r = -errno;
+		/* An earlier anchor of that name whose link is gone everywhere
+		 * (a global name reused): replace it. */
+		if (r != -EEXIST || fstatat(afd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISLNK(st.st_mode) || st.st_nlink != 1 || unlinkat(afd, name, 0))
+			return r;
+		if (linkat(pfd, base, afd, name, 0))
+			return -errno;
+	}
+	if (!same_entry(pfd, base, afd, name)) {
+		/* Something else stands at `base` now: not our link's anchor. */
+		unlinkat(afd, name, 0);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+int rd_anchor_lock(int afd, bool exclusive)
+{
+	int fd = openat(afd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, exclusive ? LOCK_EX : LOCK_SH)) {
+		if (errno != EINTR) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+	}
+	return fd;
+}
+
+int rd_link_anchor(const struct iosig_catalog *cat, const struct rd_link *link, int *ret_afd)
+{
+	const struct iosig_mount *m;
+	struct iosig_error err;
+	struct stat st;
+	int ddfd, afd, r;
+
+	*ret_afd = -1;
+	if (link->kind != RD_LINK_OWN || link->uid != geteuid())
+		return RD_ANCHOR_NONE;
+	m = rd_anchor_mount(cat, link->link.st_dev);
+	if (!m)
+		return RD_ANCHOR_NONE;
+	memset(&err, 0, sizeof(err));
+	if (cat_datadir_open_existing(m, m->data_dir, link->uid, &ddfd, &err) < 0)
+		return RD_ANCHOR_NONE;
+	r = rd_anchor_dir_at(ddfd, false, &afd);
+	close(ddfd);
+	if (r < 0)
+		return RD_ANCHOR_NONE;
+	if (fstatat(afd, link->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		close(afd);
+		return RD_ANCHOR_NONE;
+	}
+	if (st.st_dev != link->link.st_dev || st.st_ino != link->link.st_ino) {
+		close(afd);
+		return RD_ANCHOR_OTHER;
+	}
+	*ret_afd = afd;
+	return RD_ANCHOR_THIS;
+}
+
+/* ------------------------------------------------------------------------
+ * Removing a link, and its data with it
+ * ---------------------------------------------------------------------- */
+
+/* The name rule for links without an anchor: the data file's name records
+ * the last component of `path`. */
+static bool named_after(const struct rd_link *link, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	size_t pre, len;
 
-	if (link->kind != RD_LINK_OWN || link->data.st_nlink != 1)
-		return false;
 	base = base ? base + 1 : path;
 	len = strnlen(base, RD_NAME_BASE_MAX);
-	pre = data_name_prefix(link->name);
+	pre = rd_data_name_prefix(link->name);
 	return pre && strlen(link->name + pre) == len && !memcmp(link->name + pre, base, len);
+}
+
+/* Decides whether removing the OWN link r->link removes its data. */
+static void decide_sole(struct rd_link_removal *r, const char *path)
+{
+	const struct rd_link *lk = &r->link;
+
+	r->sole = false;
+	if (lk->data.st_nlink != 1) {
+		snprintf(r->why, sizeof(r->why), "the data file has %lu hard links: it is kept",
+			 (unsigned long)lk->data.st_nlink);
+		return;
+	}
+	switch (r->anchor) {
+	case RD_ANCHOR_THIS:
+		if (lk->link.st_nlink == 2)
+			r->sole = true;
+		else
+			snprintf(r->why, sizeof(r->why),
+				 "the link has %lu other names (hard links): the data stays with them",
+				 (unsigned long)lk->link.st_nlink - 2);
+		return;
+	case RD_ANCHOR_OTHER:
+		snprintf(r->why, sizeof(r->why),
+			 "this link is a copy: the runtime's own link to the data is another one, and the data stays with it");
+		return;
+	default:
+		if (lk->link.st_nlink == 1 && named_after(lk, path))
+			r->sole = true;
+		else
+			snprintf(r->why, sizeof(r->why),
+				 "the data file's name is not this link's, or the link has other names: it is kept");
+		return;
+	}
+}
+
+bool rd_link_removal_begin(const struct iosig_catalog *cat, int dirfd, const char *path,
+			   struct rd_link_removal *ret)
+{
+	ret->anchor = RD_ANCHOR_NONE;
+	ret->afd = -1;
+	ret->sole = false;
+	ret->why[0] = '\0';
+	rd_link_check(cat, dirfd, path, 0, &ret->link);
+	if (ret->link.kind != RD_LINK_OWN && ret->link.kind != RD_LINK_STALE) {
+		rd_link_release(&ret->link);
+		return false;
+	}
+	if (ret->link.kind == RD_LINK_OWN) {
+		ret->anchor = rd_link_anchor(cat, &ret->link, &ret->afd);
+		decide_sole(ret, path);
+	}
+	return true;
+}
+
+int rd_link_removal_end(struct rd_link_removal *r, bool removed, const char **ret_why)
+{
+	const struct rd_link *lk = &r->link;
+	const char *why = NULL;
+	struct stat st;
+	int e = 0;
+
+	if (!removed) {
+		why = "the link was not removed";
+		e = -ENOENT;
+	} else if (lk->kind != RD_LINK_OWN) {
+		why = lk->why;
+		e = lk->err;
+	} else if (!r->sole) {
+		why = r->why;
+		e = -EMLINK;
+	} else if (fstatat(lk->ddfd, lk->name, &st, AT_SYMLINK_NOFOLLOW) ||
+		   st.st_dev != lk->data.st_dev || st.st_ino != lk->data.st_ino) {
+		why = "the data file changed since the link was checked";
+		e = -EAGAIN;
+	} else if (unlinkat(lk->ddfd, lk->name, 0)) {
+		e = -errno;
+		why = strerror(errno);
+	} else if (r->anchor == RD_ANCHOR_THIS &&
+		   !fstatat(r->afd, lk->name, &st, AT_SYMLINK_NOFOLLOW) &&
+		   st.st_dev == lk->link.st_dev && st.st_ino == lk->link.st_ino) {
+		/* The data is gone: so is the last trace of its link. */
+		unlinkat(r->afd, lk->name, 0);
+	}
+	if (r->afd >= 0)
+		close(r->afd);
+	r->afd = -1;
+	rd_link_release(&r->link);
+	if (ret_why)
+		*ret_why = why;
+	return e;
 }

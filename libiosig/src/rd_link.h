@@ -85,13 +85,121 @@ int rd_link_check(const struct iosig_catalog *cat, int dirfd, const char *path, 
 /* Closes ret->ddfd.  Accepts a link of any kind, and one released before. */
 void rd_link_release(struct rd_link *link);
 
+/* ------------------------------------------------------------------------
+ * Anchors
+ *
+ * The runtime gives each link it makes a second name: a hard link of the
+ * same symbolic-link inode, named after the data file, in RD_ANCHOR_DIR of
+ * the user's data directory on the link's own filesystem (the catalog mount
+ * of that filesystem that has a data directory).  The anchor
+ *   - tells the runtime's link from a copy of it (cp -P, tar: another inode
+ *     with the same target), which must not take the data with it;
+ *   - follows the link wherever a program renames it on its filesystem (the
+ *     inode stays the same), so a renamed link still frees its data;
+ *   - says whether any name of the link is left, whichever program removed
+ *     the others: a link count of 1 means only the anchor remains, and the
+ *     data file is an orphan (gc.h).
+ * A filesystem without a data directory (ignored by the configuration, read
+ * only, none the user may create) gets no anchors: its links fall back to
+ * the name rule of rd_link_removal_begin() and are never collected.
+ * ---------------------------------------------------------------------- */
+
+/* The directory of anchors inside a data directory. */
+#define RD_ANCHOR_DIR "anchors"
+
+/* The catalog mount that holds the anchors of links on filesystem `dev`:
+ * an eligible mount of it with a data directory, else any with one; NULL
+ * when none has. */
+const struct iosig_mount *rd_anchor_mount(const struct iosig_catalog *cat, dev_t dev);
+
 /*
- * For an RD_LINK_OWN link found at `path`: true when removing the link may
- * remove the data file with it - the data file has no other hard link, and
- * its name records the last component of `path` (the runtime names a data
- * file after the link it makes for it, so a copy of the link or a link
- * renamed since has another name and leaves the data alone).
+ * Opens RD_ANCHOR_DIR in the validated data directory ddfd (O_RDONLY|
+ * O_DIRECTORY, never following a link), creating it 0700 when `create` and
+ * it is missing.  It must be a directory of the effective user that nobody
+ * else may write.  0 with the descriptor in *ret_fd, or -errno (-ENOENT:
+ * missing and not created, -EPERM: not the user's or writable by others).
  */
-bool rd_link_sole(const struct rd_link *link, const char *path);
+int rd_anchor_dir_at(int ddfd, bool create, int *ret_fd);
+
+/*
+ * Gives the link `base` in directory pfd, just made to the data file
+ * `name`, its anchor: linkat() of the link itself as `name` in the anchors
+ * directory afd, then checked to be the same inode (something else may have
+ * been put at `base` meanwhile: then the anchor is removed).  An anchor of
+ * that name that no link shares any more (link count 1: a global file's
+ * earlier link, removed by a program without libiosig) is replaced.  0, or
+ * -errno and no anchor (-EXDEV: the path's directory is on another mount
+ * than the anchors, such as a bind mount).
+ */
+int rd_anchor_make(int pfd, const char *base, int afd, const char *name);
+
+/*
+ * Takes a lock on the anchors directory afd through a descriptor of its own
+ * (flock(2): LOCK_EX for gc while it decides and frees, LOCK_SH for a
+ * redirection that may reuse an existing global data file), so that gc
+ * never frees a data file that is being linked anew.  Returns the lock's
+ * descriptor (close it to unlock), or -errno.
+ */
+int rd_anchor_lock(int afd, bool exclusive);
+
+/* Where the anchor of a link stands (struct rd_link_removal). */
+enum rd_anchor_state {
+	RD_ANCHOR_NONE,    /* no anchor named after its data file (made before
+			      anchors existed, or where none could be made) */
+	RD_ANCHOR_THIS,    /* the anchor is this link's inode */
+	RD_ANCHOR_OTHER,   /* the anchor is another inode: this link is a copy */
+};
+
+/*
+ * Looks for the anchor of the RD_LINK_OWN link `link`: an entry named after
+ * its data file in the anchors directory of the link's filesystem (for the
+ * effective user; none is looked for a root's check of another user's
+ * link).  Returns an enum rd_anchor_state; for RD_ANCHOR_THIS the anchors
+ * directory's descriptor goes to *ret_afd (the caller closes it), else
+ * *ret_afd is -1.
+ */
+int rd_link_anchor(const struct iosig_catalog *cat, const struct rd_link *link, int *ret_afd);
+
+/* ------------------------------------------------------------------------
+ * Removing a link, and its data with it
+ * ---------------------------------------------------------------------- */
+
+/* A link about to be removed (unlink, remove, or replaced by a rename) that
+ * rd_link_check() found to be the user's: RD_LINK_OWN or RD_LINK_STALE. */
+struct rd_link_removal {
+	struct rd_link link;   /* rd_link_check() of the path */
+	int anchor;            /* enum rd_anchor_state (OWN) */
+	int afd;               /* RD_ANCHOR_THIS: the anchors directory, else -1 */
+	bool sole;             /* the data goes with the link (rd_link_removal_begin) */
+	char why[200];         /* not sole: why the data stays */
+};
+
+/*
+ * Before removing the entry `path` (relative to dirfd): true, with *ret
+ * filled, when it is the user's link with a data file's name (OWN or
+ * STALE); rd_link_removal_end() must then follow.  False, with nothing to
+ * release, for anything else.  ret->sole says whether removing the link
+ * removes its data: the link is RD_LINK_OWN, its data file has no other
+ * hard link, and
+ *   - anchored (RD_ANCHOR_THIS): the link has no name but this one and its
+ *     anchor (link count 2) - wherever it was renamed to;
+ *   - not anchored (RD_ANCHOR_NONE): the link has one name, and the data
+ *     file's name records the last component of `path` (the runtime names a
+ *     data file after the link it makes, so a copy of the link or a link
+ *     renamed since has another name and leaves the data alone);
+ *   - never for a copy of an anchored link (RD_ANCHOR_OTHER).
+ */
+bool rd_link_removal_begin(const struct iosig_catalog *cat, int dirfd, const char *path,
+			   struct rd_link_removal *ret);
+
+/*
+ * After the removal of the link (`removed`: it succeeded): when it was sole,
+ * removes the data file - the one rd_link_check() validated, through its
+ * validated directory, if it is still the same file - and then its anchor.
+ * Returns 0 when the data file was removed, else -errno with the reason in
+ * *ret_why (not removed; STALE: the check's reason; not sole: ret->why; the
+ * data file changed meanwhile; the unlink's error).  Releases r.
+ */
+int rd_link_removal_end(struct rd_link_removal *r, bool removed, const char **ret_why);
 
 #endif /* IOSIG_RD_LINK_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rd_path.c - lexical path normalisation (see redirect.h), in a file of its
- * own: the LD_PRELOAD library of iosig-redirect links it without the rest of
- * the runtime, which it loads only when a rule matches.
+ * rd_path.c - lexical path normalisation and the names of data files (see
+ * redirect.h), in a file of its own: the LD_PRELOAD library of
+ * iosig-redirect links it without the rest of the runtime, which it loads
+ * only when a rule matches or a link looks like one the runtime made.
  */
 #include <errno.h>
 #include <string.h>
@@ -46,4 +47,29 @@ int rd_path_normalise(const char *in, char *out, size_t size)
 		in = end;
 	}
 	return 0;
+}
+
+size_t rd_data_name_prefix(const char *name)
+{
+	size_t hex;
+
+	if (name[0] == 'L' && name[1] == '-')
+		hex = 16;
+	else if (name[0] == 'G' && name[1] == '-')
+		hex = 32;
+	else
+		return 0;
+	for (size_t i = 2; i < 2 + hex; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	if (name[2 + hex] != '-' || !name[3 + hex])
+		return 0;
+	return 3 + hex;
+}
+
+bool rd_data_target(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+
+	return target[0] == '/' && slash != target && rd_data_name_prefix(slash + 1) > 0;
 }

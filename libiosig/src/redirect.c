@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * redirect.c - run-time redirection (DESIGN 5.4): the compiler-generated
+ * redirect.c - run-time redirection (docs/design.md §5.4): the compiler-generated
  * entry points and the create-elsewhere-and-link mechanism.
  *
  * An annotated call that creates a file whose path does not exist yet:
@@ -48,6 +48,7 @@
 #include "declog.h"
 #include "hash.h"
 #include "rd_link.h"
+#include "realfn.h"
 #include "runtime.h"
 #include "tag.h"
 
@@ -194,49 +195,92 @@ static int sig_eval(const struct rd_req *req, struct iosig_sig *ret_sig, char *w
 }
 
 /* ------------------------------------------------------------------------
- * Data directories: one validated O_DIRECTORY descriptor per mount
+ * Data directories: one validated O_DIRECTORY descriptor per mount, and
+ * the anchors directory inside it (rd_link.h)
  * ---------------------------------------------------------------------- */
 
 #define DDIR_MAX 128
 
-struct ddir {
-	const struct iosig_mount *mount;
-	int fd;         /* ours, >= RT_FD_BASE when possible, O_CLOEXEC */
+/* A descriptor of ours, and what it must still be. */
+struct rt_dirfd {
+	int fd;         /* ours, >= RT_FD_BASE when possible, O_CLOEXEC; -1: none */
 	dev_t dev;      /* identity: a descriptor the program closed is never used */
 	ino_t ino;
+};
+
+struct ddir {
+	const struct iosig_mount *mount;
+	struct rt_dirfd data;      /* the data directory */
+	struct rt_dirfd anchors;   /* its anchors directory, once asked for */
 };
 
 /* Guarded by the runtime lock. */
 static struct ddir ddirs[DDIR_MAX];
 static unsigned nddirs;
 
-/*
- * Called with the runtime lock held: the cached descriptor of m or -1.  The
- * descriptor must still be ours, and m's mount point must still show the
- * catalogued filesystem: a descriptor keeps a lazily unmounted filesystem
- * alive, and a link to a file on it would dangle.  A network filesystem
- * whose client died answers ENOTCONN to both checks.
- */
-static int ddir_cached(const struct iosig_mount *m)
+/* True if d->fd is still the descriptor we opened (the program may have
+ * closed it and reused the number). */
+static bool dirfd_ours(const struct rt_dirfd *d)
 {
-	struct stat st, mst;
-	bool ours;
+	struct stat st;
+
+	return d->fd >= 0 && !fstat(d->fd, &st) && st.st_dev == d->dev && st.st_ino == d->ino;
+}
+
+/* Records fd (moved high) as ours in *d; false if it cannot be stat'ed
+ * (then fd is closed). */
+static bool dirfd_keep(struct rt_dirfd *d, int fd)
+{
+	struct stat st;
+
+	fd = rt_fd_high(fd);
+	if (fstat(fd, &st)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return false;
+	}
+	d->fd = fd;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	return true;
+}
+
+/* Closes d's descriptor if it is still ours. */
+static void dirfd_drop(struct rt_dirfd *d)
+{
+	if (dirfd_ours(d))
+		close(d->fd);
+	d->fd = -1;
+}
+
+/*
+ * Called with the runtime lock held: the cache entry of m, or NULL.  The
+ * data directory's descriptor must still be ours, and m's mount point must
+ * still show the catalogued filesystem: a descriptor keeps a lazily
+ * unmounted filesystem alive, and a link to a file on it would dangle.  A
+ * network filesystem whose client died answers ENOTCONN to both checks.
+ */
+static struct ddir *ddir_cached(const struct iosig_mount *m)
+{
+	struct stat mst;
 
 	for (unsigned i = 0; i < nddirs; i++) {
-		if (ddirs[i].mount != m)
+		struct ddir *d = &ddirs[i];
+
+		if (d->mount != m)
 			continue;
-		ours = !fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev &&
-		       st.st_ino == ddirs[i].ino;
-		if (ours && !stat(m->path, &mst) && (uint64_t)mst.st_dev == m->dev)
-			return ddirs[i].fd;
+		if (dirfd_ours(&d->data) && !stat(m->path, &mst) && (uint64_t)mst.st_dev == m->dev)
+			return d;
 		/* Closed (and maybe reused) by the program: not ours any more;
 		 * or ours, but its filesystem is no longer at m->path. */
-		if (ours)
-			close(ddirs[i].fd);
-		ddirs[i] = ddirs[--nddirs];
-		return -1;
+		dirfd_drop(&d->data);
+		dirfd_drop(&d->anchors);
+		*d = ddirs[--nddirs];
+		return NULL;
 	}
-	return -1;
+	return NULL;
 }
 
 /*
@@ -246,12 +290,14 @@ static int ddir_cached(const struct iosig_mount *m)
 static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, size_t wsize)
 {
 	struct iosig_error err;
-	struct stat st;
-	int fd, cached, r;
+	struct rt_dirfd fresh;
+	struct ddir *d;
+	int fd, r;
 
 	*ret_owned = false;
 	rt_lock();
-	fd = ddir_cached(m);
+	d = ddir_cached(m);
+	fd = d ? d->data.fd : -1;
 	rt_unlock();
 	if (fd >= 0)
 		return fd;
@@ -263,25 +309,76 @@ static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, siz
 			 err.msg[0] ? err.msg : strerror(-r));
 		return r;
 	}
-	fd = rt_fd_high(fd);
-	if (fstat(fd, &st)) {
-		fd = -errno;
-		snprintf(why, wsize, "data directory of %s: %s", m->path, strerror(-fd));
-		return fd;
+	if (!dirfd_keep(&fresh, fd)) {
+		r = -errno;
+		snprintf(why, wsize, "data directory of %s: %s", m->path, strerror(-r));
+		return r;
 	}
 	rt_lock();
-	cached = ddir_cached(m);
-	if (cached >= 0) {
+	d = ddir_cached(m);
+	if (d) {
 		/* Another thread cached it meanwhile. */
-		close(fd);
-		fd = cached;
+		close(fresh.fd);
+		fd = d->data.fd;
 	} else if (nddirs < DDIR_MAX) {
 		ddirs[nddirs].mount = m;
-		ddirs[nddirs].fd = fd;
-		ddirs[nddirs].dev = st.st_dev;
-		ddirs[nddirs].ino = st.st_ino;
+		ddirs[nddirs].data = fresh;
+		ddirs[nddirs].anchors.fd = -1;
 		nddirs++;
+		fd = fresh.fd;
 	} else {
+		fd = fresh.fd;
+		*ret_owned = true;
+	}
+	rt_unlock();
+	return fd;
+}
+
+/*
+ * Descriptor of the anchors directory in the data directory of m, created
+ * when missing (rd_anchor_dir_at()), or -1.  *ret_owned as for ddir_get().
+ */
+static int anchors_get(const struct iosig_mount *m, bool *ret_owned)
+{
+	struct rt_dirfd fresh;
+	char why[400];
+	bool dd_owned;
+	struct ddir *d;
+	int ddfd, fd;
+
+	*ret_owned = false;
+	/* A descriptor of ours is enough: the link was just made on this
+	 * filesystem, and an anchors directory of an unmounted instance of it
+	 * would only make linkat fail with EXDEV. */
+	rt_lock();
+	fd = -1;
+	for (unsigned i = 0; i < nddirs && fd < 0; i++)
+		if (ddirs[i].mount == m && dirfd_ours(&ddirs[i].anchors))
+			fd = ddirs[i].anchors.fd;
+	rt_unlock();
+	if (fd >= 0)
+		return fd;
+
+	ddfd = ddir_get(m, &dd_owned, why, sizeof(why));
+	if (ddfd < 0)
+		return -1;
+	if (rd_anchor_dir_at(ddfd, true, &fd) < 0 || !dirfd_keep(&fresh, fd)) {
+		if (dd_owned)
+			close(ddfd);
+		return -1;
+	}
+	if (dd_owned)
+		close(ddfd);
+	rt_lock();
+	d = ddir_cached(m);
+	if (d && dirfd_ours(&d->anchors)) {
+		close(fresh.fd);
+		fd = d->anchors.fd;
+	} else if (d) {
+		d->anchors = fresh;
+		fd = fresh.fd;
+	} else {
+		fd = fresh.fd;
 		*ret_owned = true;
 	}
 	rt_unlock();
@@ -290,12 +387,10 @@ static int ddir_get(const struct iosig_mount *m, bool *ret_owned, char *why, siz
 
 void rd_reset(void)
 {
-	struct stat st;
-
 	rt_lock();
 	for (unsigned i = 0; i < nddirs; i++) {
-		if (!fstat(ddirs[i].fd, &st) && st.st_dev == ddirs[i].dev && st.st_ino == ddirs[i].ino)
-			close(ddirs[i].fd);
+		dirfd_drop(&ddirs[i].data);
+		dirfd_drop(&ddirs[i].anchors);
 	}
 	nddirs = 0;
 	for (size_t h = 0; h < SITE_BUCKETS; h++) {
@@ -431,11 +526,16 @@ struct rd_ctx {
 	char data_path[PATH_MAX];            /* absolute path of the data file, "" if none */
 	bool created;                        /* we created the data file (undo removes it) */
 	bool linked;                         /* we created the link (undo removes it) */
+	int afd;                             /* anchors directory of the path's filesystem, or -1 */
+	bool afd_owned;                      /* close afd when done */
+	bool anchored;                       /* we made the link's anchor (undo removes it) */
+	int lockfd;                          /* shared lock on afd (global names), or -1 */
 	int fd;                              /* data file descriptor (RD_DONE) */
 	const char *action;                  /* for the log: see docs/runtime.md */
 	char reason[480];                    /* fallback reason, "" if none */
 	int err;                             /* negative errno of a failed internal step */
-	bool prepare;                        /* rd_prepare: open nothing, not even an existing file */
+	bool prepare;                        /* rd_prepare, an opener: open nothing, not even
+						an existing file */
 	char stale[PATH_MAX + 480];          /* a stale link replaced: "target: why", "" if none */
 };
 
@@ -463,6 +563,10 @@ static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
 	c->data_path[0] = '\0';
 	c->created = false;
 	c->linked = false;
+	c->afd = -1;
+	c->afd_owned = false;
+	c->anchored = false;
+	c->lockfd = -1;
 	c->fd = -1;
 	c->action = "plain";
 	c->reason[0] = '\0';
@@ -471,13 +575,17 @@ static void ctx_init(struct rd_ctx *c, const struct rd_req *req)
 	c->stale[0] = '\0';
 }
 
-/* Closes the directory descriptor, so that the descriptor the program gets
- * is the lowest free number (rd_undo reopens it if needed). */
+/* Closes the directory descriptor and the lock, so that the descriptor the
+ * program gets is the lowest free number (rd_undo reopens the directory if
+ * needed; the lock is only needed until the anchor is made). */
 static void ctx_close_dir(struct rd_ctx *c)
 {
 	if (c->pfd >= 0)
 		close(c->pfd);
 	c->pfd = -1;
+	if (c->lockfd >= 0)
+		close(c->lockfd);
+	c->lockfd = -1;
 }
 
 /* Releases everything the decision holds except a data descriptor handed
@@ -489,6 +597,13 @@ static void ctx_done(struct rd_ctx *c)
 		close(c->ddfd);
 	c->ddfd = -1;
 	c->ddfd_owned = false;
+	if (c->lockfd >= 0)
+		close(c->lockfd);
+	c->lockfd = -1;
+	if (c->afd_owned && c->afd >= 0)
+		close(c->afd);
+	c->afd = -1;
+	c->afd_owned = false;
 	free(c->cands);
 	c->cands = NULL;
 }
@@ -530,6 +645,9 @@ static void rd_undo(struct rd_ctx *c)
 		}
 	}
 	c->linked = false;
+	if (c->anchored)
+		unlinkat(c->afd, c->name, 0);
+	c->anchored = false;
 	if (c->created && c->ddfd >= 0)
 		unlinkat(c->ddfd, c->name, 0);
 	c->created = false;
@@ -788,6 +906,7 @@ static int rd_decide(struct rd_ctx *c)
 {
 	const struct rd_req *req = c->req;
 	const struct rt_env *env = rt_env();
+	const struct iosig_mount *am;
 	bool creating = req->flags & O_CREAT;
 	char why[400], ignored[sizeof(why) + 32] = "";
 	struct stat st;
@@ -810,7 +929,16 @@ static int rd_decide(struct rd_ctx *c)
 		return fallback(c, ignored[0] ? "ignored" : "plain", 0, "%s",
 				ignored[0] ? ignored : "O_DIRECTORY/O_PATH open no regular file to create");
 	if ((req->flags & O_NOFOLLOW) && (!creating || !req->nofollow_ok)) {
-		/* The plain call follows no link. */
+		/* The plain call follows no link; but the user's own link is the
+		 * file it stands for (links.h), whose data is opened.  Any other
+		 * link, a stale one included, is refused by the plain call. */
+		r = look_at_path(c, false);
+		if (r == RD_OPENED)
+			return r;
+		if (r == RD_FAIL) {
+			c->err = 0;
+			return RD_PLAIN;
+		}
 		if (ignored[0])
 			return fallback(c, "ignored", 0, "%s", ignored);
 		if (!creating) {
@@ -901,7 +1029,21 @@ static int rd_decide(struct rd_ctx *c)
 				c->chosen->data_dir);
 	}
 
-	r = create_data(c);
+	/* The link's anchor goes into the anchors directory of the path's own
+	 * filesystem (rd_link.h); none when that filesystem has no data
+	 * directory. */
+	am = rd_anchor_mount(c->catalog, st.st_dev);
+	if (am)
+		c->afd = anchors_get(am, &c->afd_owned);
+	if (c->global_name && c->afd >= 0) {
+		/* The job's data file may exist, its earlier link removed by a
+		 * program without libiosig: gc must not free it while it is
+		 * linked anew. */
+		c->lockfd = rd_anchor_lock(c->afd, false);
+		if (c->lockfd < 0)
+			c->lockfd = -1;
+	}
+	r = req->link_only ? 0 : create_data(c);
 	if (r < 0) {
 		c->data_path[0] = '\0';
 		return RD_PLAIN;
@@ -916,6 +1058,10 @@ static int rd_decide(struct rd_ctx *c)
 		c->data_path[0] = '\0';
 		return RD_PLAIN;
 	}
+	/* Best effort: a link without an anchor works, it is only never
+	 * collected by gc and follows the name rule when removed. */
+	if (c->linked && c->afd >= 0 && rd_anchor_make(c->pfd, c->base, c->afd, c->name) == 0)
+		c->anchored = true;
 	c->placed = c->chosen;
 	c->action = "redirected";
 	return RD_DONE;
@@ -924,25 +1070,6 @@ static int rd_decide(struct rd_ctx *c)
 /* ------------------------------------------------------------------------
  * Finishing a call: descriptor number, tag, log
  * ---------------------------------------------------------------------- */
-
-/*
- * Gives the program the descriptor the plain call would have: the lowest
- * free number, FD_CLOEXEC only if asked.  Consumes fd.
- */
-static int fd_for_caller(int fd, bool cloexec)
-{
-	int low = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
-
-	if (low >= 0 && low < fd) {
-		close(fd);
-		return low;
-	}
-	if (low >= 0)
-		close(low);
-	if (!cloexec)
-		fcntl(fd, F_SETFD, 0);
-	return fd;
-}
 
 /*
  * Tags fd (>= 0) after an annotated call, or clears a stale tag.  A
@@ -1041,7 +1168,7 @@ static int plain_openat(const struct rd_req *req)
 	return openat(req->dirfd, req->path, req->flags, req->mode);
 }
 
-int rd_openat(const struct rd_req *req)
+static int openat_req(const struct rd_req *req)
 {
 	int saved = errno;
 	struct rd_ctx c;
@@ -1058,7 +1185,7 @@ int rd_openat(const struct rd_req *req)
 	case RD_DONE:
 	case RD_OPENED:
 		ctx_close_dir(&c);
-		fd = fd_for_caller(c.fd, req->flags & O_CLOEXEC);
+		fd = rt_fd_low(c.fd, req->flags & O_CLOEXEC);
 		c.fd = -1;
 		return finish_fd(&c, fd, 0, saved);
 	case RD_REFUSE:
@@ -1075,7 +1202,18 @@ int rd_openat(const struct rd_req *req)
 	return finish_fd(&c, fd, errno, saved);
 }
 
-int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
+int rd_openat(const struct rd_req *req)
+{
+	int r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = openat_req(req);
+	real_leave();
+	return r;
+}
+
+static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 {
 	int saved = errno;
 	struct rd_ctx c;
@@ -1123,6 +1261,17 @@ out_log:
 	}
 	ctx_done(&c);
 	errno = saved;
+	return r;
+}
+
+int rd_prepare(const struct rd_req *req, struct rd_result *ret_result)
+{
+	int r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = prepare_req(req, ret_result);
+	real_leave();
 	return r;
 }
 
@@ -1207,15 +1356,21 @@ static void stream_prep(struct rd_req *req, bool *ret_ok, const char **ret_why)
 	req->mode = 0666;      /* what fopen passes to open(2) */
 }
 
-/* A stream request of a compiled call site. */
-static void stream_site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
-			    const char *path, const char *mode, const double *values, unsigned n)
+/* The request of a compiled call site: the call's arguments (fmode NULL
+ * for open-like calls; a stream's flags and mode are filled in from its
+ * fmode by stream_prep) and the site's values. */
+static void site_req(struct rd_req *req, const struct iosig_site *site, const char *call,
+		     int dirfd, const char *path, int flags, mode_t mode, const char *fmode,
+		     const double *values, unsigned n)
 {
 	memset(req, 0, sizeof(*req));
 	req->site = site;
 	req->call = call;
+	req->dirfd = dirfd;
 	req->path = path;
-	req->fmode = mode;
+	req->flags = flags;
+	req->mode = mode;
+	req->fmode = fmode;
 	req->values = values;
 	req->nvalues = n;
 }
@@ -1236,7 +1391,7 @@ static FILE *plain_freopen(const char *path, const char *mode, FILE *stream, boo
 	return large ? freopen64(path, mode, stream) : freopen(path, mode, stream);
 }
 
-FILE *rd_fopen(const struct rd_req *in, bool large)
+static FILE *fopen_req(const struct rd_req *in, bool large)
 {
 	struct rd_req req = *in;
 	const char *path = in->path, *mode = in->fmode;
@@ -1263,7 +1418,7 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 		case RD_DONE:
 		case RD_OPENED:
 			ctx_close_dir(&c);
-			fd = fd_for_caller(c.fd, req.flags & O_CLOEXEC);
+			fd = rt_fd_low(c.fd, req.flags & O_CLOEXEC);
 			c.fd = -1;
 			fmode_no_excl(mode, buf, sizeof(buf));
 			fp = fdopen(fd, buf);
@@ -1290,6 +1445,17 @@ FILE *rd_fopen(const struct rd_req *in, bool large)
 	return finish_stream(&c, fp, errno, saved);
 }
 
+FILE *rd_fopen(const struct rd_req *in, bool large)
+{
+	FILE *r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = fopen_req(in, large);
+	real_leave();
+	return r;
+}
+
 static FILE *fopen_common(const struct iosig_site *site, const char *call, const char *path,
 			  const char *mode, va_list ap, bool large)
 {
@@ -1297,7 +1463,7 @@ static FILE *fopen_common(const struct iosig_site *site, const char *call, const
 	unsigned n = collect_values(site, ap, values);
 	struct rd_req req;
 
-	stream_site_req(&req, site, call, path, mode, values, n);
+	site_req(&req, site, call, AT_FDCWD, path, 0, 0, mode, values, n);
 	return rd_fopen(&req, large);
 }
 
@@ -1322,7 +1488,7 @@ static bool owner_can_reopen(int fd, int flags)
 	return true;
 }
 
-FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
+static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 {
 	struct rd_req req = *in;
 	const char *path = in->path, *mode = in->fmode;
@@ -1385,6 +1551,17 @@ FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
 	return finish_stream(&c, fp, errno, saved);
 }
 
+FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)
+{
+	FILE *r;
+
+	/* The runtime sees links as they are (realfn.h). */
+	real_enter();
+	r = freopen_req(in, stream, large);
+	real_leave();
+	return r;
+}
+
 FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char *mode,
 		    FILE *stream, ...)
 {
@@ -1396,7 +1573,7 @@ FILE *iosig_freopen(const struct iosig_site *site, const char *path, const char 
 	va_start(ap, stream);
 	n = collect_values(site, ap, values);
 	va_end(ap);
-	stream_site_req(&req, site, "freopen", path, mode, values, n);
+	site_req(&req, site, "freopen", AT_FDCWD, path, 0, 0, mode, values, n);
 	return rd_freopen(&req, stream, false);
 }
 
@@ -1430,19 +1607,10 @@ static int open_common(const struct iosig_site *site, const char *call, int dirf
 		       const char *path, int flags, mode_t mode, va_list ap)
 {
 	double values[RD_MAX_VALUES];
+	unsigned n = collect_values(site, ap, values);
 	struct rd_req req;
 
-	req.site = site;
-	req.sig = NULL;
-	req.call = call;
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.mode = mode;
-	req.fmode = NULL;
-	req.nofollow_ok = false;
-	req.nvalues = collect_values(site, ap, values);
-	req.values = values;
+	site_req(&req, site, call, dirfd, path, flags, mode, NULL, values, n);
 	return rd_openat(&req);
 }
 
@@ -1496,16 +1664,10 @@ int iosig_prepare_values(const struct iosig_site *site, const char *call, int di
 {
 	struct rd_req req;
 
-	memset(&req, 0, sizeof(req));
-	req.site = site;
-	req.call = call ? call : "prepare";
-	req.dirfd = dirfd;
-	req.path = path;
-	req.flags = flags;
-	req.mode = 0666;       /* what C++ streams and MPI-IO pass to open(2) */
-	req.values = values;
 	/* A site with another ABI is refused before its values are read. */
-	req.nvalues = site_ok(site) ? nvalues : 0;
+	site_req(&req, site, call ? call : "prepare", dirfd, path, flags,
+		 0666 /* what C++ streams and MPI-IO pass to open(2) */, NULL, values,
+		 site_ok(site) ? nvalues : 0);
 	return rd_prepare(&req, NULL);
 }
 
@@ -1519,6 +1681,169 @@ int iosig_prepare(const struct iosig_site *site, int dirfd, const char *path, in
 	n = collect_values(site, ap, values);
 	va_end(ap);
 	return iosig_prepare_values(site, "prepare", dirfd, path, flags, values, n);
+}
+
+/* ------------------------------------------------------------------------
+ * Declared openers (#pragma io opener)
+ * ---------------------------------------------------------------------- */
+
+/* One call of a declared opener between iosig_opener_begin() and
+ * iosig_opener_end(): the calling thread's stack of them. */
+struct rd_opener {
+	struct rd_opener *next;        /* the call around this one */
+	uintptr_t frame;               /* the stack frame of its iosig_opener_begin() */
+	const struct iosig_site *site;
+	int dirfd;                     /* as the call gave it */
+	char dir[PATH_MAX];            /* directory part of the path, relative to dirfd */
+	char base[NAME_MAX + 1];       /* the link's name in it */
+	char data_path[PATH_MAX];      /* what the link points to; "" when none was made */
+};
+
+/* Calls nested deeper than this are not redirected. */
+#define RD_OPENER_DEPTH 8
+
+/* initial-exec: the general model calls __tls_get_addr, which would make
+ * libiosig.so (and the preload core, which links this file) need the
+ * dynamic loader itself (tests/layout).  Programs load libiosig at start-up;
+ * where it or the core is dlopen()ed, these 16 bytes come from the static
+ * TLS space the C library keeps for such libraries. */
+static __thread struct rd_opener *rd_openers __attribute__((tls_model("initial-exec")));
+static __thread unsigned rd_nopeners __attribute__((tls_model("initial-exec")));
+
+/* After the call of o: the link goes if the opener created no data file
+ * (a name it does not open, such as sqlite3's "stdout"). */
+static void opener_finish(const struct rd_opener *o);
+
+/*
+ * Finishes the calls that a longjmp or an exception left without their
+ * iosig_opener_end(): a call of an opener is in progress only while the
+ * stack is deeper than where it began (the stack grows down), so a new
+ * iosig_opener_begin() at `frame` or above is not inside it.
+ */
+static void opener_abandoned(uintptr_t frame)
+{
+	struct rd_opener *o;
+
+	while ((o = rd_openers) && frame >= o->frame) {
+		rd_openers = o->next;
+		rd_nopeners--;
+		opener_finish(o);
+		free(o);
+	}
+}
+
+static void opener_finish(const struct rd_opener *o)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int pfd;
+
+	if (!o->data_path[0] || !lstat(o->data_path, &st) || errno != ENOENT)
+		return;
+	pfd = openat(o->dirfd, o->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return;
+	/* Only our own link: the name may have been replaced meanwhile. */
+	n = readlinkat(pfd, o->base, buf, sizeof(buf) - 1);
+	if (n >= 0) {
+		buf[n] = '\0';
+		if (!strcmp(buf, o->data_path) && !unlinkat(pfd, o->base, 0))
+			declog_event("unlinked", o->site,
+				     "the opener created no file: its link was removed", NULL);
+	}
+	close(pfd);
+}
+
+const char *iosig_opener_begin(const struct iosig_site *site, int dirfd, const char *path,
+			       int flags, const char *fmode, ...)
+{
+	double values[RD_MAX_VALUES];
+	int saved = errno;
+	const char *ret = path;
+	struct rd_opener *o;
+	struct rd_req req;
+	struct rd_ctx c;
+	bool ok = true, ccs = false;
+	va_list ap;
+	unsigned n;
+
+	va_start(ap, fmode);
+	n = collect_values(site, ap, values);
+	va_end(ap);
+	if (rt_env()->disable || !path)
+		return path;
+	opener_abandoned((uintptr_t)__builtin_frame_address(0));
+	if (rd_nopeners >= RD_OPENER_DEPTH)
+		return path;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return path;
+	site_req(&req, site, "opener", dirfd, path, flags, 0, fmode, values, n);
+	req.link_only = true;
+	if (fmode)
+		ok = fmode_flags(fmode, &req.flags, &ccs) && !ccs;
+	/* An exclusive or no-follow open would fail on the link: such an
+	 * opener gets the data file's own path (and never follows the link). */
+	req.nofollow_ok = req.flags & (O_EXCL | O_NOFOLLOW);
+	ctx_init(&c, &req);
+	/* What is at the path already is the function's own open's, as it is
+	 * the C++ stream's after iosig_prepare: nothing is opened here. */
+	c.prepare = true;
+	if (!ok) {
+		stream_plain(&c, ccs ? "',ccs=' modes are left to fopen" : "not a mode fopen accepts");
+	} else {
+		switch (rd_decide(&c)) {
+		case RD_DONE:
+			c.action = "linked";
+			snprintf(o->dir, sizeof(o->dir), "%s", c.dir);
+			snprintf(o->base, sizeof(o->base), "%s", c.base);
+			snprintf(o->data_path, sizeof(o->data_path), "%s", c.data_path);
+			if (req.nofollow_ok)
+				ret = o->data_path;
+			break;
+		case RD_REFUSE:
+			fallback(&c, "plain", 0,
+				 "IOSIG_STRICT cannot refuse the call of an opener: it is made as written");
+			break;
+		default:
+			break;
+		}
+	}
+	ctx_close_dir(&c);
+	log_result(&c, -1, 0);
+	ctx_done(&c);
+	o->site = site;
+	o->frame = (uintptr_t)__builtin_frame_address(0);
+	o->dirfd = dirfd;
+	o->next = rd_openers;
+	rd_openers = o;
+	rd_nopeners++;
+	errno = saved;
+	return ret;
+}
+
+void iosig_opener_end(const struct iosig_site *site)
+{
+	int saved = errno;
+	struct rd_opener *o;
+	bool last;
+
+	for (o = rd_openers; o && o->site != site; o = o->next)
+		;
+	if (!o)
+		return; /* begin did nothing */
+	/* Calls a longjmp or an exception left are finished with the one
+	 * around them. */
+	do {
+		o = rd_openers;
+		rd_openers = o->next;
+		rd_nopeners--;
+		last = o->site == site;
+		opener_finish(o);
+		free(o);
+	} while (!last);
+	errno = saved;
 }
 
 void iosig_jobwide(const struct iosig_site *site, ...)

@@ -39,6 +39,8 @@ struct rd_req {
 	bool nofollow_ok;                /* redirect O_NOFOLLOW creations too (iosig-redirect
 					    rules): the link is made with symlinkat, which never
 					    follows, and the plain call keeps O_NOFOLLOW */
+	bool link_only;                  /* make the link but not the data file: a declared
+					    opener creates it (iosig_opener_begin) */
 };
 
 /*
@@ -97,6 +99,21 @@ bool rd_path_split(const char *path, char *dir, size_t size, const char **ret_ba
  * is not absolute, -ENAMETOOLONG if out is too small.
  */
 int rd_path_normalise(const char *in, char *out, size_t size);
+
+/*
+ * Length of the prefix of a data file's name before the original name
+ * ("L-<16 hex>-", "G-<32 hex>-"; redirect.c makes the names), or 0 when
+ * `name` is not a data file's name.
+ */
+size_t rd_data_name_prefix(const char *name);
+
+/*
+ * True if `target` (a link's target) could be a data file of the runtime:
+ * an absolute path whose last component is a data file's name.  A cheap
+ * test on the string alone, to let other links pass without building a
+ * catalog; rd_link_check() decides.
+ */
+bool rd_data_target(const char *target);
 
 /*
  * Fault injection for tests: when set, called between the creation of the

@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "declog.h"
 #include "env.h"
 
 static pthread_mutex_t rt_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -76,7 +75,6 @@ void rt_env_reload(void)
 	rt_lock();
 	env_read();
 	rt_unlock();
-	declog_reset();
 }
 
 void rt_lock(void)
@@ -88,6 +86,21 @@ void rt_lock(void)
 void rt_unlock(void)
 {
 	pthread_mutex_unlock(&rt_mutex);
+}
+
+int rt_fd_low(int fd, bool cloexec)
+{
+	int low = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+
+	if (low >= 0 && low < fd) {
+		close(fd);
+		return low;
+	}
+	if (low >= 0)
+		close(low);
+	if (!cloexec)
+		fcntl(fd, F_SETFD, 0);
+	return fd;
 }
 
 int rt_fd_high(int fd)

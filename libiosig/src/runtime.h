@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime.h - process-wide state of the redirection runtime (DESIGN 5.4):
+ * runtime.h - process-wide state of the redirection runtime (docs/design.md §5.4):
  * the environment switches, the runtime lock (fork-safe), job identity for
  * `global` files and the facts recorded by `#pragma io jobwide`.  Private.
  */
@@ -38,8 +38,9 @@ struct rt_env {
 const struct rt_env *rt_env(void);
 
 /*
- * Re-reads the environment and forgets the cached log descriptor.  For tests
- * that change IOSIG_* between cases; must not race with entry points.
+ * Re-reads the environment.  For tests that change IOSIG_* between cases;
+ * must not race with entry points.  The decision log keeps its descriptor
+ * until declog_reset() (declog.h): call both when IOSIG_LOG changed.
  */
 void rt_env_reload(void);
 
@@ -57,6 +58,13 @@ void rt_unlock(void);
  */
 int rt_fd_high(int fd);
 
+/*
+ * Gives a caller the descriptor the plain call would have returned: moves
+ * `fd` to the lowest free number (when that is lower), with FD_CLOEXEC only
+ * if `cloexec`.  Consumes fd; returns the descriptor to hand out.
+ */
+int rt_fd_low(int fd, bool cloexec);
+
 /* Where the job identity came from. */
 struct rt_job {
 	char id[128];        /* the identity; "" when unknown */
@@ -64,7 +72,7 @@ struct rt_job {
 };
 
 /*
- * Job identity for `global` destinations (DESIGN 9): IOSIG_JOB_ID, then the
+ * Job identity for `global` destinations (docs/design.md §9): IOSIG_JOB_ID, then the
  * batch systems and MPI launchers (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID,
  * FLUX_JOB_ID, COBALT_JOBID, PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid,
  * PMI_KVSNAME), then the name given by `#pragma io jobwide name(...)`.

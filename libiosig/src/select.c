@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * select.c - choosing the mount for a file (DESIGN section 5.3).
+ * select.c - choosing the mount for a file (docs/design.md §5.3).
  *
  * Filter the catalog by the signature's constraints (eligibility, global,
  * persist, archive, tamperproof, max file size, free space, MTTDL,

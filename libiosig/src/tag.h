@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tag.h - the fd tagging table (DESIGN 5.5): for each descriptor an
+ * tag.h - the fd tagging table (docs/design.md §5.5): for each descriptor an
  * annotated call returned, the signature, the mount the data lives on and
  * the original path.  Private.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_devices.c - `iosig devices`: the storage catalog of this machine as a
- * table, per-value sources, or JSON (DESIGN section 6; iosig-devices(1)).
+ * table, per-value sources, or JSON (docs/design.md §6; iosig-devices(1)).
  */
 #include <getopt.h>
 #include <stdio.h>

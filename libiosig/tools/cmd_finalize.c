@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog_internal.h"
 #include "finalize.h"
 #include "json.h"
 #include "tool.h"
@@ -70,9 +69,7 @@ static int run(int argc, char **argv)
 {
 	const struct iosig_catalog *catalog;
 	struct iosig_catalog *own = NULL;
-	struct iosig_catalog_opts opts;
 	const char *config = NULL;
-	struct iosig_error err;
 	struct fin_report rep;
 	struct json_writer w;
 	bool json = false, paths_only = false;
@@ -119,23 +116,10 @@ static int run(int argc, char **argv)
 		goto out_free_paths;
 	}
 
-	memset(&err, 0, sizeof(err));
-	if (config) {
-		memset(&opts, 0, sizeof(opts));
-		opts.config = config;
-		if (iosig_catalog_new(&opts, &own, &err) < 0) {
-			tool_print_error(cmd, &err);
-			status = TOOL_EXIT_FAIL;
-			goto out_free_paths;
-		}
-		catalog = own;
-	} else {
-		catalog = cat_default(&err);
-		if (!catalog) {
-			tool_print_error(cmd, &err);
-			status = TOOL_EXIT_FAIL;
-			goto out_free_paths;
-		}
+	catalog = tool_runtime_catalog(cmd, config, &own);
+	if (!catalog) {
+		status = TOOL_EXIT_FAIL;
+		goto out_free_paths;
 	}
 
 	if (json) {

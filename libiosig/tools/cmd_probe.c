@@ -3,7 +3,7 @@
  * cmd_probe.c - `iosig probe [MOUNT...]`: measures this machine's mounts
  * (latency, bandwidths, IOPS, effective block size, BCW profile) and stores
  * the results in the probe cache, so the next catalog shows them with source
- * "probed" (DESIGN 5.1, 6; docs/probe.md; iosig-probe(1)).
+ * "probed" (docs/design.md §5.1, §6; docs/probe.md; iosig-probe(1)).
  *
  * Every mount is probed in its own session (probe.h): a private directory in
  * the mount's data directory (or its root), a space budget of

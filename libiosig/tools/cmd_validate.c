@@ -958,209 +958,266 @@ out_rm:
 
 /* ---- main -------------------------------------------------------------- */
 
+/* What one run of `iosig validate` works on. */
+struct vrun {
+	struct opts o;
+	struct vmount *vm;     /* the mounts under test, nm of them */
+	size_t nm;
+	struct vcase *cases;   /* nc cases, each with a cell per mount */
+	size_t nc;
+	bool *all_use;         /* the mounts the "all" summary compares */
+	bool *pers_use;        /* ... and the "persistent" one */
+	bool have_sweep;       /* some case is part of the linear sweep */
+	void *buf;             /* the data written */
+	bool bar;              /* a progress bar on stderr */
+};
+
+/*
+ * Prepares every selected mount (session, test files).  Returns how many
+ * can be measured, or -ECANCELED when interrupted.  A mount that fails is
+ * reported and sets *rc to TOOL_EXIT_FAIL; *ret_cs is raised to the
+ * largest block size of the others.
+ */
+static int prepare_mounts(struct vrun *v, const struct iosig_mount **sel, uint64_t *ret_cs,
+			  int *rc)
+{
+	int ok = 0;
+
+	for (size_t i = 0; i < v->nm; i++) {
+		char label[PATH_MAX + 32];
+		int r;
+
+		v->vm[i].m = sel[i];
+		v->vm[i].label = label_of(sel[i]->path);
+		v->all_use[i] = true;
+		v->pers_use[i] = !sel[i]->volatile_;
+		snprintf(label, sizeof(label), "preparing %s", sel[i]->path);
+		tool_probe_bar(v->bar, 0, label);
+		r = prepare(&v->vm[i], &v->o, v->buf);
+		if (r == -ECANCELED || prb_cli_stop)
+			return -ECANCELED;
+		if (r < 0) {
+			tool_probe_bar_clear(v->bar);
+			tool_err(CMD, "%s: %s", sel[i]->path, v->vm[i].why);
+			*rc = TOOL_EXIT_FAIL;
+			continue;
+		}
+		ok++;
+		if (sel[i]->block_size > *ret_cs)
+			*ret_cs = sel[i]->block_size;
+	}
+	return ok;
+}
+
+/* The cases: each of the ns chunk sizes with each pattern asked for, and
+ * in each a cell per mount with the model's prediction.  0 or -ENOMEM
+ * (v->nc counts what was allocated, for the cleanup). */
+static int make_cases(struct vrun *v, const uint64_t *sizes, const bool *sweep, size_t ns)
+{
+	v->cases = calloc(2 * ns, sizeof(*v->cases));
+	if (!v->cases)
+		return -ENOMEM;
+	for (size_t k = 0; k < ns; k++) {
+		for (int p = 0; p < 2; p++) {
+			struct vcase *cs;
+
+			if ((p == 0 && !v->o.seq) || (p == 1 && !v->o.rand))
+				continue;
+			cs = &v->cases[v->nc++];
+			cs->ds = sizes[k];
+			cs->random = p;
+			cs->sweep = sweep[k];
+			v->have_sweep |= sweep[k];
+			cs->c = calloc(v->nm, sizeof(*cs->c));
+			if (!cs->c)
+				return -ENOMEM;
+			for (size_t i = 0; i < v->nm; i++) {
+				struct vmount *vm = &v->vm[i];
+
+				cs->c[i].round_med = calloc(v->o.repeat, sizeof(double));
+				if (!cs->c[i].round_med)
+					return -ENOMEM;
+				cs->c[i].skip = vm->ok && !fits(vm, cs->ds, cs->random);
+				cs->c[i].model = iosig_throughput(vm->m, cs->ds, cs->random,
+								  IOSIG_OP_WRITE);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Every case in every round, the cells of a case side by side.  0,
+ * -ECANCELED when interrupted, or the -errno of a failed measurement. */
+static int measure(struct vrun *v)
+{
+	size_t done = 0, total = v->nc * v->o.repeat;
+	uint64_t rng = 0x5eed;
+
+	for (unsigned round = 0; round < v->o.repeat; round++) {
+		for (size_t k = 0; k < v->nc; k++) {
+			const struct vcase *cs = &v->cases[k];
+			int r;
+
+			if (v->bar) {
+				char label[128], size[32];
+
+				snprintf(label, sizeof(label), "round %u/%u  %s %s", round + 1,
+					 v->o.repeat, cs->random ? "rand" : "seq",
+					 fmt_bytes((double)cs->ds, size, sizeof(size)));
+				tool_probe_bar(v->bar, (double)done / (double)total, label);
+			}
+			r = run_cell(v->vm, v->nm, &v->cases[k], round, &v->o, v->buf, &rng);
+			if (r == -ECANCELED || prb_cli_stop)
+				return -ECANCELED;
+			if (r < 0)
+				return r;
+			done++;
+		}
+	}
+	return 0;
+}
+
+/* What the model chose against what was measured: the decisions, the
+ * table and summaries, the JSON file and the plot.  Returns rc, or
+ * TOOL_EXIT_FAIL when a file cannot be written. */
+static int report(struct vrun *v, int rc)
+{
+	struct summary s_all, s_pers;
+	struct iosig_error err = { 0 };
+	double iqr, rspread;
+	int r;
+
+	for (size_t k = 0; k < v->nc; k++) {
+		struct vcase *cs = &v->cases[k];
+
+		for (size_t i = 0; i < v->nm; i++)
+			finish_cell(&cs->c[i], cs->ds);
+		decide(cs, v->vm, v->nm, v->all_use, &cs->pick, &cs->best, &cs->decisive,
+		       &cs->ratio);
+		decide(cs, v->vm, v->nm, v->pers_use, &cs->pick_p, &cs->best_p, &cs->decisive_p,
+		       &cs->ratio_p);
+	}
+	summarize(v->cases, v->nc, v->vm, v->nm, false, &s_all);
+	summarize(v->cases, v->nc, v->vm, v->nm, true, &s_pers);
+	noise(v->cases, v->nc, v->nm, v->o.repeat, &iqr, &rspread);
+	if (!v->o.common.quiet) {
+		print_table(v->cases, v->nc, v->vm, v->nm);
+		printf("\n");
+		print_summary(stdout, "All mounts", &s_all);
+		print_summary(stdout, "Persistent mounts", &s_pers);
+		print_pairs(v->cases, v->nc, v->vm, v->nm);
+		printf("Noise: one write's interquartile range is %.0f%% of its median; round "
+		       "medians differ by %.0f%% (medians over cells).\n", iqr * 100, rspread * 100);
+	}
+	if (v->o.json) {
+		r = write_json(v->o.json, &v->o, v->cases, v->nc, v->vm, v->nm, &s_all, &s_pers, iqr,
+			       rspread);
+		if (r < 0) {
+			tool_err(CMD, "cannot write %s: %s", v->o.json, strerror(-r));
+			rc = TOOL_EXIT_FAIL;
+		}
+	}
+	if (v->o.plot) {
+		r = plot(v->o.plot, v->cases, v->nc, v->vm, v->nm, v->have_sweep, &err);
+		if (r < 0) {
+			tool_err(CMD, "cannot draw %s: %s", v->o.plot,
+				 err.msg[0] ? err.msg : strerror(-r));
+			rc = TOOL_EXIT_FAIL;
+		}
+	}
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	struct iosig_catalog *cat = NULL;
 	const struct iosig_mount **sel = NULL;
-	struct vmount *vm = NULL;
-	struct vcase *cases = NULL;
-	uint64_t *sizes = NULL, cs_max = 0, rng = 0x5eed;
-	bool *sweep = NULL, *all_use = NULL, *pers_use = NULL, have_sweep = false;
-	struct summary s_all, s_pers;
-	struct iosig_error err = { 0 };
-	size_t nm = 0, ns = 0, nc = 0, done = 0, total;
-	struct opts o;
-	double iqr, rspread;
-	void *buf = NULL;
-	bool bar;
-	int r, rc = TOOL_EXIT_OK, ok = 0;
+	struct vrun v = { 0 };
+	uint64_t *sizes = NULL, cs_max = 0;
+	bool *sweep = NULL;
+	size_t ns = 0;
+	int r, rc = TOOL_EXIT_OK;
 
-	r = parse_opts(argc, argv, &o);
+	r = parse_opts(argc, argv, &v.o);
 	if (r)
 		return r < 0 ? TOOL_EXIT_OK : r;
-	r = tool_probe_mounts(CMD, argc - optind, argv + optind, &cat, &sel, &nm);
+	r = tool_probe_mounts(CMD, argc - optind, argv + optind, &cat, &sel, &v.nm);
 	if (r)
 		return r;
-	vm = calloc(nm ? nm : 1, sizeof(*vm));
-	for (size_t i = 0; vm && i < nm; i++)
-		vm[i].fd_seq = vm[i].fd_rand = -1;
-	all_use = calloc(nm ? nm : 1, sizeof(*all_use));
-	pers_use = calloc(nm ? nm : 1, sizeof(*pers_use));
-	buf = prb_buffer(o.max_size > MiB ? o.max_size : MiB, 77);
-	if (!vm || !all_use || !pers_use || !buf) {
-		tool_err(CMD, "out of memory");
-		rc = TOOL_EXIT_FAIL;
-		goto out_free;
-	}
+	v.vm = calloc(v.nm ? v.nm : 1, sizeof(*v.vm));
+	for (size_t i = 0; v.vm && i < v.nm; i++)
+		v.vm[i].fd_seq = v.vm[i].fd_rand = -1;
+	v.all_use = calloc(v.nm ? v.nm : 1, sizeof(*v.all_use));
+	v.pers_use = calloc(v.nm ? v.nm : 1, sizeof(*v.pers_use));
+	v.buf = prb_buffer(v.o.max_size > MiB ? v.o.max_size : MiB, 77);
+	if (!v.vm || !v.all_use || !v.pers_use || !v.buf)
+		goto out_oom;
 	prb_cli_signals();
-	bar = !o.common.quiet && isatty(STDERR_FILENO);
-	for (size_t i = 0; i < nm; i++) {
-		char label[PATH_MAX + 32];
-
-		vm[i].m = sel[i];
-		vm[i].label = label_of(sel[i]->path);
-		all_use[i] = true;
-		pers_use[i] = !sel[i]->volatile_;
-		snprintf(label, sizeof(label), "preparing %s", sel[i]->path);
-		tool_probe_bar(bar, 0, label);
-		r = prepare(&vm[i], &o, buf);
-		if (r == -ECANCELED || prb_cli_stop)
-			goto out_interrupted;
-		if (r < 0) {
-			tool_probe_bar_clear(bar);
-			tool_err(CMD, "%s: %s", sel[i]->path, vm[i].why);
-			rc = TOOL_EXIT_FAIL;
-			continue;
-		}
-		ok++;
-		if (sel[i]->block_size > cs_max)
-			cs_max = sel[i]->block_size;
-	}
-	if (!ok) {
+	v.bar = !v.o.common.quiet && isatty(STDERR_FILENO);
+	r = prepare_mounts(&v, sel, &cs_max, &rc);
+	if (r == -ECANCELED)
+		goto out_interrupted;
+	if (r == 0) {
 		tool_err(CMD, "no mount could be measured");
 		rc = TOOL_EXIT_FAIL;
 		goto out_free;
 	}
 	if (cs_max < (uint64_t)sysconf(_SC_PAGESIZE))
 		cs_max = (uint64_t)sysconf(_SC_PAGESIZE);
-	r = make_sizes(&o, cs_max, &sizes, &sweep, &ns);
-	if (r < 0) {
-		tool_err(CMD, "out of memory");
-		rc = TOOL_EXIT_FAIL;
-		goto out_free;
-	}
-	cases = calloc(2 * ns, sizeof(*cases));
-	if (!cases) {
-		tool_err(CMD, "out of memory");
-		rc = TOOL_EXIT_FAIL;
-		goto out_free;
-	}
-	for (size_t k = 0; k < ns; k++) {
-		for (int p = 0; p < 2; p++) {
-			struct vcase *cs;
-
-			if ((p == 0 && !o.seq) || (p == 1 && !o.rand))
-				continue;
-			cs = &cases[nc++];
-			cs->ds = sizes[k];
-			cs->random = p;
-			cs->sweep = sweep[k];
-			have_sweep |= sweep[k];
-			cs->c = calloc(nm, sizeof(*cs->c));
-			if (!cs->c) {
-				tool_err(CMD, "out of memory");
-				rc = TOOL_EXIT_FAIL;
-				goto out_free;
-			}
-			for (size_t i = 0; i < nm; i++) {
-				cs->c[i].round_med = calloc(o.repeat, sizeof(double));
-				if (!cs->c[i].round_med) {
-					tool_err(CMD, "out of memory");
-					rc = TOOL_EXIT_FAIL;
-					goto out_free;
-				}
-				cs->c[i].skip = vm[i].ok && !fits(&vm[i], cs->ds, cs->random);
-				cs->c[i].model = iosig_throughput(vm[i].m, cs->ds, cs->random,
-								  IOSIG_OP_WRITE);
-			}
-		}
-	}
-	for (size_t i = 0; i < nm; i++) {
-		if (vm[i].ok && cases[nc - 1].c[i].skip)
+	if (make_sizes(&v.o, cs_max, &sizes, &sweep, &ns) < 0 ||
+	    make_cases(&v, sizes, sweep, ns) < 0)
+		goto out_oom;
+	for (size_t i = 0; i < v.nm; i++) {
+		if (v.vm[i].ok && v.cases[v.nc - 1].c[i].skip)
 			tool_err(CMD, "%s: its space budget is too small for the largest chunks; "
-				 "they are left out for this mount (see --max-space)", vm[i].m->path);
+				 "they are left out for this mount (see --max-space)", v.vm[i].m->path);
 	}
 
-	total = nc * o.repeat;
-	for (unsigned round = 0; round < o.repeat; round++) {
-		for (size_t k = 0; k < nc; k++) {
-			if (bar) {
-				char label[128], size[32];
-
-				snprintf(label, sizeof(label), "round %u/%u  %s %s", round + 1, o.repeat,
-					 cases[k].random ? "rand" : "seq",
-					 fmt_bytes((double)cases[k].ds, size, sizeof(size)));
-				tool_probe_bar(bar, (double)done / (double)total, label);
-			}
-			r = run_cell(vm, nm, &cases[k], round, &o, buf, &rng);
-			if (r == -ECANCELED || prb_cli_stop)
-				goto out_interrupted;
-			if (r < 0) {
-				tool_err(CMD, "%s", strerror(-r));
-				rc = TOOL_EXIT_FAIL;
-				goto out_free;
-			}
-			done++;
-		}
+	r = measure(&v);
+	if (r == -ECANCELED)
+		goto out_interrupted;
+	if (r < 0) {
+		tool_err(CMD, "%s", strerror(-r));
+		rc = TOOL_EXIT_FAIL;
+		goto out_free;
 	}
-	tool_probe_bar_clear(bar);
-	for (size_t i = 0; i < nm; i++) {
-		if (vm[i].failed) {
-			tool_err(CMD, "%s: %s", vm[i].m->path, vm[i].why);
+	tool_probe_bar_clear(v.bar);
+	for (size_t i = 0; i < v.nm; i++) {
+		if (v.vm[i].failed) {
+			tool_err(CMD, "%s: %s", v.vm[i].m->path, v.vm[i].why);
 			rc = TOOL_EXIT_FAIL;
 		}
-		release(&vm[i]);
+		release(&v.vm[i]);
 	}
-	for (size_t k = 0; k < nc; k++) {
-		struct vcase *cs = &cases[k];
-
-		for (size_t i = 0; i < nm; i++)
-			finish_cell(&cs->c[i], cs->ds);
-		decide(cs, vm, nm, all_use, &cs->pick, &cs->best, &cs->decisive, &cs->ratio);
-		decide(cs, vm, nm, pers_use, &cs->pick_p, &cs->best_p, &cs->decisive_p,
-		       &cs->ratio_p);
-	}
-	summarize(cases, nc, vm, nm, false, &s_all);
-	summarize(cases, nc, vm, nm, true, &s_pers);
-	noise(cases, nc, nm, o.repeat, &iqr, &rspread);
-	if (!o.common.quiet) {
-		print_table(cases, nc, vm, nm);
-		printf("\n");
-		print_summary(stdout, "All mounts", &s_all);
-		print_summary(stdout, "Persistent mounts", &s_pers);
-		print_pairs(cases, nc, vm, nm);
-		printf("Noise: one write's interquartile range is %.0f%% of its median; round "
-		       "medians differ by %.0f%% (medians over cells).\n", iqr * 100, rspread * 100);
-	}
-	if (o.json) {
-		r = write_json(o.json, &o, cases, nc, vm, nm, &s_all, &s_pers, iqr, rspread);
-		if (r < 0) {
-			tool_err(CMD, "cannot write %s: %s", o.json, strerror(-r));
-			rc = TOOL_EXIT_FAIL;
-		}
-	}
-	if (o.plot) {
-		r = plot(o.plot, cases, nc, vm, nm, have_sweep, &err);
-		if (r < 0) {
-			tool_err(CMD, "cannot draw %s: %s", o.plot,
-				 err.msg[0] ? err.msg : strerror(-r));
-			rc = TOOL_EXIT_FAIL;
-		}
-	}
+	rc = report(&v, rc);
 	goto out_free;
 
+out_oom:
+	tool_err(CMD, "out of memory");
+	rc = TOOL_EXIT_FAIL;
+	goto out_free;
 out_interrupted:
-	tool_probe_bar_clear(bar);
+	tool_probe_bar_clear(v.bar);
 	tool_err(CMD, "interrupted by signal %d; test files removed", (int)prb_cli_stop);
 	rc = 128 + prb_cli_stop;
 out_free:
-	for (size_t i = 0; vm && i < nm; i++)
-		release(&vm[i]);
+	for (size_t i = 0; v.vm && i < v.nm; i++)
+		release(&v.vm[i]);
 	prb_cli_active(NULL);
-	for (size_t k = 0; cases && k < nc; k++) {
-		for (size_t i = 0; cases[k].c && i < nm; i++) {
-			free(cases[k].c[i].t.v);
-			free(cases[k].c[i].round_med);
+	for (size_t k = 0; v.cases && k < v.nc; k++) {
+		for (size_t i = 0; v.cases[k].c && i < v.nm; i++) {
+			free(v.cases[k].c[i].t.v);
+			free(v.cases[k].c[i].round_med);
 		}
-		free(cases[k].c);
+		free(v.cases[k].c);
 	}
-	free(cases);
+	free(v.cases);
 	free(sizes);
 	free(sweep);
-	free(buf);
-	free(all_use);
-	free(pers_use);
-	free(vm);
+	free(v.buf);
+	free(v.all_use);
+	free(v.pers_use);
+	free(v.vm);
 	free(sel);
 	iosig_catalog_free(cat);
 	return rc;

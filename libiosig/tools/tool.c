@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog_internal.h"
 #include "sig_internal.h"
 
 const char *tool_progname = "iosig";
@@ -87,6 +88,30 @@ void tool_print_error(const char *cmd, const struct iosig_error *err)
 	fprintf(stderr, "%s\n", msg[0] ? msg : "unknown error");
 	free(file);
 	free(msg);
+}
+
+const struct iosig_catalog *tool_runtime_catalog(const char *cmd, const char *config,
+						 struct iosig_catalog **ret_own)
+{
+	struct iosig_catalog_opts opts;
+	const struct iosig_catalog *cat;
+	struct iosig_error err;
+
+	*ret_own = NULL;
+	memset(&err, 0, sizeof(err));
+	if (config) {
+		memset(&opts, 0, sizeof(opts));
+		opts.config = config;
+		if (iosig_catalog_new(&opts, ret_own, &err) < 0) {
+			tool_print_error(cmd, &err);
+			return NULL;
+		}
+		return *ret_own;
+	}
+	cat = cat_default(&err);
+	if (!cat)
+		tool_print_error(cmd, &err);
+	return cat;
 }
 
 int tool_option_err(const char *cmd, int c, char *const *argv, const struct option *longopts)

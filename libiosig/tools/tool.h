@@ -45,6 +45,16 @@ int tool_usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(
 void tool_print_error(const char *cmd, const struct iosig_error *err);
 
 /*
+ * The catalog the programs running here use: built from `config` (a
+ * --config option) when not NULL, else the process-wide catalog
+ * (IOSIG_CONFIG, then the default locations).  *ret_own receives what the
+ * caller frees with iosig_catalog_free() (NULL for the process-wide one).
+ * NULL, after printing why, when it cannot be built.
+ */
+const struct iosig_catalog *tool_runtime_catalog(const char *cmd, const char *config,
+						 struct iosig_catalog **ret_own);
+
+/*
  * Reports what getopt_long() refused, for a subcommand that set opterr = 0
  * and starts its optstring with ':' (c is the ':' or '?' it returned): a
  * missing value, an unknown or ambiguous option, or a value given to an

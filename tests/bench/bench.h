@@ -62,4 +62,38 @@ static inline double bench_ns_per_call(double (*call)(unsigned i), unsigned batc
 	return bench_median(samples, batches);
 }
 
+/*
+ * Two ways of doing one thing, side by side: like bench_ns_per_call() for
+ * `a` and `b`, their batches alternating (a, b, a, b ...) so that a noisy
+ * machine slows both alike.  The medians go to ret_a and ret_b; returns the
+ * median of the batches' ratios b / a.
+ */
+static inline double bench_ns_per_call_pair(double (*a)(unsigned), double (*b)(unsigned),
+					    unsigned batches, unsigned calls, double *ret_a,
+					    double *ret_b)
+{
+	static volatile double sink;
+	double sa[BENCH_MAX_BATCHES], sb[BENCH_MAX_BATCHES], ratio[BENCH_MAX_BATCHES];
+
+	if (batches > BENCH_MAX_BATCHES)
+		batches = BENCH_MAX_BATCHES;
+	for (unsigned k = 0; k < batches; k++) {
+		double t0 = bench_now(), acc = 0, t1;
+
+		for (unsigned i = 0; i < calls; i++)
+			acc += a(i);
+		t1 = bench_now();
+		for (unsigned i = 0; i < calls; i++)
+			acc += b(i);
+		sa[k] = (t1 - t0) / calls * 1e9;
+		sb[k] = (bench_now() - t1) / calls * 1e9;
+		ratio[k] = sb[k] / sa[k];
+		sink += acc;
+	}
+	(void)sink;
+	*ret_a = bench_median(sa, batches);
+	*ret_b = bench_median(sb, batches);
+	return bench_median(ratio, batches);
+}
+
 #endif /* IOSIG_BENCH_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_open.c - what an annotated open costs, side by side with the plain
- * call in one run (DESIGN 5.4, 5.5).  Prints one JSON object.
+ * call in one run (docs/design.md §5.4, §5.5).  Prints one JSON object.
  *
  *   create_plain_us      open(O_CREAT) + close of a new file on the
  *                        origin tmpfs
@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "declog.h"
 #include "iosig.h"
 #include "json.h"
 #include "mounts.h"
@@ -234,6 +235,7 @@ static const char *setup(void)
 	unsetenv("IOSIG_DRYRUN");
 	unsetenv("IOSIG_STRICT");
 	rt_env_reload();
+	declog_reset();
 	snprintf(why, sizeof(why), "ok");
 	return NULL;
 }
@@ -311,9 +313,11 @@ int main(void)
 	ln_iosig = measure(K_LINK_IOSIG, origin);
 	setenv("IOSIG_DISABLE", "1", 1);
 	rt_env_reload();
+	declog_reset();
 	disabled = measure(K_DISABLED, origin);
 	unsetenv("IOSIG_DISABLE");
 	rt_env_reload();
+	declog_reset();
 
 	fd = open("/dev/null", O_RDONLY);
 	snprintf(p, sizeof(p), "%s/tagged", origin);

@@ -134,10 +134,12 @@ int main(int argc, char **argv)
 		{ "noop", "ssd", "pangu" },
 		{ "deadline", "hdd:generic", "mapreduce" },
 		{ "cfq", "hdd:generic", "mapreduce" },
+		{ "bfq", "hdd:generic", "mapreduce" },
 		{ "bid-hdd", "hdd:generic", "mapreduce" },
 		{ "bid-hybrid", "hdd:generic+ssd", "mapreduce" },
 		{ "burst", "hdd:generic", "vms" },
 		{ "mios-d", "ssd+hdd:generic,bcw=on", "pangu" },
+		{ "mios-e", "ssd+hdd:generic,bcw=on", "pangu" },
 		{ "nvcache", "hdd:generic+ram", "mapreduce" },
 	};
 	unsigned long long n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """What the Python tests of real programs share (tests/preload,
-tests/daemon): checks and skips, running a program with a clean
-environment, scratch directories with real mounts, catalog configurations,
-comparing trees of files, the SQLite workload.
+tests/daemon, tests/links, tests/debian): checks and skips, running a
+program with a clean environment, scratch directories with real mounts,
+catalog configurations that leave out every other mount, a private mount
+namespace, comparing trees of files, the SQLite workload.
 
 Exit 77 = skipped, with the reason printed.
 """
@@ -208,3 +209,18 @@ def sqlite_workload(nrows, batch):
     return "\n".join(sql) + "\n"
 
 
+def unshared(marker):
+    """Runs this script again in a private mount namespace, where its
+    mounts are its own and vanish with it; returns that run's exit status.
+    Returns None in the namespace (`marker`, an environment variable, says
+    so).  Skips without root or unshare(1)."""
+    if os.environ.get(marker) == "1":
+        return None
+    if os.geteuid() != 0:
+        skip("needs root: mounts filesystems in a private mount namespace")
+    if not shutil.which("unshare"):
+        skip("no unshare(1) for a private mount namespace")
+    env = dict(os.environ)
+    env[marker] = "1"
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable] +
+                          sys.argv, env=env).returncode

@@ -112,6 +112,8 @@ static const struct {
 	  "c.yaml:3:16: daemon: limits: ring_size: expected a size in bytes from 65536 to 1073741824, got '1KiB'" },
 	{ "daemon:\n  limits:\n    clients: many\n",
 	  "c.yaml:3:14: daemon: limits: clients: expected a whole number from 1 to 1048576, got 'many'" },
+	{ "daemon:\n  devices:\n    /a: {}\nversion: 1\ndaemon:\n  devices:\n    /b: {}\n",
+	  "c.yaml:5:1: daemon: given twice (first at line 1)" },
 	{ "daemon:\n  devices: [1]\n",
 	  "c.yaml:2:12: daemon: devices: expected a mapping of mount points to settings, got a list" },
 	/* tiers (docs/tiers.md) */

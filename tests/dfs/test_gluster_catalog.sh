@@ -13,11 +13,7 @@ rep2=${IOSIG_GLUSTER_REP2:?run this test through scripts/with-glusterfs}
 ec3=${IOSIG_GLUSTER_EC3:?run this test through scripts/with-glusterfs}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/lib.sh"
 export IOSIG_CONFIG= IOSIG_PROBE_CACHE=
 
 # 1 TiB: a size at which the layouts differ visibly.
@@ -92,8 +88,4 @@ for c in doc["candidates"]:
         assert c["verdict"] == "not-global", c
 PY
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures check(s) failed"
-	exit 1
-fi
-echo "all gluster catalog checks passed"
+finish "gluster catalog"

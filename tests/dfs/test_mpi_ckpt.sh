@@ -19,11 +19,7 @@ ckpt_iosig=$build/examples/mpi/ckpt-iosig
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun (openmpi-bin)"; exit 77; }
 tmp=$(mktemp -d /var/tmp/iosig-mpi.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/lib.sh"
 export IOSIG_CONFIG= IOSIG_PROBE_CACHE=
 mpi() {
 	mpirun --allow-run-as-root --oversubscribe -np 4 "$@"
@@ -107,8 +103,4 @@ PY
 	done
 done
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures check(s) failed"
-	exit 1
-fi
-echo "all MPI checkpoint checks passed"
+finish "MPI checkpoint"

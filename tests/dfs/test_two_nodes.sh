@@ -22,11 +22,7 @@ nodeio=$build/tests/dfs/nodeio
 [ -x "$nodeio" ] || { echo "SKIP: $nodeio was not built (it needs the GCC plugin)"; exit 77; }
 tmp=$(mktemp -d /var/tmp/iosig-nodes.XXXXXX) || exit 1
 . "$(dirname "$0")/nodes.sh"
-failures=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/lib.sh"
 cleanup() {
 	node_stop node-a
 	node_stop node-b
@@ -37,20 +33,6 @@ export IOSIG_CONFIG= IOSIG_PROBE_CACHE= IOSIG_JOB_ID=job-4242
 root=$tmp/cluster
 node_start node-a "$root" || exit 1
 node_start node-b "$root" || exit 1
-
-# One field of the decision record of PATH in LOG.
-decision() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-log, path, key = sys.argv[1:]
-rec = None
-for line in open(log):
-    r = json.loads(line)
-    if r.get("event") == "decision" and r.get("path") == path:
-        rec = r
-print(rec.get(key) if rec else "no decision logged")
-PY
-}
 
 # The nodes: their own hostnames and their own tmpfs at the same path.
 [ "$(node_run node-a hostname)" = node-a ] || fail "node-a's hostname is $(node_run node-a hostname)"
@@ -116,8 +98,4 @@ node_run node-a "$nodeio" check "$root/scratch/job/tmp.dat" 1048576 3 || fail "n
 node_run node-b test -e "$root/scratch/job/tmp.dat" && fail "node-b sees node-a's local tmp.dat"
 node_run node-b sh -c "ls '$shared' | grep -q tmp.dat" && fail "tmp.dat reached the shared volume"
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures check(s) failed"
-	exit 1
-fi
-echo "all two-node checks passed"
+finish "two-node"

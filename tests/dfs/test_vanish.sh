@@ -17,11 +17,7 @@ iosig=$build/libiosig/tools/iosig
 [ -x "$nodeio" ] || { echo "SKIP: $nodeio was not built (it needs the GCC plugin)"; exit 77; }
 . "$IOSIG_GLUSTER_LIB"
 tmp=$(mktemp -d /var/tmp/iosig-vanish.XXXXXX) || exit 1
-failures=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/lib.sh"
 cleanup() {
 	for b in "$IOSIG_GLUSTER_STATE"/run/vols/rep2/*.pid; do
 		[ -s "$b" ] && kill -CONT "$(cat "$b")" 2>/dev/null
@@ -34,20 +30,6 @@ export IOSIG_CONFIG= IOSIG_PROBE_CACHE= IOSIG_JOB_ID=job-vanish
 size=$((2 * 1048576))
 # Only the volume this test mounts (and unmounts) is global here.
 umount "$IOSIG_GLUSTER_REP2" || exit 1
-
-# One field of the decision record of PATH in LOG.
-decision() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-log, path, key = sys.argv[1:]
-rec = None
-for line in open(log):
-    r = json.loads(line)
-    if r.get("event") == "decision" and r.get("path") == path:
-        rec = r
-print(rec.get(key) if rec else "no decision logged")
-PY
-}
 
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
@@ -136,8 +118,4 @@ else
 		fail "strict: $(cat "$tmp/strict.jsonl")"
 fi
 
-if [ "$failures" -ne 0 ]; then
-	echo "$failures check(s) failed"
-	exit 1
-fi
-echo "all vanish checks passed"
+finish "vanish"

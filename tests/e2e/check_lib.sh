@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The helpers of the shell checks of the compiler plugins, sourced (not run)
-# by tests/e2e/gcc_checks.sh, tests/clang/clang_checks.sh and
+# by tests/e2e/gcc_checks.sh, tests/e2e/clang_checks.sh and
 # tests/plugins/check.sh.  A check prints "ok: ..." or "FAIL: ..." a line
 # and ends with finish: exit 0 passed, 1 failed (77 skipped, from skip).
 
@@ -107,10 +107,11 @@ check_options() {
 		"$cc" "$@" -fplugin-arg-iosig-verbose=1 -c "$work/plain.c" -o "$work/x.o"
 	if "$cc" "$@" -fplugin-arg-iosig-help -c "$work/plain.c" -o "$work/x.o" \
 		>"$work/out" 2>"$work/err" && grep -q "^Options (-fplugin-arg-iosig-OPTION):" "$work/out" &&
-		grep -q "unbound=warning|error|ignore" "$work/out"; then
+		grep -q "unbound=warning|error|ignore" "$work/out" &&
+		tr '\n' ' ' <"$work/out" | grep -q "Supported calls: .*freopen.*MPI_File_open (link with -liosig-mpi).*#pragma io opener(F, path(N), ...)"; then
 		echo "ok: help"
 	else
-		fail "help: no help text on standard output"
+		fail "help: no help text on standard output, or its supported calls lack MPI_File_open or the declared openers"
 		cat "$work/out" "$work/err"
 	fi
 }

@@ -21,15 +21,7 @@
 #include <string.h>
 
 #include "catalog_internal.h"
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "fuzz_config: %s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);                           \
-			abort();                                                      \
-		}                                                                     \
-	} while (0)
+#include "fuzz_check.h"
 
 /* YAML breaks lines at LF, CR, CRLF and the Unicode line separators, so a
  * position is only bounded by the size of the input. */

@@ -22,16 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "rules.h"
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "fuzz_rules: %s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);                          \
-			abort();                                                     \
-		}                                                                    \
-	} while (0)
 
 static const char *const probes[] = {
 	"/srv/db/app.db", "/srv/db/app.db-journal", "/tmp/x", "/a/b/c/d/e.wal", "/x.db",

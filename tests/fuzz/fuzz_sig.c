@@ -21,16 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "iosig.h"
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "fuzz_sig: %s:%d: invariant failed: %s\n",    \
-				__FILE__, __LINE__, #cond);                           \
-			abort();                                                      \
-		}                                                                     \
-	} while (0)
 
 static unsigned check_expr(const struct iosig_expr *e, size_t len, unsigned depth)
 {

@@ -169,7 +169,7 @@ static void test_opts_parse_units(void **state)
 
 	policy_opts_defaults(all_tab, &o, err, sizeof(err));
 	assert_int_equal(policy_opts_parse(all_tab, &o,
-					   "b=yes,u=64,size=4k,time=5s,rate=512KiB/s,d=0.25,e=BLUE",
+					   "b=yes,u=64,size=4K,time=5s,rate=512KiB/s,d=0.25,e=BLUE",
 					   err, sizeof(err)), 0);
 	assert_true(o.b);
 	assert_int_equal(o.u, 64);
@@ -189,8 +189,16 @@ static void test_opts_parse_units(void **state)
 	assert_int_equal(o.time, 0);
 	assert_int_equal(policy_opts_set(all_tab, &o, "time", "2min", err, sizeof(err)), 0);
 	assert_int_equal(o.time, 120 * POLICY_NS_PER_S);
-	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "2MB", err, sizeof(err)), 0);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "250ns", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 250);
+	assert_int_equal(policy_opts_set(all_tab, &o, "time", "1.5ms", err, sizeof(err)), 0);
+	assert_int_equal(o.time, 1500 * POLICY_NS_PER_US);
+	assert_int_equal(policy_opts_set(all_tab, &o, "size", "64*KiB", err, sizeof(err)), 0);
+	assert_int_equal(o.size, 64 * KiB);
+	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "2MB/s", err, sizeof(err)), 0);
 	assert_int_equal(o.rate, 2 * MiB);
+	assert_int_equal(policy_opts_set(all_tab, &o, "rate", "1048576", err, sizeof(err)), 0);
+	assert_int_equal(o.rate, MiB);
 	assert_int_equal(policy_opts_parse(all_tab, &o, NULL, err, sizeof(err)), 0);
 	assert_int_equal(policy_opts_parse(all_tab, &o, "", err, sizeof(err)), 0);
 }
@@ -210,6 +218,12 @@ static void test_opts_errors(void **state)
 		{ "u=99999999999999999999999", -EINVAL, "option 'u': '99999999999999999999999' is too large" },
 		{ "size=1.5B", -EINVAL, "option 'size': '1.5B' is not a valid size" },
 		{ "size=4parsecs", -EINVAL, "option 'size': '4parsecs' is not a valid size" },
+		/* the project's one unit parser: its names, its messages */
+		{ "size=4k", -EINVAL, "option 'size': '4k' is not a valid size: unknown unit 'k'; did you mean 'K'?" },
+		{ "size=5s", -EINVAL, "option 'size': '5s' is not a valid size: expected a size, but '5s' is a time" },
+		{ "size=-4KiB", -EINVAL, "option 'size': '-4KiB' is not a valid size: it is negative" },
+		{ "rate=2MB", -EINVAL, "option 'rate': '2MB' is not a valid rate: expected a rate, but '2MB' is a size" },
+		{ "time=0.1ns", -EINVAL, "option 'time': '0.1ns' is not a valid time: it is not a whole number of nanoseconds" },
 		{ "size=256", -EINVAL, "option 'size': 256 is out of range [512B, 1GiB]" },
 		{ "time=5", -EINVAL, "option 'time': '5' needs a time unit (ns, us, ms, s, min, h), e.g. 5ms" },
 		{ "time=2h", -EINVAL, "option 'time': 2h is out of range [0ns, 1h]" },
@@ -503,6 +517,134 @@ static void test_extmap(void **state)
 	pol_extmap_free(&m);
 }
 
+/* The table against a byte map: 40 000 random sets and clears over 16 384
+ * units (with tier offsets that sometimes continue their neighbour, so
+ * extents extend), thousands of extents at a time: enough for three
+ * levels of the B+ tree, splitting leaves and inner nodes and emptying them
+ * again.  Every 50 steps the extents, walked in order, must be exactly what
+ * the byte map says, and a lookup at a random place must find the first
+ * extent overlapping it. */
+static void test_extmap_random(void **state)
+{
+	enum { UNITS = 16384, U = 512 };
+	static uint64_t where[UNITS];   /* toff + 1 of each unit, 0 = at home */
+	struct pol_extmap m;
+	uint64_t seed = 12345;
+	size_t peak = 0;
+
+	assert_int_equal(pol_extmap_init(&m, 1), 0);
+	memset(where, 0, sizeof(where));
+	for (unsigned step = 0; step < 40000; step++) {
+		uint64_t r, a, n;
+		size_t count = 0;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		r = seed >> 33;
+		a = r % UNITS;
+		n = 1 + (r >> 12) % (step % 7 == 0 ? 64 : 4);
+		if (a + n > UNITS)
+			n = UNITS - a;
+		if ((r >> 20) % 3) {
+			/* toff continues the unit before a when (r >> 24) is even. */
+			uint64_t toff = a && where[a - 1] && !((r >> 24) % 2) ? where[a - 1] - 1 + U
+										  : (r % 100000) * U;
+
+			assert_int_equal(pol_extmap_set(&m, 0, a * U, n * U, 1, toff), 0);
+			for (uint64_t i = 0; i < n; i++)
+				where[a + i] = toff + i * U + 1;
+		} else {
+			assert_int_equal(pol_extmap_clear(&m, 0, a * U, n * U), 0);
+			for (uint64_t i = 0; i < n; i++)
+				where[a + i] = 0;
+		}
+		if (m.count > peak)
+			peak = m.count;
+		if (step % 50 && step < 39990)
+			continue;
+		/* Walk: extents in order, each a run the byte map agrees with. */
+		{
+			uint64_t pos = 0;
+
+			for (struct pol_ext *e = pol_extmap_first(&m, 0, 0, UNITS * U); e;
+			     e = pol_extmap_next(&m, 0, e)) {
+				assert_true(pol_ext_off(e) >= pos);
+				for (uint64_t u = pos / U; u < pol_ext_off(e) / U; u++)
+					assert_int_equal(where[u], 0);
+				for (uint64_t u = 0; u < e->len / U; u++)
+					assert_int_equal(where[pol_ext_off(e) / U + u], e->toff + u * U + 1);
+				pos = pol_ext_off(e) + e->len;
+				count++;
+			}
+			for (uint64_t u = pos / U; u < UNITS; u++)
+				assert_int_equal(where[u], 0);
+			assert_int_equal(count, m.count);
+		}
+		/* A point lookup. */
+		{
+			uint64_t b = (r >> 7) % UNITS, k = 1 + (r >> 3) % 8, first = UNITS;
+			struct pol_ext *e;
+
+			for (uint64_t u = b; u < b + k && u < UNITS; u++)
+				if (where[u]) {
+					first = u;
+					break;
+				}
+			e = pol_extmap_first(&m, 0, b * U, k * U);
+			if (first == UNITS) {
+				assert_null(e);
+			} else {
+				assert_non_null(e);
+				assert_true(pol_ext_off(e) <= first * U &&
+					    pol_ext_off(e) + e->len > first * U);
+			}
+		}
+	}
+	assert_true(peak > 2000);
+	assert_int_equal(pol_extmap_clear(&m, 0, 0, UNITS * U), 0);
+	assert_int_equal(m.count, 0);
+	assert_null(pol_extmap_first(&m, 0, 0, UNITS * U));
+	pol_extmap_free(&m);
+}
+
+/* The counting filter in front of the table (1 MiB grains) must never hide
+ * an extent: counts follow splits, trims and removals, and saturated
+ * counts stay "maybe". */
+static void test_extmap_filter(void **state)
+{
+	struct pol_extmap m;
+
+	assert_int_equal(pol_extmap_init(&m, 2), 0);
+	/* Two extents in grain 5, one crossing into grain 6. */
+	assert_int_equal(pol_extmap_set(&m, 0, 5 * MiB, 4 * KiB, 1, 0), 0);
+	assert_int_equal(pol_extmap_set(&m, 0, 6 * MiB - 4 * KiB, 8 * KiB, 1, 1 * MiB), 0);
+	assert_null(pol_extmap_first(&m, 0, 7 * MiB, 4 * KiB));
+	assert_null(pol_extmap_first(&m, 1, 5 * MiB, 4 * KiB));   /* other home device */
+	/* Trimming the crossing one to grain 6 only, then clearing the first:
+	 * grain 5 is empty, grain 6 still finds its part. */
+	assert_int_equal(pol_extmap_clear(&m, 0, 6 * MiB - 4 * KiB, 4 * KiB), 0);
+	assert_int_equal(pol_extmap_clear(&m, 0, 5 * MiB, 4 * KiB), 0);
+	assert_null(pol_extmap_first(&m, 0, 5 * MiB, 1 * MiB));
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 6 * MiB, 1)), 6 * MiB);
+	/* Split in the middle: both halves found. */
+	assert_int_equal(pol_extmap_clear(&m, 0, 6 * MiB + 1 * KiB, 1 * KiB), 0);
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 6 * MiB, 1)), 6 * MiB);
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 6 * MiB + 2 * KiB, 1)),
+			 6 * MiB + 2 * KiB);
+	/* A continuing write extends the extent just before it. */
+	assert_int_equal(pol_extmap_set(&m, 0, 6 * MiB + 4 * KiB, 4 * KiB, 1, 1 * MiB + 8 * KiB), 0);
+	assert_int_equal(m.count, 2);
+	/* 300 extents in grain 9 saturate its count; after clearing them the
+	 * tree, not the filter, answers. */
+	for (unsigned i = 0; i < 300; i++)
+		assert_int_equal(pol_extmap_set(&m, 0, 9 * MiB + i * 2 * KiB, 1 * KiB, 1, i * 4 * KiB), 0);
+	assert_int_equal(pol_extmap_clear(&m, 0, 9 * MiB, 1 * MiB), 0);
+	assert_null(pol_extmap_first(&m, 0, 9 * MiB, 1 * MiB));
+	/* A lookup over a huge range does not walk every grain. */
+	assert_int_equal(pol_ext_off(pol_extmap_first(&m, 0, 0, UINT64_MAX / 2)), 6 * MiB);
+	assert_null(pol_extmap_first(&m, 0, 1 * GiB, UINT64_MAX / 2));
+	pol_extmap_free(&m);
+}
+
 /* ---- noop ---- */
 
 static void test_noop_fifo_merge(void **state)
@@ -642,6 +784,8 @@ int main(void)
 		cmocka_unit_test(test_treap),
 		cmocka_unit_test(test_heap_map_pool),
 		cmocka_unit_test(test_extmap),
+		cmocka_unit_test(test_extmap_filter),
+		cmocka_unit_test(test_extmap_random),
 		cmocka_unit_test(test_noop_fifo_merge),
 		cmocka_unit_test(test_noop_queue_depth),
 		cmocka_unit_test(test_all_policies_finish),

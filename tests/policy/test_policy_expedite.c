@@ -117,15 +117,19 @@ static void test_order_among_waited(void **state)
 	}
 }
 
-/* 20 reads of stream 1 and one write of stream 2: deadline prefers the
- * reads (a batch of 16, then writes_starved = 2 batches). */
+/* 20 reads of stream 1 and, 100 us later, one write of stream 2: deadline
+ * prefers the reads (batches of fifo_batch, and the write waits until
+ * writes_starved = 2 read batches went while it was queued).  The write
+ * comes after the first read batch started: mq-deadline's first batch is a
+ * write batch (last_dir starts as WRITE), which would take a write queued
+ * at t = 0 first. */
 static unsigned reads_and_a_write(struct hx *h)
 {
 	unsigned w;
 
 	for (unsigned i = 0; i < 20; i++)
 		hx_add(h, 0, 1, 0, POLICY_OP_READ, (uint64_t)i * 10 * MiB, 4 * KiB, POLICY_REQ_SYNC);
-	w = hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 900 * MiB, 4 * KiB, 0);
+	w = hx_add(h, 100 * US, 2, 0, POLICY_OP_WRITE, 900 * MiB, 4 * KiB, 0);
 	return w;
 }
 

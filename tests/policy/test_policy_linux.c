@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux baselines in isolation: deadline (sorted batches, FIFO expiry,
- * fifo_batch, writes_starved) and CFQ (time slices, idling, the shared
- * async queue, quantum).
+ * The Linux baselines in isolation: deadline as Linux 6.x's mq-deadline
+ * (sorted batches continuing from each direction's latest position, FIFO
+ * expiry, fifo_batch, writes_starved, the first batch a write batch) and
+ * CFQ (time slices, idling, the shared async queue, quantum).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -46,44 +47,61 @@ static void expect_order(struct hx *h, const unsigned *mib, unsigned n)
 static void test_deadline_sorted_batches(void **state)
 {
 	struct hx *h = mk("deadline", &flat5);
-	static const unsigned want[] = { 0, 50, 10, 20, 30, 40 };
+	static const unsigned want[] = { 0, 10, 20, 30, 40, 50 };
+	static const unsigned want_lower[] = { 40, 50, 10, 20, 30 };
 	static const unsigned offs[] = { 50, 10, 30, 20, 40 };
 
 	hx_add(h, 0, 1, 0, POLICY_OP_READ, 0, 4 * KiB, POLICY_REQ_SYNC);
 	for (unsigned i = 0; i < 5; i++)
 		hx_add(h, 1 + i, 2 + i, 0, POLICY_OP_READ, offs[i] * MiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
-	/* A new batch starts at the FIFO head (50), then the batch continues
-	 * along the sorted order, which has nothing after 50; the next batch
-	 * starts at the new FIFO head (10) and sweeps up. */
+	/* The batch goes on from the latest position (0): the reads that
+	 * arrived while 0 was served join the sweep in sector order (Linux
+	 * before 6.x only knew the request after 0 when 0 was dispatched,
+	 * none, and started over at the FIFO head, 50). */
 	expect_order(h, want, 6);
+	hx_free(h);
+
+	/* 50 arrived further along and goes next; after it nothing lies
+	 * further along: the next batch starts at the FIFO head (10) and sweeps
+	 * up. */
+	h = mk("deadline", &flat5);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 40 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	for (unsigned i = 0; i < 3; i++)
+		hx_add(h, 1 + i, 2 + i, 0, POLICY_OP_READ, (10 * i + 10) * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 4, 9, 0, POLICY_OP_READ, 50 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	expect_order(h, want_lower, 5);
 	hx_free(h);
 }
 
 static void test_deadline_expiry(void **state)
 {
-	static const unsigned expired[] = { 150, 100, 200 };
-	static const unsigned sorted[] = { 150, 200, 100 };
+	static const unsigned expired[] = { 125, 100, 150, 200 };
+	static const unsigned sorted[] = { 125, 150, 200, 100 };
 	struct hx *h;
 
-	/* FIFO: 150, 100, 200; sorted: 100, 150, 200.  With fifo_batch=1 each
-	 * pick starts a batch: an expired FIFO head (100) beats the sorted
-	 * continuation (200). */
+	/* 125 is served first (latest position 125); meanwhile 100, 150, 200
+	 * arrive in that order.  With fifo_batch=1 each pick starts a batch:
+	 * an expired FIFO head (100) beats the sorted continuation (150). */
 	h = mk("deadline:fifo_batch=1,read_expire=1ms", &flat5);
-	hx_add(h, 0, 1, 0, POLICY_OP_READ, 150 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 3, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 125 * MiB, 4 * KiB, 0);
+	hx_add(h, 1, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 1, 3, 0, POLICY_OP_READ, 150 * MiB, 4 * KiB, 0);
+	hx_add(h, 1, 4, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
-	expect_order(h, expired, 3);
+	expect_order(h, expired, 4);
 	assert_true(hx_report(h, "expired_batches") >= 1);
 	hx_free(h);
 
+	/* Unexpired: up the sorted order, then back to the FIFO head. */
 	h = mk("deadline:fifo_batch=1", &flat5);
-	hx_add(h, 0, 1, 0, POLICY_OP_READ, 150 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, 0);
-	hx_add(h, 0, 3, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, 125 * MiB, 4 * KiB, 0);
+	hx_add(h, 1, 2, 0, POLICY_OP_READ, 100 * MiB, 4 * KiB, 0);
+	hx_add(h, 1, 3, 0, POLICY_OP_READ, 150 * MiB, 4 * KiB, 0);
+	hx_add(h, 1, 4, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
 	hx_run(h, UINT64_MAX);
-	expect_order(h, sorted, 3);
+	expect_order(h, sorted, 4);
 	assert_true(hx_report(h, "expired_batches") == 0);
 	hx_free(h);
 }
@@ -101,8 +119,10 @@ static void test_deadline_writes_starved(void **state)
 	assert_int_equal(hx_ncmd(h), 9);
 	for (unsigned i = 0; i < 9; i++)
 		ops[i] = hx_cmd(h, i)->op == POLICY_OP_READ ? 'R' : 'W';
-	/* writes_starved=2: two read batches, then a write batch. */
-	assert_string_equal(ops, "RRWRRWRRW");
+	/* The first batch is a write batch (mq-deadline starts with last_dir
+	 * WRITE and an unfinished batch); then writes_starved=2: two read
+	 * batches, then a write batch. */
+	assert_string_equal(ops, "WRRWRRWRR");
 	hx_free(h);
 
 	h = mk("deadline:fifo_batch=1,writes_starved=1", &flat1);
@@ -114,30 +134,33 @@ static void test_deadline_writes_starved(void **state)
 	memset(ops, 0, sizeof(ops));
 	for (unsigned i = 0; i < hx_ncmd(h); i++)
 		ops[i] = hx_cmd(h, i)->op == POLICY_OP_READ ? 'R' : 'W';
-	assert_string_equal(ops, "RWRWRR");
+	assert_string_equal(ops, "WRWRRR");
 	hx_free(h);
 }
 
 static void test_deadline_fifo_batch_and_merge(void **state)
 {
 	static const unsigned fifo[] = { 30, 10, 20, 40, 50, 60 };
-	/* Expired heads only win at batch boundaries: with fifo_batch=3 the
-	 * sweep 30-40-50 completes before the expired 10 is served. */
+	/* 25 is served first; the others arrive meanwhile (FIFO order above)
+	 * and expire at 1.5 ms.  Expired heads only win at batch boundaries:
+	 * with fifo_batch=3 the batch 25-30-40 completes before the expired
+	 * 10 starts the next one (10-20-50, after which 60 heads the FIFO). */
 	static const struct {
 		const char *spec;
-		unsigned order[6];
+		unsigned order[7];
 	} batches[] = {
-		{ "deadline:fifo_batch=3,read_expire=1ms", { 30, 40, 50, 10, 20, 60 } },
-		{ "deadline:fifo_batch=1,read_expire=1ms", { 30, 10, 20, 40, 50, 60 } },
+		{ "deadline:fifo_batch=3,read_expire=1ms", { 25, 30, 40, 10, 20, 50, 60 } },
+		{ "deadline:fifo_batch=1,read_expire=1ms", { 25, 30, 10, 20, 40, 50, 60 } },
 	};
 	struct hx *h;
 
 	for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
 		h = mk(batches[b].spec, &flat1);
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, 25 * MiB, 4 * KiB, 0);
 		for (unsigned i = 0; i < 6; i++)
-			hx_add(h, 0, 1, 0, POLICY_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
+			hx_add(h, 500 * US, 1, 0, POLICY_OP_READ, fifo[i] * MiB, 4 * KiB, 0);
 		hx_run(h, UINT64_MAX);
-		expect_order(h, batches[b].order, 6);
+		expect_order(h, batches[b].order, 7);
 		hx_free(h);
 	}
 

@@ -338,9 +338,12 @@ static void test_contract_nvcache(void **state)
 	struct hx *h = mk(2, nv_devs, nv_models, "nvcache:ra_size=64KiB");
 
 	(void)state;
-	/* A sequential reader (read-ahead and fills), writers of one and of
-	 * several lines (pieces), reads of what they wrote, enough writes to
-	 * fill the cache (write-back, write-through). */
+	/* A sequential reader (read-ahead), writers, reads of what they
+	 * wrote, enough writes to fill the cache (write-back, write-through).
+	 * The extent cache (issue 15) models a hit as one memory command of
+	 * the request and a read-ahead as loaded without writing it to its
+	 * place in memory, so it issues no fills and no pieces; iosigd
+	 * serves such hits from the newest copy wherever it is (tiers.md). */
 	for (unsigned i = 0; i < 64; i++)
 		hx_add(h, i * 100 * US, 1, 0, POLICY_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB,
 		       POLICY_REQ_SYNC);
@@ -352,7 +355,7 @@ static void test_contract_nvcache(void **state)
 		       12 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	all_done(h);
-	assert_true(hx_report(h, "fills") > 0);
+	assert_true(hx_report(h, "readahead_bytes") > 0);
 	assert_true(hx_report(h, "writeback_bytes") > 0);
 	assert_true(hx_report(h, "read_hits") > 0);
 	assert_true(check_contract(h, 0, nv_devs[0].capacity) > 0);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,7 +59,10 @@ static int check(const char *path, const char *text, int linked)
 		return -1;
 	}
 	if (linked) {
-		n = readlink(path, target, sizeof(target) - 1);
+		/* Inside this process the link is the file it stands for
+		 * (readlink says EINVAL): ask the kernel, as a process without
+		 * the preload library would. */
+		n = syscall(SYS_readlinkat, AT_FDCWD, path, target, sizeof(target) - 1);
 		if (n < 0 || (target[n] = '\0', strncmp(target, data, strlen(data)))) {
 			printf("FAIL %s: not a link into %s\n", path, data);
 			return -1;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "declog.h"
 #include "runtime.h"
 
 static void die(const char *what)
@@ -121,6 +122,7 @@ void rt_setenv(const char *name, const char *value)
 	else
 		unsetenv(name);
 	rt_env_reload();
+	declog_reset();
 }
 
 ssize_t rt_read_file(const char *path, char *buf, size_t size)

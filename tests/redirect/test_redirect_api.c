@@ -3,7 +3,7 @@
  * The compiler-generated entry points, called directly with hand-written
  * site descriptors (the real ABI): every form, errno parity with the plain
  * calls, existing paths, IOSIG_DISABLE / DRYRUN / STRICT / LOG, the tagging
- * table, prepare, jobwide, threads and fork.
+ * table, prepare, openers, jobwide, threads and fork.
  *
  * The catalog keeps two mounts: the filesystem of the scratch directory
  * (class hdd) and /dev/shm (class ram), so that "tmp" signatures go to
@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "declog.h"
 #include "dirs.h"
 #include "files.h"
 #include "iosig.h"
@@ -58,6 +59,8 @@ SITE(site_tamper, "tamperproof size_per_io(4096)", 0, "open");
 SITE(site_neg, "tmp size_per_io($0)", 1, "open");
 SITE(site_badtext, "size_per_io(", 0, "open");
 SITE(site_jobwide, "lifetime($0) name(\"job-from-pragma\")", 1, "jobwide");
+SITE(site_opener, "tmp size_per_io($0)", 1, "wrapper");
+SITE(site_opener2, "tmp", 0, "inner_wrapper");
 
 static char *wpath(const char *name)
 {
@@ -922,6 +925,137 @@ static void test_prepare(void **state)
 	(void)buf;
 }
 
+/* Writes `content` into a new file at path the way a wrapper would. */
+static void wrapper_writes(const char *path, const char *fmode, const char *content)
+{
+	FILE *fp = fopen(path, fmode);
+
+	assert_non_null(fp);
+	assert_true(fputs(content, fp) >= 0);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void test_opener(void **state)
+{
+	const char *p;
+	struct recs r;
+	const struct jv *rec;
+	long before;
+	int fd, dfd;
+
+	(void)state;
+	need_shm();
+	log_reset();
+	/* A wrapper that opens the path it is given ("w"): the link comes
+	 * first, the wrapper's fopen creates the data file through it. */
+	errno = 1234;
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("op1"), 0, "w", 4096.0);
+	assert_int_equal(errno, 1234);
+	assert_string_equal(p, wpath("op1"));
+	assert_true(rt_is_link_into(wpath("op1"), T.shm_dd));
+	wrapper_writes(p, "w", "o1");
+	iosig_opener_end(&site_opener);
+	assert_int_equal(errno, 1234);
+	check_redirected(wpath("op1"), "o1");
+	log_read(&r);
+	rec = last_event(&r, "decision");
+	assert_non_null(rec);
+	assert_string_equal(jv_str(rec, "call"), "opener");
+	assert_string_equal(jv_str(rec, "action"), "linked");
+	assert_string_equal(jv_str(jv_get(rec, "site"), "call"), "wrapper");
+	recs_free(&r);
+
+	/* Exclusive (bzip2's "x", gzip's O_EXCL relative to a directory):
+	 * the wrapper gets the data file's own path. */
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("op2"), 0, "wx", 4096.0);
+	assert_string_not_equal(p, wpath("op2"));
+	assert_int_equal(strncmp(p, T.shm_dd, strlen(T.shm_dd)), 0);
+	wrapper_writes(p, "wx", "o2");
+	iosig_opener_end(&site_opener);
+	check_redirected(wpath("op2"), "o2");
+	dfd = open(T.work, O_RDONLY | O_DIRECTORY);
+	p = iosig_opener_begin(&site_opener, dfd, "op3", O_WRONLY | O_CREAT | O_EXCL, NULL, 4096.0);
+	assert_int_equal(p[0], '/');
+	fd = openat(dfd, p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "o3", 2), 2);
+	close(fd);
+	iosig_opener_end(&site_opener);
+	close(dfd);
+	check_redirected(wpath("op3"), "o3");
+
+	/* A wrapper that opens nothing (sqlite3's "stdout"): the link goes. */
+	log_reset();
+	before = data_entries();
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("op4"), 0, "w", 4096.0);
+	assert_true(rt_is_link_into(wpath("op4"), T.shm_dd));
+	iosig_opener_end(&site_opener);
+	assert_int_equal(access(wpath("op4"), F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(data_entries(), before);
+	log_read(&r);
+	assert_non_null(last_event(&r, "unlinked"));
+	recs_free(&r);
+
+	/* An existing path, an open that creates nothing, a bad mode: the
+	 * path as it is, nothing made. */
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("op1"), 0, "w", 4096.0);
+	assert_string_equal(p, wpath("op1"));
+	iosig_opener_end(&site_opener);
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("op5"), O_RDONLY, NULL, 4096.0);
+	iosig_opener_end(&site_opener);
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("op6"), 0, "q", 4096.0);
+	iosig_opener_end(&site_opener);
+	assert_int_equal(access(wpath("op5"), F_OK), -1);
+	assert_int_equal(access(wpath("op6"), F_OK), -1);
+	assert_int_equal(data_entries(), before);
+	/* An end without its begin changes nothing. */
+	iosig_opener_end(&site_opener2);
+	check_redirected(wpath("op1"), "o1");
+}
+
+/* A call of an opener inside the call of another (deeper on the stack). */
+static __attribute__((noinline)) void nested_opener(void)
+{
+	const char *p = iosig_opener_begin(&site_opener2, AT_FDCWD, wpath("in"), 0, "w");
+
+	wrapper_writes(p, "w", "in");
+	iosig_opener_end(&site_opener2);
+}
+
+static void test_opener_nesting(void **state)
+{
+	const char *p;
+
+	(void)state;
+	need_shm();
+	/* Nested: the outer call's link stays while the inner one runs. */
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("out"), 0, "w", 1.0);
+	nested_opener();
+	assert_true(rt_is_link_into(wpath("out"), T.shm_dd));
+	wrapper_writes(p, "w", "out");
+	iosig_opener_end(&site_opener);
+	check_redirected(wpath("in"), "in");
+	check_redirected(wpath("out"), "out");
+	/* A call left by an exception or a longjmp (no end): the next call
+	 * from the same frame finishes it; its link (to no file) goes. */
+	(void)iosig_opener_begin(&site_opener, AT_FDCWD, wpath("left"), 0, "w", 1.0);
+	assert_true(rt_is_link_into(wpath("left"), T.shm_dd));
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("next"), 0, "w", 1.0);
+	assert_int_equal(access(wpath("left"), F_OK), -1);
+	assert_false(rt_is_link_into(wpath("left"), T.shm_dd));
+	wrapper_writes(p, "w", "next");
+	iosig_opener_end(&site_opener);
+	check_redirected(wpath("next"), "next");
+	/* IOSIG_DISABLE: the path, nothing else. */
+	rt_setenv("IOSIG_DISABLE", "1");
+	p = iosig_opener_begin(&site_opener, AT_FDCWD, wpath("off"), 0, "w", 1.0);
+	iosig_opener_end(&site_opener);
+	rt_setenv("IOSIG_DISABLE", NULL);
+	assert_string_equal(p, wpath("off"));
+	assert_int_equal(access(wpath("off"), F_OK), -1);
+}
+
 static void test_jobwide(void **state)
 {
 	struct iosig_sig sig;
@@ -1096,6 +1230,8 @@ int main(void)
 		cmocka_unit_test(test_bad_site),
 		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_prepare),
+		cmocka_unit_test(test_opener),
+		cmocka_unit_test(test_opener_nesting),
 		cmocka_unit_test(test_jobwide),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_fork),
@@ -1130,6 +1266,7 @@ int main(void)
 	unsetenv("IOSIG_DRYRUN");
 	unsetenv("IOSIG_STRICT");
 	rt_env_reload();
+	declog_reset();
 	if (tfile_write(T.log, "") || chdir(T.work)) {
 		perror(T.log);
 		return 1;

@@ -35,6 +35,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "declog.h"
 #include "finalize.h"
 #include "iosig.h"
 #include "files.h"
@@ -860,6 +861,7 @@ static const char *setup_mounts(void)
 	unsetenv("IOSIG_STRICT");
 	unsetenv("IOSIG_JOB_ID");
 	rt_env_reload();
+	declog_reset();
 	return NULL;
 }
 

@@ -32,7 +32,7 @@ expect 2 "iosig-sim: --trace needs --format (blkparse, disksim, validate, mqsim,
 expect 2 "iosig-sim: unknown policy 'nope' (known: noop$(
 	"$sim" --help | sed -n '/^Policies/,/^$/p' | awk 'NR>1 && NF {printf ", %s", $1}' | sed 's/^, noop//'))" \
 	--policy nope --workload pangu
-expect 2 "iosig-sim: noop: option 'max_merge': 'big' is not a valid size (expected a size, e.g. 4096, 4KiB, 64k, 2MB (K/M/G/T = powers of 1024))" \
+expect 2 "iosig-sim: noop: option 'max_merge': 'big' is not a valid size (expected a size, e.g. 4096, 4KiB, 64K, 2MB (K/M/G/T = powers of 1024))" \
 	--policy noop --policy-opt max_merge=big --workload pangu
 expect 2 "iosig-sim: device 'tape': unknown class 'tape' (known: hdd, ssd, nvm, ram)" \
 	--policy noop --workload pangu --device tape
@@ -52,6 +52,30 @@ expect 2 "iosig-sim: --hint '7=64KiB,diagonal': pattern 'diagonal' is neither se
 	--policy noop --workload pangu --hint 7=64KiB,diagonal
 expect 2 "iosig-sim: --hint 'x=1': stream 'x' is not a number (a pid or stream id)" \
 	--policy noop --workload pangu --hint x=1
+expect 2 "iosig-sim: --iodepth and --think apply to closed-loop runs (--closed-loop, or a closed-loop workload or trace format)" \
+	--policy noop --workload pangu --iodepth 4
+expect 2 "iosig-sim: --iodepth '0': expected an integer from 1 to 65536" \
+	--policy noop --workload pangu --closed-loop --iodepth 0
+expect 2 "iosig-sim: --think: option 'think': '5' needs a time unit (ns, us, ms, s, min, h), e.g. 5ms" \
+	--policy noop --workload pangu --closed-loop --think 5
+
+# A closed-loop replay: the trace's 10 s gap between stream 3's requests
+# disappears; iodepth and think are reported.
+printf 'time_s,op,offset,bytes,stream\n0,R,0,4096,3\n10,R,4096,4096,3\n' >"$tmp/cl.csv"
+"$sim" --policy noop --trace "$tmp/cl.csv" --format csv --device ram --closed-loop \
+	--iodepth 2 --think 1ms -q --json "$tmp/cl.json" || fail "closed-loop run exit $?"
+python3 - "$tmp/cl.json" <<'PY' || fail "closed-loop run.json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["closed_loop"] and d["config"]["iodepth"] == 2, d["config"]
+assert d["workload"]["closed_loop"] and d["workload"]["think_s"] == 0.001, d["workload"]
+assert d["time"]["last_completion_s"] < 0.01, d["time"]
+PY
+# A closed-loop workload needs no flag; --iodepth overrides its own.
+"$sim" --policy noop --workload dfsio:files=2,file_size=1MiB --device ssd --iodepth 3 -q \
+	--json "$tmp/dfsio.json" || fail "dfsio run exit $?"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); w=d['workload']; assert w['closed_loop'] and w['iodepth'] == 3 and d['requests']['completed'] == 32, d" "$tmp/dfsio.json" ||
+	fail "dfsio run.json content"
 
 # --help lists the policies with their options and the device classes.
 "$sim" --help >"$tmp/help" || fail "--help exit $?"

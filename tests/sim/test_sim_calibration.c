@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Calibration (issue 7, item 3): each DiskSim validation drive replayed
- * through the HDD model must meet mean service time error <= 10 % and
- * demerit <= 15 %.  Also checks the demerit computation on known data. */
+/* Calibration (issue 7, item 3; issue 15): each of the eleven DiskSim 4
+ * validation drives replayed through the HDD model must meet mean service
+ * time error <= 10 % and demerit <= 15 %, whatever mapping and sparing
+ * scheme, continuous-read scheme and zone-table form its files use.  Also
+ * checks the demerit computation on known data. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -44,7 +46,7 @@ static void check_drive(const char *drive)
 	print_message("%s: %llu requests, measured %.3f ms, model %.3f ms, mean error %+.2f %%, "
 		      "demerit %.3f ms = %.2f %%\n", drive, (unsigned long long)r.n, r.meas_mean_ms,
 		      r.pred_mean_ms, r.mean_err_pct, r.demerit_ms, r.demerit_pct);
-	assert_true(r.n >= 9999);
+	assert_true(r.n >= 7900);   /* dec_rz26 has 7980 requests, the others 9074-10000 */
 	if (fabs(r.mean_err_pct) > SIM_CALIB_MAX_MEAN_ERR_PCT)
 		fail_msg("%s: mean error %.2f %% exceeds %.0f %%", drive, r.mean_err_pct,
 			 SIM_CALIB_MAX_MEAN_ERR_PCT);
@@ -53,6 +55,7 @@ static void check_drive(const char *drive)
 			 SIM_CALIB_MAX_DEMERIT_PCT);
 }
 
+/* The three drives calibrated first: range, zone and track sparing. */
 static void test_barracuda(void **state)
 {
 	check_drive("barracuda");
@@ -66,6 +69,53 @@ static void test_cheetah9lp(void **state)
 static void test_hp_c2247a(void **state)
 {
 	check_drive("hp_c2247a");
+}
+
+/* LBN-to-PBN mapping scheme 1 (serpentine), track-ahead read-ahead (DiskSim's
+ * continuous read 4). */
+static void test_atlas10k(void **state)
+{
+	check_drive("atlas10k");
+}
+
+/* Sparing scheme 7 (spares at the end of the disk, slips move what follows),
+ * continuous read 4 with segments shorter than a track. */
+static void test_atlas_iii(void **state)
+{
+	check_drive("atlas_III");
+}
+
+static void test_ibm18es(void **state)
+{
+	check_drive("ibm18es");
+}
+
+/* Its last zone ends one cylinder past the cylinder count. */
+static void test_hp_c2490a(void **state)
+{
+	check_drive("hp_c2490a");
+}
+
+/* Sectors per cylinder (st41601n), per track (dec_rz26, read-ahead to the
+ * track end), per range (cheetah4LP, with a defect), tracks (hp_c3323a). */
+static void test_st41601n(void **state)
+{
+	check_drive("st41601n");
+}
+
+static void test_dec_rz26(void **state)
+{
+	check_drive("dec_rz26");
+}
+
+static void test_cheetah4lp(void **state)
+{
+	check_drive("cheetah4LP");
+}
+
+static void test_hp_c3323a(void **state)
+{
+	check_drive("hp_c3323a");
 }
 
 /* The model must be what meets the targets: a drive without its cache
@@ -110,6 +160,14 @@ int main(void)
 		cmocka_unit_test(test_barracuda),
 		cmocka_unit_test(test_cheetah9lp),
 		cmocka_unit_test(test_hp_c2247a),
+		cmocka_unit_test(test_atlas10k),
+		cmocka_unit_test(test_atlas_iii),
+		cmocka_unit_test(test_ibm18es),
+		cmocka_unit_test(test_hp_c2490a),
+		cmocka_unit_test(test_st41601n),
+		cmocka_unit_test(test_dec_rz26),
+		cmocka_unit_test(test_cheetah4lp),
+		cmocka_unit_test(test_hp_c3323a),
 		cmocka_unit_test(test_degraded_model_misses),
 		cmocka_unit_test(test_errors),
 	};

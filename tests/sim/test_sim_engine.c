@@ -189,9 +189,22 @@ struct run {
 	struct sim_metrics m;   /* copied counters only (no histograms) */
 };
 
+/* Every completion of a run when recs is set (up to caprec). */
+struct rec {
+	uint64_t id, off, arrival, done;
+	uint32_t stream;
+};
+static struct rec *recs;
+static size_t nrec, caprec;
+
 static void on_done(void *ctx, const struct policy_req *req, uint64_t done)
 {
 	struct run *r = ctx;
+
+	if (recs && nrec < caprec)
+		recs[nrec++] = (struct rec){ .id = req->id, .off = req->offset,
+					     .arrival = req->arrival_ns, .done = done,
+					     .stream = req->stream };
 
 	if (r->ndone < 8) {
 		r->arrivals[r->ndone] = req->arrival_ns;
@@ -202,6 +215,9 @@ static void on_done(void *ctx, const struct policy_req *req, uint64_t done)
 
 static const struct sim_hint *run_hints;   /* --hint table for the next run() */
 static unsigned run_nhints;
+static bool run_closed;                    /* --closed-loop, --iodepth, --think */
+static unsigned run_iodepth;
+static uint64_t run_think;
 
 /* Runs policy on src with the devices; fills *out. */
 static void run(const char *policy, struct sim_source *src, const char *const *devspecs,
@@ -221,7 +237,9 @@ static void run(const char *policy, struct sim_source *src, const char *const *d
 	{
 		struct sim_config cfg = { .policy = policy, .devs = devs, .ndev = ndev, .src = src,
 					  .trace_dev = trace_dev, .ctx = out, .on_complete = on_done,
-					  .hints = run_hints, .nhints = run_nhints };
+					  .hints = run_hints, .nhints = run_nhints,
+					  .closed_loop = run_closed, .iodepth = run_iodepth,
+					  .think_ns = run_think };
 
 		if (sim_engine_create(&cfg, &e, err, sizeof(err)) < 0)
 			fail_msg("%s", err);
@@ -302,6 +320,143 @@ static void test_closed_loop(void **state)
 	assert_int_equal(r.arrivals[2], r.dones[1] + 7000000);
 	assert_int_equal(r.max_outstanding, 1);
 	free(r.json);
+}
+
+/* The completion record of the request at offset off. */
+static const struct rec *rec_at(uint64_t off)
+{
+	for (size_t i = 0; i < nrec; i++)
+		if (recs[i].off == off)
+			return &recs[i];
+	fail_msg("no request at offset %llu completed", (unsigned long long)off);
+	return NULL;
+}
+
+/* --closed-loop on an open-loop trace, iodepth 1, think 2 ms: stream 1's
+ * requests at 0, 8 and 16 KiB (trace times 0, 0, 1 ms) follow each other
+ * 2 ms after each completion; stream 2 starts at its own trace time, 5 ms,
+ * and its second request (trace time 100 ms) comes 2 ms after the first
+ * completes, not at 100 ms. */
+static void test_closed_loop_replay(void **state)
+{
+	static const char trace[] = "time_ms,op,offset,bytes,stream\n"
+				    "0,R,0,4096,1\n0,R,8192,4096,1\n1,R,16384,4096,1\n"
+				    "5,R,65536,4096,2\n100,R,131072,4096,2\n";
+	static const char *const ram[] = { "ram:generic,read_latency=1ms" };
+	struct rec buf[16];
+	struct run r;
+
+	recs = buf;
+	nrec = 0;
+	caprec = 16;
+	run_closed = true;
+	run_think = 2000000;
+	run("noop", text_trace(trace, "csv"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(nrec, 5);
+	assert_int_equal(rec_at(0)->arrival, 0);
+	assert_int_equal(rec_at(8192)->arrival, rec_at(0)->done + 2000000);
+	assert_int_equal(rec_at(16384)->arrival, rec_at(8192)->done + 2000000);
+	assert_int_equal(rec_at(65536)->arrival, 5000000);
+	assert_int_equal(rec_at(131072)->arrival, rec_at(65536)->done + 2000000);
+	assert_true(rec_at(131072)->arrival < 10000000);
+	assert_non_null(strstr(r.json, "\"closed_loop\":true,\"iodepth\":1,\"think_s\":0.002,"
+				       "\"streams\":2,\"lookahead_waits\":0"));
+	free(r.json);
+
+	/* Without --closed-loop the trace times hold. */
+	nrec = 0;
+	run_closed = false;
+	run_think = 0;
+	run("noop", text_trace(trace, "csv"), ram, 1, -1, &r);
+	assert_int_equal(rec_at(131072)->arrival, 100000000);
+	assert_non_null(strstr(r.json, "\"closed_loop\":false"));
+	free(r.json);
+	recs = NULL;
+}
+
+/* A closed loop with iodepth 4 under a reordering policy (deadline on an
+ * HDD): every stream keeps its order of arrival and never has more than
+ * 4 requests outstanding, and with all streams kept busy the same
+ * workload finishes sooner on the faster device (open loop it cannot:
+ * the arrival times are fixed). */
+static void test_closed_loop_window(void **state)
+{
+	static const char *const hdd[] = { "hdd:generic" }, *const ssd[] = { "ssd:generic" };
+	static struct rec buf[3000];
+	struct run rh, rs, oh, os;
+	unsigned maxov = 0;
+
+	recs = buf;
+	nrec = 0;
+	caprec = 3000;
+	run_closed = true;
+	run_iodepth = 4;
+	run("deadline", gen("mapreduce:requests=3000", 4, 1ull << 40), hdd, 1, -1,
+	    &rh);
+	assert_int_equal(rh.rc, 0);
+	assert_int_equal(nrec, 3000);
+	for (size_t i = 0; i < nrec; i++) {
+		unsigned overlapping = 0;
+
+		for (size_t j = 0; j < nrec; j++) {
+			if (recs[j].stream != recs[i].stream)
+				continue;
+			/* The engine numbers requests in source order. */
+			if (recs[j].id < recs[i].id)
+				assert_true(recs[j].arrival <= recs[i].arrival);
+			if (recs[j].arrival <= recs[i].arrival && recs[j].done > recs[i].arrival)
+				overlapping++;
+		}
+		assert_true(overlapping >= 1 && overlapping <= 4);
+		if (overlapping > maxov)
+			maxov = overlapping;
+	}
+	assert_int_equal(maxov, 4);
+	recs = NULL;
+	run("deadline", gen("mapreduce:requests=3000", 4, 1ull << 40), ssd, 1, -1,
+	    &rs);
+	run_closed = false;
+	run_iodepth = 0;
+	run("deadline", gen("mapreduce:requests=3000", 4, 1ull << 40), hdd, 1, -1,
+	    &oh);
+	run("deadline", gen("mapreduce:requests=3000", 4, 1ull << 40), ssd, 1, -1,
+	    &os);
+	/* Closed: 13.6 s on the HDD, 0.9 s on the SSD; open: 49.3 s on both. */
+	assert_true(rs.m.last_completion_ns * 10 < rh.m.last_completion_ns);
+	assert_true(os.m.last_completion_ns * 100 > oh.m.last_completion_ns * 99);
+	free(rh.json);
+	free(rs.json);
+	free(oh.json);
+	free(os.json);
+}
+
+/* One stream with 70 000 requests ahead of another's second request: the
+ * read-ahead window (65 536) fills, the second stream's free slot waits
+ * for its request to be read (counted), and everything completes with a
+ * bounded number of requests in the engine. */
+static void test_closed_loop_lookahead(void **state)
+{
+	static const char *const ram[] = { "ram" };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	struct run r;
+
+	fprintf(fp, "time_us,op,offset,bytes,stream\n0,R,0,4096,2\n");
+	for (unsigned i = 0; i < 70000; i++)
+		fprintf(fp, "%u,W,%u,4096,1\n", i, 4096 * (i + 1));
+	fprintf(fp, "70000,R,4096,4096,2\n");
+	fclose(fp);
+	run_closed = true;
+	run("noop", text_trace(text, "csv"), ram, 1, -1, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.m.completed, 70002);
+	assert_true(r.max_outstanding <= 2);
+	assert_non_null(strstr(r.json, "\"streams\":2,\"lookahead_waits\":1"));
+	run_closed = false;
+	free(r.json);
+	free(text);
 }
 
 static void test_bounded_memory(void **state)
@@ -481,6 +636,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_closed_loop),
+		cmocka_unit_test(test_closed_loop_replay),
+		cmocka_unit_test(test_closed_loop_window),
+		cmocka_unit_test(test_closed_loop_lookahead),
 		cmocka_unit_test(test_bounded_memory),
 		cmocka_unit_test(test_wrap_and_filter),
 		cmocka_unit_test(test_policy_holds_forever),

@@ -215,13 +215,64 @@ static void test_vms(void **state)
 	assert_true(small > 3 * 60 * 10 / 2 * 0.7 && small < 3 * 60 * 10 / 2 * 1.3);
 }
 
+/* TestDFSIO, write-read: 3 tasks, 1 MiB files, 256 KiB requests: each
+ * task writes its file at 0, 1 and 2 MiB in 4 requests, then reads it
+ * back in 4; the tasks' requests come round robin, all tasks start at 0,
+ * and the source is closed loop with the given iodepth and think time. */
+static void test_dfsio(void **state)
+{
+	struct sim_source *src = mk("dfsio:files=3,file_size=1MiB,size=256KiB,iodepth=2,think=1ms", 1);
+	uint64_t next_off[4] = { 0, 0, 1 << 20, 2 << 20 }, n = 0;
+	unsigned per[4] = { 0 };
+	struct sim_io io;
+
+	assert_true(src->closed_loop);
+	assert_int_equal(src->iodepth, 2);
+	while (sim_source_next(src, &io) > 0) {
+		unsigned t = io.stream;
+
+		assert_true(t >= 1 && t <= 3);
+		/* Round robin: request n belongs to task n % 3 + 1. */
+		assert_int_equal(t, n % 3 + 1);
+		assert_int_equal(io.arrival_ns, per[t]);   /* nominal: order only */
+		assert_int_equal(io.len, 256 << 10);
+		assert_int_equal(io.think_ns, 1000000);
+		assert_int_equal(io.op, per[t] < 4 ? POLICY_OP_WRITE : POLICY_OP_READ);
+		assert_int_equal(io.flags & POLICY_REQ_SYNC, per[t] < 4 ? 0 : POLICY_REQ_SYNC);
+		if (per[t] == 4)
+			next_off[t] = (uint64_t)(t - 1) << 20;   /* the read starts over */
+		assert_int_equal(io.offset, next_off[t]);
+		next_off[t] += io.len;
+		per[t]++;
+		n++;
+	}
+	assert_int_equal(n, 24);
+	sim_source_destroy(src);
+
+	/* Read only, a short last request, and requests=N stopping early. */
+	src = mk("dfsio:files=1,file_size=640KiB,size=256KiB,mode=read", 1);
+	assert_int_equal(sim_source_next(src, &io), 1);
+	assert_int_equal(sim_source_next(src, &io), 1);
+	assert_int_equal(sim_source_next(src, &io), 1);
+	assert_int_equal(io.op, POLICY_OP_READ);
+	assert_int_equal(io.offset, 512 << 10);
+	assert_int_equal(io.len, 128 << 10);
+	assert_int_equal(sim_source_next(src, &io), 0);
+	sim_source_destroy(src);
+	src = mk("dfsio:files=2,mode=write,requests=5", 1);
+	for (n = 0; sim_source_next(src, &io) > 0; n++)
+		assert_int_equal(io.op, POLICY_OP_WRITE);
+	assert_int_equal(n, 5);
+	sim_source_destroy(src);
+}
+
 static void test_errors(void **state)
 {
 	struct sim_source *src;
 	char err[512];
 
 	assert_int_equal(sim_gen_create("tpcc", 1, 1ull << 30, &src, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "unknown workload 'tpcc' (known: mapreduce, pangu, vms)");
+	assert_string_equal(err, "unknown workload 'tpcc' (known: mapreduce, pangu, vms, dfsio)");
 	assert_int_equal(sim_gen_create("mapreduce:bulky=0,light=0", 1, 1ull << 30, &src, err,
 					sizeof(err)), -EINVAL);
 	assert_string_equal(err, "workload mapreduce: needs at least one bulky or light process");
@@ -235,6 +286,13 @@ static void test_errors(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "workload mapreduce: address span of 1048576 bytes is smaller than "
 				 "the 67108864 this workload needs");
+	assert_int_equal(sim_gen_create("dfsio:files=10", 1, 512ull << 20, &src, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "workload dfsio: address span of 536870912 bytes is smaller than "
+				 "the 1048576000 this workload needs");
+	assert_int_equal(sim_gen_create("dfsio:mode=append", 1, 1ull << 30, &src, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "workload dfsio: option 'mode'"));
 }
 
 int main(void)
@@ -245,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_mapreduce),
 		cmocka_unit_test(test_pangu),
 		cmocka_unit_test(test_vms),
+		cmocka_unit_test(test_dfsio),
 		cmocka_unit_test(test_errors),
 	};
 

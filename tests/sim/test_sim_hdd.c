@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "disk_text.h"
 #include "hdd.h"
 #include "source.h"
 
@@ -54,6 +55,7 @@ static void simple(struct sim_hdd_params *p)
 	p->ovh_ms[SIM_OVH_READ_MISS_AFTER_WRITE] = 0.5;
 	p->xfer_ms = 0.01;
 	p->queue_depth = 1;
+	p->contread = SIM_RA_SEGMENT;
 	params_finish(p);
 	assert_int_equal(p->blocks, 10000);
 }
@@ -322,7 +324,9 @@ static void test_disksim_drives(void **state)
 	assert_int_equal(sim_disksim_load(dir, "barracuda", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.surfaces, 5);
 	assert_int_equal(p.cylinders, 5172);
-	assert_int_equal(p.blocks, 4110000);
+	/* DiskSim serves what the zones hold, not the declared Block count
+	 * (4110000): the sum of the eleven zones' counts. */
+	assert_int_equal(p.blocks, 4217670);
 	assert_int_equal(p.nzones, 11);
 	assert_int_equal(p.sparing, SIM_SPARE_PER_RANGE);
 	assert_int_equal(p.range_size, 6);
@@ -459,22 +463,7 @@ static void test_disksim_text(void **state)
 		"            Skew for track switch = 0, Skew for cylinder switch = 5,\n"
 		"            Number of spares = 0, slips = [], defects = [] } ]\n"
 		"      },\n"
-		"      Mechanical Model = dm_mech_g1 {\n"
-		"         Access time type = trackSwitchPlusRotation,\n"
-		"         Seek type = hpl,\n"
-		"         Single cylinder seek time = 1.0,\n"
-		"         HPL seek equation values = [ 50, 1, 0.1, 2, 0.01, 1 ],\n"
-		"         Head switch time = 0.5,\n"
-		"         Rotation speed (in rpms) = 6000\n"
-		"      }\n"
-		"   },\n"
-		"   Bulk sector transfer time = 0.01,\n"
-		"   Read hit over. after read = 0.1, Read hit over. after write = 0.1,\n"
-		"   Read miss over. after read = 0.5, Read miss over. after write = 0.5,\n"
-		"   Write hit over. after read = 0.2, Write hit over. after write = 0.2,\n"
-		"   Write miss over. after read = 0.3, Write miss over. after write = 0.3,\n"
-		"   Number of buffer segments = 0,\n"
-		"   Segment size (in blks) = 0\n"
+		TEST_DISK_MECHANICS
 		"} # end\n"
 		"disksim_bus B { Read block transfer time = 0.02, Write block transfer time = 0.0 }\n"
 		"instantiate [ disk0 ] as D\n"

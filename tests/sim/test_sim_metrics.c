@@ -107,6 +107,10 @@ static void test_metrics_scenario(void **state)
 	assert_non_null(strstr(buf, "\"makespan_s\":0.016"));
 	assert_non_null(strstr(buf, "\"cumulative_io_completion_s\":0.016"));
 	assert_non_null(strstr(buf, "\"latency_sum_s\":0.017"));
+	/* Per op over its own span: 12 KiB read in 0-5 ms (the failed read
+	 * does not count), 1 MiB written in 5-15 ms. */
+	assert_non_null(strstr(buf, "\"read_throughput_mib_s\":2.34375,"));
+	assert_non_null(strstr(buf, "\"write_throughput_mib_s\":100}"));
 	assert_non_null(strstr(buf, "\"read\":{\"count\":3,\"mean_us\":2000,\"p50_us\":200"));
 	assert_non_null(strstr(buf, "{\"class\":\"ge1MiB\",\"read\":{\"count\":0"));
 	free(buf);

@@ -345,6 +345,11 @@ static const struct {
 	  "layout: unknown key 'dsks'; did you mean 'disks'?" },
 	{ "mounts:\n  /data:\n    layout: {kind: replication, disks: 3}\n", 3, 40,
 	  "layout.disks: replication counts copies: use copies: N" },
+	/* A rate is a size per time: the unit parser's dimension, no "/s" trick. */
+	{ "mounts:\n  /data:\n    seq_read_bw: 430MiB\n", 3, 18,
+	  "seq_read_bw: bad value '430MiB': expected a bandwidth such as 430MiB/s" },
+	{ "mounts:\n  /data:\n    latency: 5 sec\n", 3, 14,
+	  "latency: bad value '5 sec': expected a time such as 10*y or 87600*h" },
 	{ "mounts:\n  /data:\n    bcw: {wf: 1MiB}\n", 3, 10,
 	  "bcw: missing 'wm': expected a mapping with wf, wm (sizes) and lf, lm, ls (times)" },
 	{ "mounts: [/a, /b]\n", 1, 9,
@@ -683,9 +688,31 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* Values go through the project's one unit parser: the units of values
+ * (us, ns) and rates as a size per time, spaces allowed. */
+static void test_value_units(void **state)
+{
+	struct iosig_catalog *cat = synth("mounts:\n"
+					  "  /data:\n"
+					  "    class: ssd\n"
+					  "    capacity: 1TiB\n"
+					  "    latency: 250us\n"
+					  "    seek: 300 ns\n"
+					  "    seq_write_bw: 2 MB / s\n"
+					  "    rand_read_bw: 1*GiB/ms\n");
+	const struct iosig_mount *m = mount_at(cat, "/data");
+
+	assert_true(fabs(m->latency - 250e-6) < 1e-18);
+	assert_true(fabs(m->seek - 300e-9) < 1e-21);
+	assert_true(m->seq_write_bw == 2 * MiB);
+	assert_true(m->rand_read_bw == 1000 * GiB);
+	iosig_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_units),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_reserve),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Selection (DESIGN 5.3) on the IOSIG paper's Table 2 machine
+ * Selection (docs/design.md §5.3) on the IOSIG paper's Table 2 machine
  * (tests/data/table2.yaml, loaded without discovery):
  *  - posterization (Sect. 7.3): totalsize 6 GB, persist, sequential picks the
  *    shared NFS below about 100 MB per I/O and the local HDD above;
@@ -262,7 +262,7 @@ static const char *chosen_path(const struct iosig_catalog *cat, const char *orig
 }
 
 /*
- * Equal predicted throughput is a tie, broken (DESIGN 5.3) by: the original
+ * Equal predicted throughput is a tie, broken (docs/design.md §5.3) by: the original
  * path's own mount, then more free space, then the mount point's name - the
  * same whatever order the catalog lists the mounts in.
  */

@@ -201,7 +201,7 @@ static void test_units(void **state)
 		{ "ppm", 1e-6, IOSIG_DIM_FRACTION },
 	};
 	static const char *const not_units[] = { "k", "kB", "Kib", "b", "m", "sec", "EiB", "",
-						 "ppb", "us" };
+						 "ppb", "us", "ns" };
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		double v = -1;
@@ -229,6 +229,18 @@ static void test_units(void **state)
 		assert_true(v == 42);
 	}
 	assert_false(iosig_unit_lookup(NULL, NULL, NULL));
+	/* "us" and "ns" are units of values written outside pragmas
+	 * (iosig_parse_value), but inside a pragma they name variables ... */
+	{
+		struct iosig_pragma *p = parse_ok("sig size_per_io(us * KiB) min_mttdl(ns)");
+
+		assert_int_equal(p->params[0].expr->lhs->kind, IOSIG_EXPR_IDENT);
+		assert_string_equal(p->params[0].expr->lhs->text, "us");
+		assert_int_equal(p->params[1].expr->kind, IOSIG_EXPR_IDENT);
+		iosig_pragma_free(p);
+	}
+	/* ... while a string form inside a pragma is a value */
+	expect_canon("sig min_mttdl(\"250 us\")", "min_mttdl(0.00025)", 0);
 	/* canonical values of a few units */
 	expect_canon("sig size_per_io(3*PiB)", "size_per_io(3377699720527872)", 0);
 	expect_canon("sig size_per_io(2*K + 1*KB)", "size_per_io(3072)", 0);

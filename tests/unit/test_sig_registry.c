@@ -56,7 +56,7 @@ static void test_define_and_use(void **state)
 	assert_non_null(reg);
 	define_ok(reg, "sigdef name(\"checkpoint\") persist sequential_access "
 		       "size_per_io(64*MiB) min_mttdl(20*y)");
-	/* the DESIGN example: the sig adds totalsize, keeps the rest */
+	/* the example of docs/design.md §3: the sig adds totalsize, keeps the rest */
 	assert_int_equal(resolve_canon(reg, "sig name(\"checkpoint\") totalsize(nranks * 4*GiB)",
 				       buf, sizeof(buf), &n, &err), 0);
 	assert_string_equal(buf, "persist sequential_access size_per_io(67108864) totalsize($0) "

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for iosig_parse_value(): the one parser of sizes, times and
- * fractions with units used by the tools, the catalog configuration and the
- * string forms inside pragmas.
+ * Unit tests for iosig_parse_value(): the one parser of sizes, times,
+ * fractions and rates with units used by the tools, the catalog
+ * configuration, the policies' and the simulator's options and the string
+ * forms inside pragmas.
  */
 #include <errno.h>
 #include <math.h>
@@ -54,6 +55,13 @@ static void test_valid(void **state)
 		{ "1mo", IOSIG_DIM_TIME, 2592000.0 },
 		{ "30 s", IOSIG_DIM_TIME, 30.0 },
 		{ "3600", IOSIG_DIM_TIME, 3600.0 },
+		{ "250us", IOSIG_DIM_TIME, 250e-6 },
+		{ "1.5 us", IOSIG_DIM_TIME, 1.5e-6 },
+		{ "300ns", IOSIG_DIM_TIME, 300e-9 },
+		{ "430MiB/s", IOSIG_DIM_RATE, 450887680.0 },
+		{ "2 MB / s", IOSIG_DIM_RATE, 2097152.0 },
+		{ "1GiB/ms", IOSIG_DIM_RATE, 1073741824000.0 },
+		{ "1048576", IOSIG_DIM_RATE, 1048576.0 },
 		{ "100ppm", IOSIG_DIM_FRACTION, 1e-4 },
 		{ "100 * ppm", IOSIG_DIM_FRACTION, 1e-4 },
 		{ "0.001", IOSIG_DIM_FRACTION, 0.001 },
@@ -113,6 +121,11 @@ static void test_invalid(void **state)
 		{ "9223372036854775807 + 1", IOSIG_DIM_NONE, -ERANGE, 1, 23, "integer overflow" },
 		{ "1 = 2", IOSIG_DIM_NONE, -EINVAL, 3, 1, "'=' is not allowed" },
 		{ "64 MiB\n+ h", IOSIG_DIM_SIZE, -EINVAL, 3, 1, "cannot add a size and a time" },
+		{ "2MB", IOSIG_DIM_RATE, -EINVAL, 2, 2, "expected a rate, but '2MB' is a size" },
+		{ "2MB/s", IOSIG_DIM_SIZE, -EINVAL, 5, 1, "cannot divide a size by a time" },
+		{ "2/s", IOSIG_DIM_RATE, -EINVAL, 3, 1, "cannot divide a plain number by a time" },
+		{ "5 usec", IOSIG_DIM_TIME, -EINVAL, 3, 4, "unknown unit 'usec'" },
+		{ "5 sec", IOSIG_DIM_TIME, -EINVAL, 3, 3, "times: ns us ms s min h d w mo y" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * probe.h - the measurement engine behind `iosig probe` and `iosig validate`
- * (DESIGN 5.1 source 3, 6; docs/probe.md).  Private to libiosig and its tools.
+ * (docs/design.md §5.1 source 3, §6; docs/probe.md).  Private to the iosig tool
+ * and its tests.
  *
  * A probe works inside a *session*: a private directory created with
  * mkdtemp() in the directory the caller names (the mount's data directory or

@@ -7,7 +7,10 @@
  * freopen64) and those that remove them (unlink, unlinkat, remove); a call
  * whose path matches a rule of $IOSIG_REDIRECT_RULES goes to libiosig's
  * redirection (rd_openat, rd_fopen, rd_freopen) with the rule's signature,
- * every other call goes straight to the next definition (libc).  This
+ * every other call goes to the next definition (libc), and then to links.c
+ * when the path is a link the runtime made (an open that refused it with
+ * O_NOFOLLOW, an unlink of it: links.h).  links.c, linked in here too,
+ * holds the other calls on links (lstat, readlink, rename ...).  This
  * library holds only the matcher and needs nothing but libc; the runtime
  * is in libiosig-preload-core.so, loaded by the first call that matches
  * (preload_core.h), so a program whose opens match no rule never loads the
@@ -21,8 +24,9 @@
  *
  * Recursion: libiosig itself opens files (configuration, mount table, data
  * directories, the decision log).  Every call into libiosig runs with the
- * thread-local `busy` count raised, and an interposer that sees it goes to
- * the real function at once.  Both halves are linked from their own copies
+ * thread-local iosig_real_busy raised (realfn.h: shared with a libiosig.so
+ * the program links), and an interposer that sees it goes to the real
+ * function at once.  Both halves are linked from their own copies
  * of libiosig's objects with hidden visibility, -Bsymbolic and a version
  * script exporting only the interposers (the core: only `pl_core`), so
  * libiosig's references inside them never leave them (not even to a
@@ -52,7 +56,9 @@
 
 #include "env.h"
 #include "interpose.h"
+#include "links.h"
 #include "preload_core.h"
+#include "realfn.h"
 #include "redirect.h"
 #include "rules.h"
 
@@ -65,11 +71,6 @@ int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-
-/* Calls into libiosig on this thread: interposers pass straight through.
- * initial-exec: the library is loaded at start-up, and a TLS access must
- * not call into the dynamic loader from an interposer. */
-static __thread unsigned busy __attribute__((tls_model("initial-exec")));
 
 /* The rules: `unloaded` until the first look, then NULL (none) or the set.
  * Published once with a compare-and-swap and never freed. */
@@ -88,8 +89,6 @@ typedef int (*openat2_fn)(int, const char *, int);
 typedef int (*creat_fn)(const char *, mode_t);
 typedef FILE *(*fopen_fn)(const char *, const char *);
 typedef FILE *(*freopen_fn)(const char *, const char *, FILE *);
-typedef int (*unlink_fn)(const char *);
-typedef int (*unlinkat_fn)(int, const char *, int);
 
 enum real_id {
 	R_OPEN, R_OPEN64, R_OPEN_2, R_OPEN64_2, R_OPENAT, R_OPENAT64, R_OPENAT_2, R_OPENAT64_2,
@@ -113,9 +112,9 @@ static void *real(enum real_id id)
 	void *p = atomic_load_explicit(&reals[id], memory_order_acquire);
 
 	if (unlikely(!p)) {
-		busy++;
-		p = interpose_next(real_names[id]);
-		busy--;
+		real_enter();
+		p = dlsym(RTLD_NEXT, real_names[id]);
+		real_leave();
 		atomic_store_explicit(&reals[id], p, memory_order_release);
 	}
 	return p;
@@ -141,7 +140,7 @@ static const struct pl_core_ops *load_core(void)
 	Dl_info info;
 	void *h;
 
-	busy++;
+	real_enter();
 	if (dladdr((void *)load_core, &info) && info.dli_fname &&
 	    (slash = strrchr(info.dli_fname, '/')) &&
 	    (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
@@ -158,11 +157,12 @@ static const struct pl_core_ops *load_core(void)
 	}
 	else
 		atomic_store(&core_failed, true);
-	busy--;
+	real_leave();
 	return ops;
 }
 
-/* The core, loaded if need be; NULL if it cannot be.  Called with busy raised. */
+/* The core, loaded if need be; NULL if it cannot be.  Called inside the
+ * runtime (real_enter()). */
 static const struct pl_core_ops *core(void)
 {
 	const struct pl_core_ops *ops = atomic_load_explicit(&core_ops, memory_order_acquire);
@@ -203,7 +203,7 @@ static const struct rules *load_rules(void)
 	const char *env;
 	int saved = errno;
 
-	busy++;
+	real_enter();
 	env = env_get(RULES_ENV);
 	if (env && *env) {
 		rs = rules_new();
@@ -228,7 +228,7 @@ static const struct rules *load_rules(void)
 		rules_free(rs);
 		rs = (struct rules *)expected;
 	}
-	busy--;
+	real_leave();
 	errno = saved;
 	return rs;
 }
@@ -342,7 +342,7 @@ static const struct rules_rule *find_rule(int dirfd, const char *path)
 	const struct rules_rule *rule;
 	int saved;
 
-	if (busy)
+	if (real_inside())
 		return NULL;
 	rs = atomic_load_explicit(&active, memory_order_acquire);
 	if (unlikely(rs == UNLOADED))
@@ -350,9 +350,9 @@ static const struct rules_rule *find_rule(int dirfd, const char *path)
 	if (!rs || rules_quick_reject(rs, path))
 		return NULL;
 	saved = errno;
-	busy++;
+	real_enter();
 	rule = match_path(rs, dirfd, path);
-	busy--;
+	real_leave();
 	errno = saved;
 	return rule;
 }
@@ -381,10 +381,10 @@ static int redirect_open(const struct rules_rule *rule, const char *call, int di
 	int fd;
 
 	rule_req(&req, rule, call, dirfd, path, flags, mode, NULL);
-	busy++;
+	real_enter();
 	ops = core();
 	fd = ops ? ops->openat(&req) : openat(dirfd, path, flags, mode);
-	busy--;
+	real_leave();
 	return fd;
 }
 
@@ -396,27 +396,15 @@ static FILE *redirect_fopen(const struct rules_rule *rule, const char *call, con
 	FILE *fp;
 
 	rule_req(&req, rule, call, AT_FDCWD, path, 0, 0, mode);
-	busy++;
+	real_enter();
 	ops = core();
 	if (ops)
 		fp = stream ? ops->freopen(&req, stream, large) : ops->fopen(&req, large);
 	else
 		fp = stream ? freopen(path, mode, stream) : fopen(path, mode);
-	busy--;
+	real_leave();
 	return fp;
 }
-
-/* The mode argument of an open-like call, read only when the flags say
- * there is one (as libc does). */
-#define OPEN_MODE(flags, last, mode)                  \
-	do {                                          \
-		if (__OPEN_NEEDS_MODE(flags)) {       \
-			va_list ap_;                  \
-			va_start(ap_, last);          \
-			mode = (mode_t)va_arg(ap_, int); \
-			va_end(ap_);                  \
-		}                                     \
-	} while (0)
 
 /* ------------------------------------------------------------------------
  * open(2) family
@@ -438,6 +426,7 @@ static int open_any(enum real_id id, const char *call, int dirfd, const char *pa
 {
 	const struct rules_rule *rule = NULL;
 	bool fortify = id == R_OPEN_2 || id == R_OPEN64_2 || id == R_OPENAT_2 || id == R_OPENAT64_2;
+	int saved = errno, fd;
 	void *fn;
 
 	/* The _FORTIFY_SOURCE variants have no mode: with O_CREAT they abort
@@ -452,19 +441,25 @@ static int open_any(enum real_id id, const char *call, int dirfd, const char *pa
 	switch (id) {
 	case R_OPEN_2:
 	case R_OPEN64_2:
-		return ((open2_fn)fn)(path, flags);
+		fd = ((open2_fn)fn)(path, flags);
+		break;
 	case R_OPENAT:
 	case R_OPENAT64:
-		return ((openat_fn)fn)(dirfd, path, flags, mode);
+		fd = ((openat_fn)fn)(dirfd, path, flags, mode);
+		break;
 	case R_OPENAT_2:
 	case R_OPENAT64_2:
-		return ((openat2_fn)fn)(dirfd, path, flags);
+		fd = ((openat2_fn)fn)(dirfd, path, flags);
+		break;
 	case R_CREAT:
 	case R_CREAT64:
 		return ((creat_fn)fn)(path, mode);
 	default:
-		return ((open_fn)fn)(path, flags, mode);
+		fd = ((open_fn)fn)(path, flags, mode);
+		break;
 	}
+	/* An O_NOFOLLOW open that refused a link the runtime made: its data. */
+	return links_open_result(fd, saved, dirfd, path, flags);
 }
 
 PL_EXPORT int open(const char *path, int flags, ...)
@@ -591,7 +586,7 @@ static int unlink_common(const struct rules_rule *rule, const char *call, int di
 	bool linked;
 	int r, e;
 
-	busy++;
+	real_enter();
 	ops = core();
 	ld = ops ? malloc(sizeof(*ld)) : NULL;
 	linked = ld && !(flags & AT_REMOVEDIR) && ops->find_linked(dirfd, path, ld);
@@ -603,26 +598,33 @@ static int unlink_common(const struct rules_rule *rule, const char *call, int di
 	if (linked)
 		ops->after_unlink(rule, call, dirfd, path, ld, r == 0);
 	free(ld);
-	busy--;
+	real_leave();
 	errno = e;
 	return r;
 }
 
-/* Every removing interposer: unlink_common for a path a rule matches,
- * else the real function. */
+/* Every removing interposer: unlink_common for a path a rule matches (which
+ * logs), else links_remove(): the next definition, and the data of a link
+ * the runtime made with it. */
 static int unlink_any(enum real_id id, const char *call, int dirfd, const char *path, int flags)
 {
 	const struct rules_rule *rule = find_rule(dirfd, path);
-	void *fn;
 
 	if (rule)
 		return unlink_common(rule, call, dirfd, path, flags);
-	fn = real(id);
-	if (!fn)
-		return no_real();
-	if (id == R_UNLINKAT)
-		return ((unlinkat_fn)fn)(dirfd, path, flags);
-	return ((unlink_fn)fn)(path);
+	return links_remove(id == R_UNLINKAT ? LINKS_UNLINKAT : id == R_REMOVE ? LINKS_REMOVE :
+			    LINKS_UNLINK, dirfd, path, flags);
+}
+
+/* The runtime's side of links.c: the core's, loaded if need be. */
+const struct links_ops *links_backend(void)
+{
+	const struct pl_core_ops *ops;
+
+	real_enter();
+	ops = core();
+	real_leave();
+	return ops ? ops->links : NULL;
 }
 
 PL_EXPORT int unlink(const char *path)

@@ -30,17 +30,17 @@
 #include <stdio.h>
 
 #include "client.h"
+#include "links.h"
 #include "rd_link.h"
 #include "redirect.h"
 #include "rules.h"
 
 /* Bumped whenever struct pl_core_ops or struct pl_linked changes. */
-#define PL_CORE_VERSION 3
+#define PL_CORE_VERSION 5
 
 /* A link about to be removed that claims to be one the runtime made. */
 struct pl_linked {
-	struct rd_link link;              /* rd_link_check() of the path (OWN or STALE) */
-	bool remove;                      /* OWN and rd_link_sole(): its data goes with it */
+	struct rd_link_removal rm;        /* rd_link_removal_begin() of the path */
 	char abs[PATH_MAX];               /* absolute path of the link, for the log */
 };
 
@@ -53,13 +53,14 @@ struct pl_core_ops {
 	FILE *(*fopen)(const struct rd_req *req, bool large);
 	FILE *(*freopen)(const struct rd_req *req, FILE *stream, bool large);
 	/* Before an unlink: true if `path` (relative to dirfd) is the user's
-	 * link with a data file's name (rd_link_check(): RD_LINK_OWN or
-	 * RD_LINK_STALE); ld->remove says whether its data may go with it.
-	 * When true, after_unlink() must follow. */
+	 * link with a data file's name (rd_link_removal_begin(): RD_LINK_OWN
+	 * or RD_LINK_STALE); ld->rm.sole says whether its data may go with
+	 * it.  When true, after_unlink() must follow. */
 	bool (*find_linked)(int dirfd, const char *path, struct pl_linked *ld);
 	/* After the program's unlink of such a link (`unlinked`: it succeeded):
-	 * removes the data file when ld->remove, logs what was done ("removed",
-	 * or "kept" and why) as the rule's decision, and releases ld. */
+	 * removes the data file when ld->rm.sole (rd_link_removal_end()), logs
+	 * what was done ("removed", or "kept" and why) as the rule's decision,
+	 * and releases ld. */
 	void (*after_unlink)(const struct rules_rule *rule, const char *call, int dirfd,
 			     const char *path, struct pl_linked *ld, bool unlinked);
 	/* Logs a warning (IOSIG_LOG). */
@@ -69,6 +70,8 @@ struct pl_core_ops {
 	 * them.  The front attaches it when it loads the core, before any
 	 * descriptor can be tagged. */
 	const struct cl_ops *(*client_attach)(const struct cl_host *host);
+	/* What links.c in the front asks about links (links.h). */
+	const struct links_ops *links;
 };
 
 /* The one symbol libiosig-preload-core.so exports. */

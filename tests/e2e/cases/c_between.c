@@ -1,9 +1,10 @@
 /*
- * Code between a pragma and its call that optimisers turn into intrinsics
- * and lifetime markers (a local array, memset and memcpy of structures,
- * __builtin_expect, an inlined function, a loop that unrolls): the call is
- * still the one described, with the values it has at the call, at every
- * optimisation level and with debug information.
+ * Code before the call in the statement a pragma describes (here a block)
+ * that optimisers turn into intrinsics and lifetime markers (a local array,
+ * memset and memcpy of structures, __builtin_expect, an inlined function, a
+ * loop that unrolls): the call is still the one described, with the values
+ * it has at the call, at every optimisation level and with debug
+ * information.
  *
  * cflags: -g
  * run: {tmp}
@@ -36,31 +37,39 @@ int main(int argc, char **argv)
 	long chunk = 4096;
 	int fd, opened = 0;
 
+	char path[256];
+
 	memset(&a, 0, sizeof(a));
 	a.sizes[3] = 3;
 #pragma io sig size_per_io(chunk) totalsize(b.sizes[3] * MiB)
-	char path[256];
-	memcpy(&b, &a, sizeof(b));
-	for (int i = 0; i < 4; i++)
-		chunk = twice(chunk);
-	snprintf(path, sizeof(path), "%s/f", dir_of(argv, argc));
-	if (__builtin_expect(argc > 0, 1))
-		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
-	else
-		fd = -1;
-	/* expect-log: {"site": {"line": "@-10"}, "sig": "size_per_io($0) totalsize($1)", "values": [65536, 3145728]} */
+	{
+		memcpy(&b, &a, sizeof(b));
+		for (int i = 0; i < 4; i++)
+			chunk = twice(chunk);
+		snprintf(path, sizeof(path), "%s/f", dir_of(argv, argc));
+		if (__builtin_expect(argc > 0, 1))
+			fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+		else
+			fd = -1;
+	}
+	/* expect-log: {"site": {"line": "@-11"}, "sig": "size_per_io($0) totalsize($1)", "values": [65536, 3145728]} */
 	opened += fd >= 0;
 	if (fd >= 0)
 		close(fd);
 
-	/* The pragma in a block whose locals end before the call's statement. */
+	/* A pragma before a block with locals of its own. */
 	{
 		char scratch[128];
 		long ssz = sizeof(scratch);
 #pragma io sig random_access size_per_io(ssz)
-		memset(scratch, 'x', sizeof(scratch));
-		fd = open(path, O_RDONLY);
-		/* expect-log: {"site": {"line": "@-3"}, "values": [128]} */
+		{
+			char copy[128];
+
+			memset(scratch, 'x', sizeof(scratch));
+			memcpy(copy, scratch, sizeof(copy));
+			fd = open(path, copy[0] == 'x' ? O_RDONLY : O_WRONLY);
+		}
+		/* expect-log: {"site": {"line": "@-8"}, "values": [128]} */
 		opened += fd >= 0 && read(fd, scratch, 1) == 0;
 		if (fd >= 0)
 			close(fd);

@@ -56,5 +56,11 @@ int f(const char *p)
 	/* Not a contradiction: a sig's tmp overrides its definition's persist. */
 #pragma io sig name("ckpt") tmp
 	fd = open(p, O_RDONLY);
+	/* A unit glued to a number: one message, the parser's (C's lexer would
+	 * say "invalid suffix"). */
+#pragma io sig size_per_io(64KiB) /* expect-error#28: a unit cannot be glued to a number in C: write 64*KiB instead of '64KiB' */
+	fd = open(p, O_RDONLY);
+#pragma io sig totalsize(1.5GiB) /* expect-error#26: a unit cannot be glued to a number in C: write 1.5*GiB instead of '1.5GiB' */
+	fd = open(p, O_RDONLY);
 	return fd;
 }

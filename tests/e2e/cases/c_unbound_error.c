@@ -11,8 +11,8 @@ int f(const char *p)
 	int fd;
 
 	fd = open(p, O_RDONLY);
-#pragma io sig tmp /* expect-error#9: '#pragma io sig' is not followed by a supported call in its block; it has no effect (supported: 'open', 'open64', 'openat', 'creat', 'fopen', 'fopen64', 'freopen', and the constructors and 'open' of 'std::fstream', 'std::ifstream' and 'std::ofstream') */
+#pragma io sig tmp /* expect-error#9: '#pragma io sig' describes no call: the statement after it calls no function that could open a file; put it right before the statement that opens the file [-fplugin-arg-iosig-unbound] */
 	return fd;
 }
 
-#pragma io sig tmp /* expect-error#9: '#pragma io sig' at file scope describes no call; put it inside a function, right before the call that opens the file */
+#pragma io sig tmp /* expect-error#9: '#pragma io sig' at file scope describes no call; put it inside a function, right before the statement that opens the file [-fplugin-arg-iosig-unbound] */

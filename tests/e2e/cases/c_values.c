@@ -81,13 +81,15 @@ int main(int argc, char **argv)
 	use(open(p, O_RDONLY));
 	/* expect-log: {"site": {"line": "@-2"}, "sig": "min_mttdl($0) availability($1)", "values": [5400.5, 1e-06]} */
 
-	/* Evaluated at the call: a later assignment counts, and so does a
-	 * variable declared between the pragma and the call. */
+	/* Evaluated at the call: an assignment before it in the statement the
+	 * pragma describes counts, and so does a variable declared there. */
 #pragma io sig size_per_io(chunk) totalsize(late)
-	chunk = 8192;
-	long late = 42;
-	use(open(p, O_RDONLY));
-	/* expect-log: {"site": {"line": "@-4"}, "values": [8192, 42]} */
+	{
+		chunk = 8192;
+		long late = 42;
+		use(open(p, O_RDONLY));
+	}
+	/* expect-log: {"site": {"line": "@-6"}, "values": [8192, 42]} */
 
 	/* A value evaluated in a loop, once per call. */
 	for (int i = 1; i <= 2; i++) {

@@ -22,13 +22,16 @@ int main(int argc, char **argv)
 	long chunk = 512;
 	int opened = 0;
 
+	int fd;
 #pragma io sig size_per_io(chunk) totalsize(n * KiB)
-	std::vector<int> v(16, 1);
-	auto scale = [&v](long x) { return x * (long)v.size(); };
-	chunk = scale(chunk);
-	long n = dir.empty() ? 0 : 7;
-	int fd = open((dir + "/g").c_str(), O_CREAT | O_WRONLY, 0600);
-	/* expect-log: {"site": {"line": "@-6", "call": "open"}, "values": [8192, 7168]} */
+	{
+		std::vector<int> v(16, 1);
+		auto scale = [&v](long x) { return x * (long)v.size(); };
+		chunk = scale(chunk);
+		long n = dir.empty() ? 0 : 7;
+		fd = open((dir + "/g").c_str(), O_CREAT | O_WRONLY, 0600);
+	}
+	/* expect-log: {"site": {"line": "@-8", "call": "open"}, "values": [8192, 7168]} */
 	opened += fd >= 0;
 	if (fd >= 0)
 		close(fd);

@@ -175,8 +175,8 @@ static int run(const char *spec, unsigned n, unsigned streams)
 
 int main(int argc, char **argv)
 {
-	static const char *const specs[] = { "noop", "deadline", "cfq", "bid-hdd", "bid-hybrid",
-					     "burst" };
+	static const char *const specs[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd",
+					     "bid-hybrid", "burst" };
 	unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000000;
 	unsigned streams = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 16;
 	int bad = 0;
