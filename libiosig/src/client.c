@@ -189,6 +189,15 @@ static int recv_answer(struct cl_session *s, unsigned want, struct iosd_msg *m,
  * ---------------------------------------------------------------------- */
 
 /* Whether the daemon behind sock may see our data: root's, or our own. */
+/* The process at the other end of a daemon socket, 0 when unknown. */
+static pid_t peer_pid(int sock)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? 0 : cred.pid;
+}
+
 static bool trusted(int sock, const char *path)
 {
 	struct ucred cred;
@@ -330,6 +339,7 @@ static struct cl_session *session_open(void)
 	s->id = m.u.welcome.session;
 	s->max_fds = m.u.welcome.max_fds;
 	s->pid = getpid();
+	s->daemon_pid = peer_pid(s->sock);
 	/* The watcher takes no signal: they are the program's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -520,8 +530,10 @@ void cl_file_forget(struct cl_file *f)
 			cl_sys_close(f->priv);
 			f->priv = -1;
 		}
+		cl_file_put(f);
 	}
-	cl_file_put(f);
+	/* Gone already: whatever made it so (a take-over) dropped the
+	 * registration's reference. */
 }
 
 void cl_file_put(struct cl_file *f)
@@ -715,6 +727,7 @@ static int64_t replay(struct cl_session *s, struct iosd_entry *e, uint64_t *ret_
 
 /* The daemon died while it may have kept the newest data of some of our
  * files in a tier: plain I/O on them must wait until a restarted daemon
+ * (another process on the same socket, as systemd's Restart= makes it)
  * has put that data home (it listens only once its recovery is done), at
  * most CL_TIER_WAIT_NS.  Not when the daemon stopped cleanly (it wrote
  * everything home first and said so in the ring). */
@@ -731,6 +744,12 @@ static void wait_for_recovery(struct cl_session *s)
 	while (cl_now() - t0 < CL_TIER_WAIT_NS) {
 		int fd = connect_daemon();
 
+		/* Not the dying daemon: it may still take a connection while
+		 * the kernel closes its descriptors. */
+		if (fd >= 0 && s->daemon_pid && peer_pid(fd) == s->daemon_pid) {
+			cl_sys_close(fd);
+			fd = -1;
+		}
 		if (fd >= 0) {
 			cl_sys_close(fd);
 			warn("iosigd is back after %.1f s: what it kept in a tier is home",
