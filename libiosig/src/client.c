@@ -852,8 +852,36 @@ static void *watcher_main(void *arg)
  * drain, fork, exit
  * ---------------------------------------------------------------------- */
 
-/* Waits until everything published so far is done (lock held on entry
- * and exit, released while waiting). */
+/* Publishes, for every file whose device keeps data in a tier, a barrier
+ * that writes that data home: whoever reads the file plainly after the
+ * drain (a forked child, an exec'd image, a process after our exit) must
+ * find it there (lock held; released while the ring is full). */
+static void publish_home_barriers(struct cl_session *s)
+{
+	for (uint32_t h = 0; h < s->nfiles_cap && !s->dead; h++) {
+		struct cl_file *f = s->files[h];
+		struct iosd_entry *e;
+		uint64_t doff;
+
+		if (!f || !f->tiered || f->gone)
+			continue;
+		f->refs++;
+		if (cl_reserve(s, 0, &e, &doff) == 0) {
+			e->op = IOSD_OP_BARRIER;
+			e->flags = IOSD_EF_WAITED;
+			e->handle = f->handle;
+			e->offset = 0;
+			e->length = 0;
+			e->data_off = 0;
+			e->aux = IOSD_BARRIER_HOME;
+			cl_publish(s, false);
+		}
+		cl_file_put(f);
+	}
+}
+
+/* Waits until everything published so far is done, tier data home (lock
+ * held on entry and exit, released while waiting). */
 static void drain_locked(void)
 {
 	struct cl_session *s = C.s;
@@ -863,9 +891,10 @@ static void drain_locked(void)
 	 * memory, which is what it shares the files with. */
 	if (!s || s->dead)
 		return;
+	s->users++;
+	publish_home_barriers(s);
 	end = s->prod.tail;
 	pos = s->prod.reclaim;
-	s->users++;
 	while (!s->dead && pos != end) {
 		/* Entries reclaimed meanwhile are done (and maybe reused). */
 		if ((int32_t)(s->prod.reclaim - pos) > 0)
