@@ -185,6 +185,7 @@ struct tfile {
 	uint64_t home_size;                /* size of the home file as far as we know */
 	uint64_t round_for;                /* wants a round numbered above this (0 = no) */
 	bool flush;                        /* everything home, then a FENCE, at the next round */
+	uint64_t flush_seq;                /* the last sequence when the flush copied it home */
 	bool released;                     /* no registration left: destroy once home */
 	bool stuck;                        /* a HOME could not be written (journal full) */
 	unsigned busy;                     /* commands in flight touching it */
@@ -360,6 +361,24 @@ static enum iosig_class class_of_path(struct daemon *d, const char *path, bool *
 	return info.cls;
 }
 
+/* Whether path is the root of a mount (statx's STATX_ATTR_MOUNT_ROOT,
+ * Linux 5.8; before it: a device other than its parent's). */
+static bool mounted(const char *path)
+{
+	struct statx sx, up;
+	char parent[PATH_MAX];
+
+	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &sx) < 0)
+		return false;
+	if (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)
+		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
+	if ((size_t)snprintf(parent, sizeof(parent), "%s/..", path) >= sizeof(parent) ||
+	    statx(AT_FDCWD, parent, 0, STATX_BASIC_STATS, &up) < 0)
+		return false;
+	return sx.stx_dev_major != up.stx_dev_major || sx.stx_dev_minor != up.stx_dev_minor ||
+	       sx.stx_ino == up.stx_ino;
+}
+
 int tiers_open(struct daemon *d, char *err, size_t errlen)
 {
 	struct tierset *ts;
@@ -388,6 +407,14 @@ int tiers_open(struct daemon *d, char *err, size_t errlen)
 					 .journal = c->journal, .mkdir_parent = c->mount != NULL };
 		char why[600];
 
+		if (c->mount && !mounted(c->mount)) {
+			/* Its store would land on the filesystem below, and a
+			 * previous daemon's records there would never be applied. */
+			snprintf(err, errlen, "tier %s: %s is not a mount point (its filesystem is not mounted): mount it, or remove the tier from the configuration once nothing of its data is needed; the daemon does not start without it",
+				 c->name, c->mount);
+			r = -ENODEV;
+			goto out;
+		}
 		if (c->cls >= 0)
 			cls = (enum iosig_class)c->cls;
 		t->cfg = c;
@@ -1718,6 +1745,7 @@ static void flush_file(struct tfile *tf)
 	uint8_t *buf = malloc(CHUNK);
 
 	tf->flush = true;
+	tf->flush_seq = T(d)->seq;
 	want_round(tf);
 	if (!buf)
 		return;
@@ -1743,6 +1771,31 @@ static void flush_file(struct tfile *tf)
 		pol_extmap_put(&tf->due, 0, off, len, 0, 0, T(d)->seq);
 	}
 	free(buf);
+}
+
+/* Whether tf has a copy in the tier newer than sequence seq. */
+static bool newer_than(struct tfile *tf, uint64_t seq)
+{
+	for (struct pol_ext *e = pol_extmap_first(&tf->loc, 0, 0, UINT64_MAX); e;
+	     e = pol_extmap_next(&tf->loc, 0, e))
+		if ((e->tag >> 1) > seq)
+			return true;
+	return false;
+}
+
+/* tf's copies of sequence seq or older are superseded by home data (a
+ * flush wrote them there): retired until a HOME record says so. */
+static void retire_upto(struct tfile *tf, uint64_t seq)
+{
+	struct pol_ext *e;
+
+	for (uint64_t at = 0; at < UINT64_MAX && (e = pol_extmap_first(&tf->loc, 0, at, UINT64_MAX - at));) {
+		uint64_t off = pol_ext_off(e), len = e->len;
+
+		at = off + len;
+		if ((e->tag >> 1) <= seq)
+			retire_copies(tf, off, len, OC_PEND_HOME);
+	}
 }
 
 /* Starts a round when one is wanted and none runs. */
@@ -1804,6 +1857,14 @@ static void round_end(struct daemon *d, struct dtiers *td)
 			if (!tf->round_for || tf->round_for >= td->round)
 				continue;
 			tf->round_for = 0;
+			if (tf->flush && newer_than(tf, tf->flush_seq)) {
+				/* Written to the tier again since the flush copied it
+				 * home (another process's descriptor): no FENCE - it
+				 * would retire those copies.  What the flush copied is
+				 * `due` (a HOME record below), its copies retired. */
+				retire_upto(tf, tf->flush_seq);
+				tf->flush = false;
+			}
 			if (tf->flush && tf->logged_gen == t->st->sb.generation) {
 				/* Everything of it was home before this round's fsync. */
 				if (tstore_log_fence(t->st, next_seq(d), tf->fid) == 0) {
