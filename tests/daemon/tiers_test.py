@@ -24,6 +24,9 @@ Groups (tiers_test.py GROUP):
   badstores  a store of a newer format, a foreign file, garbage, a truncated
              store: iosigd refuses to start, names the path and what to do,
              and changes nothing
+  fallback   a tier too small for the workload (its data area fills, its
+             journal drains again and again): writes go home, nothing lost;
+             a tier whose filesystem is not mounted: iosigd refuses to start
 
 Every group runs in a private mount namespace (it re-executes itself under
 unshare) with its own loop mounts, daemons and configurations.  Exit 77 =
@@ -64,7 +67,7 @@ class Setup:
     tier (the log and a data area as large as the SSD), nvcache a block
     device with a memory tier."""
 
-    def __init__(self, s, name, policy, opts=""):
+    def __init__(self, s, name, policy, opts="", tier_size=None, journal=None):
         self.policy, self.name = policy, name
         base = policy.split(":")[0]
         if base.startswith("mios"):
@@ -79,6 +82,7 @@ class Setup:
             self.home = s.mount_ext4(name + "-home", "512M")
             self.tmnt = s.mount_ext4(name + "-tier", "256M")
             home_cls, tier_cls, size = "hdd", "ssd", "160MiB"
+        size = tier_size or size
         self.store = os.path.join(self.tmnt, ".iosigd", "t.tier")
         path = s.path(name + ".cfg")
         write_config(path, [(self.home, self.home + "/iosig-data", ["class: " + home_cls])])
@@ -89,8 +93,9 @@ class Setup:
               devices:
                 "%s": { policy: "%s%s", tiers: [t] }
               tiers:
-                t: { mount: "%s", size: %s, class: %s }
-            """) % (self.home, policy, opts, self.tmnt, size, tier_cls)
+                t: { mount: "%s", size: %s, class: %s%s }
+            """) % (self.home, policy, opts, self.tmnt, size, tier_cls,
+                     ", journal: " + journal if journal else "")
         self.config = text
 
     def tier(self, st):
@@ -102,8 +107,10 @@ def daemon_for(s, setup, name):
     return Daemon(s, name, setup.config).start()
 
 
-def recovery_lines(d):
-    return [line for line in d.log().splitlines() if "recovery:" in line]
+def recovery_lines(d, mark=0):
+    """The recovery lines of d's log from byte `mark` on (a restarted
+    daemon appends to the log of the one it replaces)."""
+    return [line for line in d.log()[mark:].splitlines() if "recovery:" in line]
 
 
 # ---------------------------------------------------------------------------
@@ -182,10 +189,12 @@ def test_faults():
                 except OSError:
                     pass
                 d.kill9()
-                # systemd restarts it (Restart=on-failure): after a while.
+                # systemd restarts it (Restart=on-failure) on the same
+                # socket, after a while; its clients wait for it.
                 time.sleep(rng.uniform(0.0, 1.0))
-                d2 = daemon_for(s, st, "d-%s-%d-restarted" % (policy, cycle))
-                for line in recovery_lines(d2):
+                mark = len(d.log())
+                d2 = daemon_for(s, st, "d-%s-%d" % (policy, cycle))
+                for line in recovery_lines(d2, mark):
                     m = re.search(r"(\d+) records, (\d+) files, (\d+) bytes written home", line)
                     if m:
                         totals["recovered_records"] += int(m.group(1))
@@ -202,9 +211,12 @@ def test_faults():
             print("faults %s: %d kills; %s" % (policy, kills, json.dumps(totals)))
             check(totals["takeovers"] >= kills,
                   "%s: the clients took over after each kill (%d)" % (policy, totals["takeovers"]))
-            check(totals["dirty_at_kill"] >= kills // 2 and totals["recovered_bytes"] > 0,
-                  "%s: the tier held data at most kills and recovery wrote it home (%s)"
-                  % (policy, json.dumps(totals)))
+            # nvcache writes its dirty data back within milliseconds of an
+            # idle moment: the tier holds some at a few of the kills only.
+            need = 1 if policy == "nvcache" else kills // 2
+            check(totals["dirty_at_kill"] >= need and totals["recovered_bytes"] > 0,
+                  "%s: the tier held data at %d kills or more and recovery wrote it home (%s)"
+                  % (policy, need, json.dumps(totals)))
     finally:
         Daemon.kill_all()
         s.close()
@@ -224,7 +236,7 @@ rng = random.Random(seed)
 files = [os.open(os.path.join(d, "p%d" % i), os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644) for i in range(3)]
 ver = {}
 def rec(f, slot, v):
-    body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, v)).digest() * 32
+    body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, v)).digest() * 64
     return struct.pack("<IIII", 0x52434431, f, slot, v) + body[:2032]
 acked = {}
 for i in range(n):
@@ -259,8 +271,11 @@ def check_power(home, acked, seed, what):
             bad += 1
             continue
         magic, ff, ss, vv = __import__("struct").unpack("<IIII", b[:16])
-        body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, vv)).digest() * 32
+        body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, vv)).digest() * 64
         if magic != 0x52434431 or ff != f or ss != slot or vv < v or b[16:] != body[:2032]:
+            if not bad:
+                print("%s: first bad: file %d slot %d: want version >= %d, found magic %x file %d slot %d version %d, body %s"
+                      % (what, f, slot, v, magic, ff, ss, vv, "ok" if b[16:] == body[:2032] else "differs"))
             bad += 1
     check(bad == 0, "%s: every fsync-acknowledged record is home, none older or torn (%d bad of %d)"
           % (what, bad, len(acked)))
@@ -493,7 +508,62 @@ def test_badstores():
         s.close()
 
 
-GROUPS = {"programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
+# ---------------------------------------------------------------------------
+# fallback: a tier that fills up, a tier whose filesystem is not mounted
+# ---------------------------------------------------------------------------
+
+def test_fallback():
+    need_root()
+    s = Scratch("iosigd-tfall.")
+    try:
+        # bid-hybrid only: MIOS's tier holds its log and a data area as
+        # large as the SSD (its GC's destination), so it cannot be small.
+        for policy in [p for p in POLICIES if p == "bid-hybrid"]:
+            # A tier of 8 MiB with a journal of 64 KiB under 40 MiB of
+            # records: its data area fills, its journal drains (everything
+            # home, a new generation) again and again, writes go home
+            # meanwhile; the program sees nothing of it.
+            st = Setup(s, "full-" + policy, policy, tier_size="8MiB", journal="64KiB")
+            d = daemon_for(s, st, "d-full-" + policy)
+            work = os.path.join(st.home, "full")
+            p = records(d, work, 4.0, 31, mib=40)
+            c = collect(p, "%s, tier full: dwork records" % policy)
+            t = st.tier(d.status())
+            print("fallback %s: %s" % (policy, json.dumps(t)))
+            check(c is not None and c["records"] > 100, "%s: the workload ran (%s)" % (policy, c))
+            check(t is not None and t["drains"] > 0 and t["resets"] > 0 and t["failed"] is False,
+                  "%s: the full journal drained home and the tier started afresh (%s)"
+                  % (policy, json.dumps(t)))
+            check(t is not None and t["written_bytes"] > 0 and t["fallbacks"] > 0,
+                  "%s: writes the tier could not take went home (%s)" % (policy, json.dumps(t)))
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
+        # The tier's filesystem is not mounted: the store would land on
+        # the filesystem below (and a previous daemon's records there would
+        # never be applied): iosigd refuses to start and says why; plain
+        # programs are not affected.
+        st = Setup(s, "gone", "bid-hybrid")
+        d = daemon_for(s, st, "d-gone-1")
+        check(d.stop() == 0, "a daemon with the tier mounted runs and exits 0")
+        r = subprocess.run(["umount", st.tmnt], capture_output=True, text=True)
+        check(r.returncode == 0, "the tier is unmounted (%s)" % r.stderr.strip())
+        s.mounts.remove(st.tmnt)
+        dd = Daemon(s, "d-gone-2", st.config)
+        try:
+            dd.start()
+            started = True
+        except RuntimeError:
+            started = False
+        log = dd.log()
+        check(not started and "is not a mount point" in log and st.tmnt in log,
+              "no tier mount: refused, naming the mount (%s)" % log.strip()[-300:])
+        check(not os.path.exists(os.path.join(st.tmnt, ".iosigd")),
+              "no store was made on the filesystem below the mount point")
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+GROUPS = {"fallback": test_fallback, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
           "stale": test_stale, "badstores": test_badstores}
 
 
