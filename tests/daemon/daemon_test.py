@@ -100,6 +100,14 @@ class Daemon:
         self.p = None
         Daemon.all.append(self)
 
+    def refused(self):
+        """Starts it expecting a refusal: (whether it started, its log)."""
+        try:
+            self.start()
+            return True, self.log()
+        except RuntimeError:
+            return False, self.log()
+
     def start(self):
         log = open(self.logpath, "a")
         self.p = subprocess.Popen([IOSIGD, "--foreground", "--socket", self.sock, "--config", self.cfg, "-v"]
@@ -880,23 +888,24 @@ GROUPS = {"cli": test_cli, "programs": test_programs, "xproc": test_xproc, "faul
           "hostile": test_hostile, "load": test_load}
 
 
-def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in GROUPS:
-        print("usage: daemon_test.py {%s}" % "|".join(GROUPS))
+def run_group(groups, script):
+    """The main() of a test script: runs the group sys.argv[1] names, in
+    a private mount namespace when root (the loop mounts vanish with it)."""
+    if len(sys.argv) != 2 or sys.argv[1] not in groups:
+        print("usage: %s {%s}" % (script, "|".join(groups)))
         return 2
     if os.geteuid() == 0 and os.environ.get("IOSIGD_TEST_NS") != "1":
-        # A private mount namespace: the loop mounts vanish with the test.
         unshare = shutil.which("unshare")
         if not unshare:
             skip("unshare(1) is not installed (util-linux)")
         env = dict(os.environ, IOSIGD_TEST_NS="1")
         os.execve(unshare, [unshare, "--mount", "--propagation", "private", sys.executable] + sys.argv, env)
     try:
-        GROUPS[sys.argv[1]]()
+        groups[sys.argv[1]]()
     finally:
         Daemon.kill_all()
     return finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_group(GROUPS, "daemon_test.py"))

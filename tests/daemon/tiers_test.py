@@ -38,7 +38,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
@@ -47,8 +46,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, collect, device_of, prepare_tree,  # noqa: E402
-                         records, redirected, takeovers)
-from iosig_testlib import (Scratch, check, differing, finish, need_root, run, skip,  # noqa: E402
+                         records, redirected, run_group, takeovers)
+from iosig_testlib import (Scratch, check, differing, need_root, run,  # noqa: E402
                            sqlite_workload, tree, write_config)
 
 ALL_POLICIES = ["bid-hybrid", "mios-d", "mios-e", "nvcache"]
@@ -488,13 +487,7 @@ def test_badstores():
             with open(st.store, "wb") as f:
                 f.write(content)
             before = hashlib.sha256(open(st.store, "rb").read()).hexdigest()
-            dd = Daemon(s, "d-" + name, st.config)
-            try:
-                dd.start()
-                started = True
-            except RuntimeError:
-                started = False
-            log = dd.log()
+            started, log = Daemon(s, "d-" + name, st.config).refused()
             check(not started and want in log and st.store in log,
                   "%s store: refused with the path and what to do (%s)" % (name, log.strip()[-400:]))
             after = hashlib.sha256(open(st.store, "rb").read()).hexdigest()
@@ -547,13 +540,7 @@ def test_fallback():
         r = subprocess.run(["umount", st.tmnt], capture_output=True, text=True)
         check(r.returncode == 0, "the tier is unmounted (%s)" % r.stderr.strip())
         s.mounts.remove(st.tmnt)
-        dd = Daemon(s, "d-gone-2", st.config)
-        try:
-            dd.start()
-            started = True
-        except RuntimeError:
-            started = False
-        log = dd.log()
+        started, log = Daemon(s, "d-gone-2", st.config).refused()
         check(not started and "is not a mount point" in log and st.tmnt in log,
               "no tier mount: refused, naming the mount (%s)" % log.strip()[-300:])
         check(not os.path.exists(os.path.join(st.tmnt, ".iosigd")),
@@ -567,22 +554,5 @@ GROUPS = {"fallback": test_fallback, "programs": test_programs, "faults": test_f
           "stale": test_stale, "badstores": test_badstores}
 
 
-def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in GROUPS:
-        print("usage: tiers_test.py {%s}" % "|".join(GROUPS))
-        return 2
-    if os.geteuid() == 0 and os.environ.get("IOSIGD_TEST_NS") != "1":
-        unshare = shutil.which("unshare")
-        if not unshare:
-            skip("unshare(1) is not installed (util-linux)")
-        env = dict(os.environ, IOSIGD_TEST_NS="1")
-        os.execve(unshare, [unshare, "--mount", "--propagation", "private", sys.executable] + sys.argv, env)
-    try:
-        GROUPS[sys.argv[1]]()
-    finally:
-        Daemon.kill_all()
-    return finish()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_group(GROUPS, "tiers_test.py"))
