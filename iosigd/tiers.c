@@ -1937,15 +1937,18 @@ static void round_end(struct daemon *d, struct dtiers *td)
 		}
 		free(w);
 	}
-	/* Files nobody holds any more, whose data is all home: gone. */
+	/* Files nobody holds any more, whose data is all home: gone.  One
+	 * written to the tier during its flush flushes again. */
 	for (struct policy_list *l = td->files.next, *nx; l != &td->files; l = nx) {
 		struct tfile *tf = pol_container_of(l, struct tfile, link);
 
 		nx = l->next;
-		if (tf->released && !tf->f->refs && !tf->busy && !tf->flush && !tf->round_for &&
-		    !pol_extmap_first(&tf->due, 0, 0, UINT64_MAX) &&
-		    !pol_extmap_first(&tf->loc, 0, 0, UINT64_MAX))
-			engine_file_destroy(d, tf->f);
+		if (!tf->released || tf->f->refs || tf->busy || tf->flush || tf->round_for)
+			continue;
+		if (dirty_bytes(tf))
+			flush_file(tf);
+		else if (!pol_extmap_first(&tf->due, 0, 0, UINT64_MAX))
+			engine_file_destroy(d, tf->f);   /* clean copies go with it */
 	}
 }
 
