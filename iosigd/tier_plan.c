@@ -215,7 +215,8 @@ static int valid_bytes(struct tplan_rec *recs, size_t n, const struct tplan_ops 
 		}
 		i = end;
 	}
-	qsort(ret->v, ret->n, sizeof(*ret->v), cmp_vpiece);
+	if (ret->n)
+		qsort(ret->v, ret->n, sizeof(*ret->v), cmp_vpiece);
 out:
 	free(t);
 	return r;
@@ -255,7 +256,8 @@ int tplan_build(struct tplan_rec *recs, size_t n, unsigned nfiles, const struct 
 	size_t vi = 0;
 	int r;
 
-	qsort(recs, n, sizeof(*recs), cmp_seq);
+	if (n)
+		qsort(recs, n, sizeof(*recs), cmp_seq);   /* recs may be NULL then */
 	p.pieces = calloc(nfiles ? nfiles : 1, sizeof(*p.pieces));
 	p.npieces = calloc(nfiles ? nfiles : 1, sizeof(*p.npieces));
 	if (!p.pieces || !p.npieces || pol_extmap_init(&m, nfiles ? nfiles : 1) < 0) {
