@@ -1209,6 +1209,11 @@ static bool prepare_sleep(struct daemon *d)
 	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring) ||
 	    !tiers_idle(d))
 		return false;
+	/* A completion after the dispatch (tiers_run()) made a device's
+	 * dispatch due. */
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next)
+		if (pol_container_of(l, struct ddev, link)->dirty)
+			return false;
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 

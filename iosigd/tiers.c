@@ -1010,12 +1010,19 @@ static void sub_read(struct daemon *d, struct tcmd *c, int fd, void *buf, uint64
 	c->pending++;
 }
 
-static void sub_fsync(struct daemon *d, void *obj, unsigned tag, int fd, bool datasync)
+/* An fsync of fd: 1 when queued (a completion for obj is due), 0 when no
+ * SQE was to be had and it was done here and now. */
+static unsigned sub_fsync(struct daemon *d, void *obj, unsigned tag, int fd, bool datasync)
 {
 	struct io_uring_sqe *sqe = sqe_for(d, obj, tag);
 
-	if (sqe)
-		io_uring_prep_fsync(sqe, fd, datasync ? IORING_FSYNC_DATASYNC : 0);
+	if (!sqe) {
+		if ((datasync ? fdatasync(fd) : fsync(fd)) < 0)
+			dlog(DLOG_ERR, "a sync of tier data failed: %s", strerror(errno));
+		return 0;
+	}
+	io_uring_prep_fsync(sqe, fd, datasync ? IORING_FSYNC_DATASYNC : 0);
+	return 1;
 }
 
 /* A request of the command is done: the policy hears of it, and a
@@ -1530,8 +1537,7 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 
 	if (r->op == POLICY_OP_FLUSH) {
 		if (dev == 1 && !td->t->is_volatile) {
-			sub_fsync(d, c, TAG_CMD, td->t->st->fd, true);
-			c->pending++;
+			c->pending += sub_fsync(d, c, TAG_CMD, td->t->st->fd, true);
 		}
 		return;
 	}
@@ -1827,14 +1833,13 @@ static void round_start(struct daemon *d, struct dtiers *td)
 
 		if (!tf->round_for || tf->round_for >= td->round)
 			continue;
-		sub_fsync(d, td, TAG_ROUND, tf->wfd >= 0 ? tf->wfd : tf->f->fd, true);
-		td->round_pending++;
+		td->round_pending += sub_fsync(d, td, TAG_ROUND, tf->wfd >= 0 ? tf->wfd : tf->f->fd,
+					       true);
 	}
 	/* The store: what was written to it so far, durable. */
 	td->round_epoch = t->epoch;
 	if (t->unsynced && !t->is_volatile) {
-		sub_fsync(d, td, TAG_ROUND, t->st->fd, true);
-		td->round_pending++;
+		td->round_pending += sub_fsync(d, td, TAG_ROUND, t->st->fd, true);
 	}
 	t->epoch++;
 	t->unsynced = 0;
@@ -1910,8 +1915,7 @@ static void round_end(struct daemon *d, struct dtiers *td)
 		if (logged && td->round_durable && !t->is_volatile) {
 			/* An fsync waits: the HOME records themselves durable. */
 			td->round_phase = 2;
-			sub_fsync(d, td, TAG_ROUND, t->st->fd, true);
-			td->round_pending = 1;
+			td->round_pending = sub_fsync(d, td, TAG_ROUND, t->st->fd, true);
 			t->epoch++;
 			return;
 		}
