@@ -175,18 +175,21 @@ def test_faults():
         for policy in POLICIES:
             st = Setup(s, policy, policy)
             totals = {"records": 0, "checked": 0, "takeovers": 0, "replayed": 0, "dirty_at_kill": 0,
-                      "recovered_records": 0, "recovered_bytes": 0}
+                      "live_at_kill": 0, "recovered_records": 0, "recovered_bytes": 0}
             for cycle in range(kills):
                 d = daemon_for(s, st, "d-%s-%d" % (policy, cycle))
                 work = os.path.join(st.home, "c%d" % cycle)
                 p = records(d, work, 2.5, 5000 + cycle, mib=40)
-                time.sleep(rng.uniform(0.2, 1.8))
+                time.sleep(rng.uniform(0.1, 1.2))
                 try:
                     t = st.tier(d.status())
                     if t and t["dirty_bytes"] > 0:
                         totals["dirty_at_kill"] += 1
                 except OSError:
                     pass
+                # A fast run may be over before the kill: its client has
+                # nothing to take over.
+                totals["live_at_kill"] += p.poll() is None
                 d.kill9()
                 # systemd restarts it (Restart=on-failure) on the same
                 # socket, after a while; its clients wait for it.
@@ -208,8 +211,9 @@ def test_faults():
                 shutil.rmtree(work, ignore_errors=True)
                 check(d2.stop() == 0, "%s cycle %d: the restarted daemon exits 0" % (policy, cycle))
             print("faults %s: %d kills; %s" % (policy, kills, json.dumps(totals)))
-            check(totals["takeovers"] >= kills,
-                  "%s: the clients took over after each kill (%d)" % (policy, totals["takeovers"]))
+            check(totals["takeovers"] >= totals["live_at_kill"] >= kills // 4,
+                  "%s: every client running at a kill took over (%d take-overs, %d running at %d kills)"
+                  % (policy, totals["takeovers"], totals["live_at_kill"], kills))
             # nvcache writes its dirty data back within milliseconds of an
             # idle moment: the tier holds some at a few of the kills only.
             need = 1 if policy == "nvcache" else kills // 2
