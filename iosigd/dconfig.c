@@ -11,6 +11,7 @@
  *       /mnt/hdd:                          # mount point or fnmatch pattern
  *         policy: "bid-hdd:wait_max=50ms"
  *         queue_depth: 32
+ *         schedule: true                   # a global network mount: schedule it
  *     limits:
  *       clients: 1024
  *       fds_per_client: 4096
@@ -44,7 +45,8 @@
 #define DCFG_MAX_BYTES (1u << 20)
 
 static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits", "tiers" };
-static const char *const device_keys[] = { "policy", "queue_depth", "tiers", "defer_close" };
+static const char *const device_keys[] = { "policy", "queue_depth", "tiers", "defer_close",
+					   "schedule" };
 static const char *const tier_keys[] = { "path", "mount", "size", "journal", "queue_depth",
 					 "class" };
 static const char *const limit_keys[] = { "clients", "fds_per_client", "ring_size",
@@ -118,6 +120,13 @@ const struct dcfg_tier *dconfig_tier(const struct dconfig *cfg, const char *name
 		if (!strcmp(cfg->tiers[i].name, name))
 			return &cfg->tiers[i];
 	return NULL;
+}
+
+bool dconfig_schedules(const struct dconfig *cfg, const char *mount)
+{
+	const struct dcfg_device *dv = dconfig_device_for(cfg, mount);
+
+	return dv && dv->schedule;
 }
 
 /* Index of key in names, or -1 after setting the error (with a suggestion
@@ -323,7 +332,7 @@ static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 		return 0;
 	case 2:
 		return parse_tier_names(y, c, vn);
-	default:
+	case 3:
 		s = cat_yaml_scalar(y, vn, "defer_close", "true or false");
 		if (!s)
 			return -EINVAL;
@@ -331,6 +340,19 @@ static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 			return cat_yaml_err(y, vn, "%s: defer_close: expected true or false, got '%s'",
 					    c->ctx, s);
 		return 0;
+	default: {
+		char sb[64];
+		bool b;
+
+		s = cat_yaml_scalar(y, vn, c->ctx, "true or false");
+		if (!s)
+			return -EINVAL;
+		if (!cat_parse_bool(s, &b))
+			return cat_yaml_err(y, vn, "%s: schedule: bad value '%s': expected true or false",
+					    c->ctx, cat_yaml_shown(s, sb, sizeof(sb)));
+		c->dv->schedule = b;
+		return 0;
+	}
 	}
 }
 

@@ -12,7 +12,7 @@
 
 /* The policies that keep data on its home device, and those that put it on
  * tiers (docs/tiers.md): a device with `tiers:` runs one of the latter. */
-#define DCFG_HOME_POLICIES "noop, deadline, cfq, bid-hdd, burst"
+#define DCFG_HOME_POLICIES "noop, deadline, cfq, bfq, bid-hdd, burst"
 #define DCFG_TIER_POLICIES "bid-hybrid, mios-d, mios-e, nvcache"
 
 /* One entry of `daemon: devices:`. */
@@ -20,6 +20,7 @@ struct dcfg_device {
 	char *pattern;             /* mount point or fnmatch(3) pattern */
 	char *policy;              /* "NAME[:opt=val,...]", NULL = the default */
 	unsigned queue_depth;      /* 0 = by device class */
+	bool schedule;             /* `schedule:`: a global network mount is scheduled */
 	int line;                  /* where it was given */
 	char **tiers;              /* `tiers:` names, in order (the policy's devices 1..) */
 	size_t ntiers;
@@ -81,6 +82,10 @@ const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, uns
 const struct dcfg_device *dconfig_device_for(const struct dconfig *cfg, const char *mount);
 /* The `tiers:` entry called name, or NULL. */
 const struct dcfg_tier *dconfig_tier(const struct dconfig *cfg, const char *name);
+/* True if the first entry for this mount point says `schedule: true`:
+ * the descriptors of files on a global (network) mount are then scheduled
+ * instead of passed through. */
+bool dconfig_schedules(const struct dconfig *cfg, const char *mount);
 
 /* Checks a policy spec for the configuration: a policy whose options
  * parse, of the home-device kind, or of the tier-using kind when `tiers`

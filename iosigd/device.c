@@ -14,7 +14,7 @@
 
 /* The policies that keep data on its home device, and those that put it
  * on tiers (docs/tiers.md). */
-static const char *const home_policies[] = { "noop", "deadline", "cfq", "bid-hdd", "burst" };
+static const char *const home_policies[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
 static const char *const tier_policies[] = { "bid-hybrid", "mios-d", "mios-e", "nvcache" };
 
 static bool listed(const char *name, const char *const *names, size_t n)
@@ -129,7 +129,7 @@ static const struct iosig_mount *catalog_mount(struct daemon *d, uint64_t st_dev
 }
 
 void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
-		     const char **ret_spec, struct policy_dev_info *ret)
+		     const char **ret_spec, struct policy_dev_info *ret, bool *ret_passthrough)
 {
 	const struct iosig_mount *m = catalog_mount(d, st_dev);
 	struct iosig_mount generic;
@@ -146,6 +146,11 @@ void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
 		snprintf(name, size, "%s", m->path);
 	}
 	*ret_spec = dconfig_policy_for(&d->cfg, name, &qd);
+	/* A global mount (a network filesystem every node sees): staging its
+	 * writes here would hide them from the other nodes' processes until
+	 * they reach it, so its descriptors do their own I/O unless the
+	 * configuration says to schedule them (docs/multinode.md). */
+	*ret_passthrough = m->global && !dconfig_schedules(&d->cfg, name);
 	if (policy_dev_from_mount(m, name, qd ? qd : default_queue_depth(m), ret) < 0) {
 		/* A mount the conversion refuses (a block size beyond 32 bits):
 		 * the generic description. */

@@ -554,7 +554,7 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info);
+	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info, &dv->passthrough);
 	dv->info.name = dv->name;
 	dv->d = d;
 	dv->st_dev = st_dev;
@@ -1112,6 +1112,7 @@ static void on_signal(struct daemon *d)
 		dlog(DLOG_INFO, "%s: finishing what clients queued, then exiting",
 		     si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
 		d->draining = true;
+		sysd_stopping(d);
 		listener_close(d);
 		/* Ingest up to what is published now; what comes later the
 		 * clients write themselves once the session closes. */

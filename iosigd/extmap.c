@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * extmap.c - where a file's bytes lie on its device, so that the ordering
- * policies (deadline, cfq, bid-hdd) sort requests by physical position.
+ * policies (deadline, cfq, bfq, bid-hdd) sort requests by physical position.
  *
  * FS_IOC_FIEMAP maps the file's extents, cached per file and fetched again
  * when a request lies past the mapped extents (the file grew) - at most

@@ -13,6 +13,7 @@
  *               it (policy_dev_from_mount()), the policies iosigd runs
  *   extmap.c    FIEMAP: where a file's bytes lie on the device
  *   status.c    the STATUS answer (JSON)
+ *   systemd.c   socket activation and readiness (libsystemd)
  *
  * One thread does everything; nothing here is locked.
  */
@@ -71,7 +72,9 @@ struct ddev {
 	unsigned inflight;         /* commands issued, not completed */
 	uint64_t wake;             /* tick wanted at (ns), UINT64_MAX = none */
 	bool dirty;                /* dispatch() is due */
+	bool passthrough;          /* global mount not scheduled: registrations refused */
 	/* counters for status */
+	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
 	uint64_t lat_sum_ns, lat_n;
 };
@@ -186,7 +189,11 @@ struct daemon {
 	struct dconfig cfg;
 	struct iosig_catalog *cat;    /* built lazily (device.c) */
 	uint64_t cat_built_ns;
+	const char *mode;          /* "system", "user", "foreground" (status) */
 	const char *socket_path;
+	char socket_name[112];     /* an inherited socket's name ('@' + sun_path) */
+	bool socket_owned;         /* we bound it: remove the name at exit */
+	bool socket_activated;     /* systemd passed the listening socket */
 	dev_t sock_dev;            /* the socket's name, to remove only our own */
 	ino_t sock_ino;
 	int epfd, listen_fd, timer_fd, signal_fd;
@@ -273,6 +280,10 @@ int session_send(struct dsession *s, unsigned type, const void *body, size_t len
 /* Binds and listens on path (a stale socket is replaced, a live one is an
  * error); 0 or -errno with a message in err. */
 int listener_open(struct daemon *d, const char *path, char *err, size_t errlen);
+/* Listens on fd, a socket systemd bound (socket activation): checked to be
+ * a listening Unix SOCK_SEQPACKET socket; its name is never removed.  0 or
+ * -errno with a message in err. */
+int listener_adopt(struct daemon *d, int fd, char *err, size_t errlen);
 void listener_accept(struct daemon *d);
 void listener_close(struct daemon *d);
 
@@ -284,9 +295,11 @@ void listener_close(struct daemon *d);
  * configured queue depth (else one by class) is used.  A filesystem the
  * catalog does not know makes it build again (a mount that appeared since),
  * at most every 2 s; if it still does not, a generic flash device.
+ * *ret_passthrough: the mount is global (visible on every node) and the
+ * configuration does not say `schedule: true` for it.
  */
 void device_describe(struct daemon *d, uint64_t st_dev, char *name, size_t size,
-		     const char **ret_spec, struct policy_dev_info *ret);
+		     const char **ret_spec, struct policy_dev_info *ret, bool *ret_passthrough);
 void device_fini(struct daemon *d);
 
 /* ---- extmap.c ---- */
@@ -301,5 +314,19 @@ void extmap_free(struct dextmap *m);
 /* The daemon's state as JSON (malloc'ed, NUL-terminated); NULL when out
  * of memory. */
 char *status_json(struct daemon *d);
+
+/* ---- systemd.c ---- */
+
+/*
+ * The listening socket systemd passed (sd_listen_fds(3); the variables are
+ * unset): -ENOENT when none was passed (bind one), the descriptor, or
+ * another -errno with a message in err (more than one socket).
+ */
+int sysd_listen_fd(char *err, size_t errlen);
+/* Tells systemd (sd_notify(3), when NOTIFY_SOCKET is set) that the daemon
+ * serves: READY=1 and a STATUS= line. */
+void sysd_ready(struct daemon *d);
+/* Tells systemd that the daemon drains and stops: STOPPING=1, STATUS=. */
+void sysd_stopping(struct daemon *d);
 
 #endif /* IOSIGD_H */

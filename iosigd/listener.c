@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * listener.c - the daemon's Unix socket: bind (replacing a stale socket,
- * refusing to take over a live one or anything that is not a socket),
- * accept, and who the peer is (SO_PEERCRED).
+ * refusing to take over a live one or anything that is not a socket) or
+ * adopt the one systemd bound (socket activation), accept, and who the
+ * peer is (SO_PEERCRED).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <systemd/sd-daemon.h>
 
 #include "iosigd.h"
 
@@ -26,6 +30,24 @@ static bool live(const struct sockaddr_un *sa)
 	up = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
 	close(fd);
 	return up;
+}
+
+/* Serves the listening socket fd, named path. */
+static int listen_on(struct daemon *d, int fd, const char *path, char *err, size_t errlen)
+{
+	int r;
+
+	d->listen_fd = fd;
+	d->socket_path = path;
+	d->listening = true;
+	d->wlisten = (struct dwatch){ .kind = DW_LISTEN };
+	r = engine_watch(d, fd, &d->wlisten, EPOLLIN);
+	if (r < 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(-r));
+		listener_close(d);
+		return r;
+	}
+	return 0;
 }
 
 int listener_open(struct daemon *d, const char *path, char *err, size_t errlen)
@@ -80,21 +102,42 @@ int listener_open(struct daemon *d, const char *path, char *err, size_t errlen)
 		d->sock_dev = st.st_dev;
 		d->sock_ino = st.st_ino;
 	}
-	d->listen_fd = fd;
-	d->socket_path = path;
-	d->listening = true;
-	d->wlisten = (struct dwatch){ .kind = DW_LISTEN };
-	r = engine_watch(d, fd, &d->wlisten, EPOLLIN);
-	if (r < 0) {
-		snprintf(err, errlen, "epoll: %s", strerror(-r));
-		listener_close(d);
-		return r;
-	}
-	return 0;
+	d->socket_owned = true;
+	return listen_on(d, fd, path, err, errlen);
 
 out_close:
 	close(fd);
 	return r;
+}
+
+int listener_adopt(struct daemon *d, int fd, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	int fl;
+
+	if (sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) <= 0) {
+		snprintf(err, errlen,
+			 "the socket systemd passed (descriptor %d) is not a listening Unix SOCK_SEQPACKET socket: "
+			 "the .socket unit needs ListenSequentialPacket=", fd);
+		return -ENOTSOCK;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		int r = -errno;
+
+		snprintf(err, errlen, "the socket systemd passed: fcntl: %s", strerror(-r));
+		return r;
+	}
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || len <= offsetof(struct sockaddr_un, sun_path))
+		sa.sun_path[0] = '\0';
+	/* An abstract name (leading NUL) is shown as '@name', as ss(8) does. */
+	snprintf(d->socket_name, sizeof(d->socket_name), "%s%.*s", sa.sun_path[0] ? "" : "@",
+		 (int)sizeof(sa.sun_path) - 1, sa.sun_path[0] ? sa.sun_path : sa.sun_path + 1);
+	d->socket_owned = false;
+	d->socket_activated = true;
+	return listen_on(d, fd, d->socket_name, err, errlen);
 }
 
 void listener_close(struct daemon *d)
@@ -107,8 +150,9 @@ void listener_close(struct daemon *d)
 	close(d->listen_fd);
 	d->listen_fd = -1;
 	d->listening = false;
-	/* Remove the name only if it is still ours (not a successor's). */
-	if (d->socket_path && lstat(d->socket_path, &st) == 0 && st.st_dev == d->sock_dev &&
+	/* Remove the name only if it is still ours (not a successor's, nor
+	 * systemd's: the .socket unit keeps listening for the next start). */
+	if (d->socket_owned && d->socket_path && lstat(d->socket_path, &st) == 0 && st.st_dev == d->sock_dev &&
 	    st.st_ino == d->sock_ino)
 		unlink(d->socket_path);
 }

@@ -289,6 +289,13 @@ static void on_register(struct daemon *d, struct dsession *s, const struct iosd_
 		refuse(d, s, m, -ENODEV, "%s", why);
 		goto out_close;
 	}
+	if (dev->passthrough) {
+		dev->passed_through++;
+		refuse(d, s, m, -EREMOTE,
+		       "%s is global (a network filesystem): its files do their own I/O unless "
+		       "daemon: devices: %s: schedule: true", dev->name, dev->name);
+		goto out_close;
+	}
 	if (rm->handle >= s->nregs_cap) {
 		unsigned ncap = s->nregs_cap ? s->nregs_cap : 16;
 		struct dreg **n;

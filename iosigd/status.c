@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * status.c - the daemon's state as JSON, the answer to a STATUS message:
- * the daemon (pid, uptime, socket, configuration), its clients (pid, uid,
- * registered descriptors, queued bytes, ring use) and its devices (policy,
+ * the daemon (pid, uid, version, mode, uptime, socket, configuration), its
+ * clients (pid, uid, registered descriptors, queued bytes, ring use) and its devices (policy,
  * queue, requests and bytes done, mean latency, the policy's counters).
  */
 #include <stdio.h>
@@ -18,6 +18,15 @@ static void emit(void *ctx, const char *key, double value)
 	json_num(ctx, key, value);
 }
 
+/* Entries the client published that the daemon has not copied out yet
+ * (all of them when the producer's tail is corrupt). */
+static uint32_t ring_unread(struct dsession *s)
+{
+	uint32_t n = iosd_ring_pending(&s->ring, s->head);
+
+	return n == UINT32_MAX ? s->ring.nentries : n;
+}
+
 char *status_json(struct daemon *d)
 {
 	struct json_writer w;
@@ -31,8 +40,12 @@ char *status_json(struct daemon *d)
 	json_obj_begin(&w, NULL);
 	json_obj_begin(&w, "daemon");
 	json_int(&w, "pid", getpid());
+	json_uint(&w, "uid", getuid());
+	json_str(&w, "version", iosig_version());
+	json_str(&w, "mode", d->mode);
 	json_num(&w, "uptime_s", (double)(dnow() - d->start_ns) / 1e9);
 	json_str(&w, "socket", d->socket_path);
+	json_bool(&w, "socket_activated", d->socket_activated);
 	json_str(&w, "config", d->cfg.file[0] ? d->cfg.file : NULL);
 	json_bool(&w, "draining", d->draining);
 	json_uint(&w, "operations", d->ops_total);
@@ -51,8 +64,9 @@ char *status_json(struct daemon *d)
 		json_uint(&w, "descriptors", s->nregs);
 		json_uint(&w, "queued_bytes", s->queued);
 		json_uint(&w, "outstanding", s->outstanding);
-		json_uint(&w, "ring_entries", s->version ? s->ring.nentries : 0);
-		json_uint(&w, "ring_bytes", s->version ? s->ring.data_bytes : 0);
+		json_uint(&w, "ring_entries", s->ring.nentries);
+		json_uint(&w, "ring_bytes", s->ring.data_bytes);
+		json_uint(&w, "ring_unread", ring_unread(s));
 		json_uint(&w, "operations", s->completed);
 		json_obj_end(&w);
 	}
@@ -64,6 +78,8 @@ char *status_json(struct daemon *d)
 		json_obj_begin(&w, NULL);
 		json_str(&w, "mount", dv->name);
 		json_str(&w, "policy", dv->policy_spec);
+		json_bool(&w, "passthrough", dv->passthrough);
+		json_uint(&w, "passed_through", dv->passed_through);
 		json_uint(&w, "queue_depth", dv->info.queue_depth);
 		json_uint(&w, "inflight", dv->inflight);
 		json_uint(&w, "requests", dv->requests);

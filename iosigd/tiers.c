@@ -321,10 +321,11 @@ static int check_devices(struct daemon *d, char *err, size_t errlen)
 		char name[IOSD_NAME_MAX];
 		const char *spec;
 		struct stat st;
+		bool passthrough;   /* not used: a tier's mount is the daemon's own */
 
 		if (!c->ntiers || stat(c->pattern, &st) < 0)
 			continue;
-		device_describe(d, st.st_dev, name, sizeof(name), &spec, &info);
+		device_describe(d, st.st_dev, name, sizeof(name), &spec, &info, &passthrough);
 		if (strcmp(name, c->pattern))
 			continue;   /* not a mount point (yet) */
 		for (size_t k = 0; k < d->cfg.ntiers; k++)
@@ -349,6 +350,7 @@ static enum iosig_class class_of_path(struct daemon *d, const char *path, bool *
 	struct policy_dev_info info;
 	char name[IOSD_NAME_MAX];
 	const char *spec;
+	bool passthrough;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	while (stat(dir, &st) < 0 && (slash = strrchr(dir, '/')) && slash != dir)
@@ -356,7 +358,7 @@ static enum iosig_class class_of_path(struct daemon *d, const char *path, bool *
 	if (stat(dir, &st) < 0)
 		st.st_dev = 0;
 	device_describe(d, S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, name, sizeof(name), &spec,
-			&info);
+			&info, &passthrough);
 	*ret_volatile = info.cls == IOSIG_CLASS_RAM;
 	return info.cls;
 }

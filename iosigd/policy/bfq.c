@@ -32,6 +32,12 @@
  *    backward seeks (back_seek_max 16 MiB at penalty 2), except an
  *    expired FIFO head once per budget (fifo_expire_sync/async).
  *
+ * A write a process starts waiting for (expedite) becomes what BFQ makes of
+ * a request a process blocks on: it moves from the shared async queue to
+ * its process's sync queue (made, and weight raised, as any new one), at
+ * the head of the FIFO with its expiry passed, as that queue's next
+ * request; the queue may then preempt the one in service.
+ *
  * Not modelled (docs/policies.md): groups (cgroups) and I/O priority
  * classes other than best effort, early queue merging of cooperating
  * processes, injection of other queues' I/O while idling, and the tag
@@ -172,7 +178,7 @@ struct bfq {
 	struct policy_list free_queues;
 	/* counters */
 	uint64_t slices, expirations[EXP_NREASONS], idle_waits, idle_hits, time_charged;
-	uint64_t wr_interactive, wr_softrt, preemptions;
+	uint64_t wr_interactive, wr_softrt, preemptions, expedited;
 };
 
 static const struct policy_opt bfq_opts[] = {
@@ -1157,33 +1163,39 @@ static bool idle_busy_switch(struct bfq *b, struct bfq_queue *q, uint64_t now)
 	return interactive;
 }
 
-static int bfq_submit(struct policy *pol, struct policy_req *req)
+/* The sync queue of `stream` or the async queue of bd, made if need be;
+ * NULL when out of memory. */
+static struct bfq_queue *queue_get(struct bfq *b, struct bfq_dev *bd, uint32_t stream, bool sync,
+				   uint64_t now)
 {
-	struct bfq *b = pol->priv;
-	struct policy_env *env = b->env;
-	uint64_t now = env->now(env);
-	bool sync = req->op == POLICY_OP_READ || (req->flags & POLICY_REQ_SYNC);
-	struct bfq_dev *bd;
-	struct bfq_queue *q;
+	struct bfq_queue *q = sync ? pol_map_get(&bd->sync, stream) : bd->async_q;
+
+	if (q)
+		return q;
+	q = queue_new(b, bd, stream, sync, now);
+	if (!q)
+		return NULL;
+	if (sync ? pol_map_put(&bd->sync, stream, q) < 0 : (bd->async_q = q, 0)) {
+		pol_list_add_tail(&b->free_queues, &q->free_link);
+		return NULL;
+	}
+	if (sync && (bd->burst_size > 0 || bd->busy_queues == 0))
+		handle_burst(bd, q, now);
+	return q;
+}
+
+/* bfq_add_request and bfq_rq_enqueued: req arrives in q.  `waited`: a
+ * request a process now blocks on (expedite) - the head of q's FIFO with
+ * its expiry passed, and q's next request. */
+static void add_request(struct bfq *b, struct bfq_queue *q, struct policy_req *req, bool waited,
+			uint64_t now)
+{
+	struct bfq_dev *bd = q->bd;
+	bool sync = q->sync;
 	struct policy_req *prev_next;
 	unsigned old_coeff;
 	bool interactive = false;
 
-	if (req->dev >= b->ndev || req->op == POLICY_OP_FLUSH)
-		return -EINVAL;
-	bd = &b->dev[req->dev];
-	q = sync ? pol_map_get(&bd->sync, req->stream) : bd->async_q;
-	if (!q) {
-		q = queue_new(b, bd, req->stream, sync, now);
-		if (!q)
-			return -ENOMEM;
-		if (sync ? pol_map_put(&bd->sync, req->stream, q) < 0 : (bd->async_q = q, 0)) {
-			pol_list_add_tail(&b->free_queues, &q->free_link);
-			return -ENOMEM;
-		}
-		if (sync && (bd->burst_size > 0 || bd->busy_queues == 0))
-			handle_burst(bd, q, now);
-	}
 	if (sync) {
 		/* bfq_update_io_thinktime, _has_short_ttime, _io_seektime */
 		uint64_t elapsed = now > q->ttime_last_end ? now - q->ttime_last_end : 0;
@@ -1197,7 +1209,6 @@ static int bfq_submit(struct policy *pol, struct policy_req *req)
 	q->seek_history = q->seek_history << 1 | rq_seeky(bd, q->last_request_pos, req);
 	if (q->wr_coeff > 1 && q->wr_cur_max_time == WR_RT_MAX_TIME && totally_seeky(q))
 		end_wr(q, now);
-	/* bfq_add_request */
 	req->pptr = q;
 	req->pdata[1] = 0;
 	req->tnode.key = req->offset;
@@ -1205,7 +1216,7 @@ static int bfq_submit(struct policy *pol, struct policy_req *req)
 	pol_tree_insert(&q->sorted, &req->tnode);
 	q->nreq++;
 	prev_next = q->next_rq;
-	q->next_rq = choose_req(b, q->next_rq, req, bd->last_position);
+	q->next_rq = waited ? req : choose_req(b, q->next_rq, req, bd->last_position);
 	old_coeff = q->wr_coeff;
 	if (!q->busy) {
 		interactive = idle_busy_switch(b, q, now);
@@ -1224,8 +1235,13 @@ static int bfq_submit(struct policy *pol, struct policy_req *req)
 	 * at); raising (re)started: when it did. */
 	if (b->o.low_latency && (old_coeff == 1 || q->wr_coeff == 1 || interactive))
 		q->last_wr_start_finish = now;
-	req->pdata[0] = now + (sync ? b->o.fifo_expire_sync : b->o.fifo_expire_async);
-	pol_list_add_tail(&q->fifo, &req->link);
+	if (waited) {
+		req->pdata[0] = now;
+		pol_list_add_head(&q->fifo, &req->link);
+	} else {
+		req->pdata[0] = now + (sync ? b->o.fifo_expire_sync : b->o.fifo_expire_async);
+		pol_list_add_tail(&q->fifo, &req->link);
+	}
 	/* bfq_rq_enqueued */
 	q->last_request_pos = req->offset + req->len;
 	if (q == bd->in_service && q->wait_request) {
@@ -1233,14 +1249,61 @@ static int bfq_submit(struct policy *pol, struct policy_req *req)
 		bool timed_out = budget_timed_out(q, now);
 
 		b->idle_hits++;
-		if (small && idling_boosts_thr(b, q) && !timed_out)
-			return 0;   /* wait a little more for a larger one */
+		if (small && idling_boosts_thr(b, q) && !timed_out && !waited)
+			return;   /* wait a little more for a larger one */
 		q->wait_request = false;
 		bd->idle_until = 0;
 		if (timed_out)
 			expire(b, q, false, EXP_BUDGET_TIMEOUT, now);
 	}
+}
+
+static int bfq_submit(struct policy *pol, struct policy_req *req)
+{
+	struct bfq *b = pol->priv;
+	uint64_t now = b->env->now(b->env);
+	bool sync = req->op == POLICY_OP_READ || (req->flags & POLICY_REQ_SYNC);
+	struct bfq_queue *q;
+
+	if (req->dev >= b->ndev || req->op == POLICY_OP_FLUSH)
+		return -EINVAL;
+	q = queue_get(b, &b->dev[req->dev], req->stream, sync, now);
+	if (!q)
+		return -ENOMEM;
+	add_request(b, q, req, false, now);
 	return 0;
+}
+
+/* A process now waits for req: what BFQ makes of a request a process
+ * blocks on.  It leaves its queue (bfq_remove_request: the queue's next
+ * request is found again; an emptied queue that is not in service leaves
+ * the scheduler) and arrives in its process's sync queue - created and,
+ * like any new sync queue, possibly weight raised - at the head of the
+ * FIFO with its expiry passed, as that queue's next request. */
+static void bfq_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct bfq *b = pol->priv;
+	uint64_t now = b->env->now(b->env);
+	struct bfq_queue *from = req->pptr, *to;
+	struct bfq_dev *bd = from->bd;
+
+	to = from->sync ? from : queue_get(b, bd, req->stream, true, now);
+	if (!to)
+		return;   /* out of memory: it stays where it is */
+	if (from->next_rq == req)
+		from->next_rq = find_next_rq(b, from, req, now);
+	take(from, req);
+	if (from != to && !from->nreq) {
+		from->next_rq = NULL;
+		if (from->busy && from != bd->in_service) {
+			if (!from->dispatched)
+				from->idle_since = now;
+			deactivate(from);
+		}
+		queue_put(b, from);
+	}
+	add_request(b, to, req, true, now);
+	b->expedited++;
 }
 
 /* ---- completions and the idle timer ---- */
@@ -1323,6 +1386,7 @@ static void bfq_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "time_charged_expirations", (double)b->time_charged);
 	emit(ctx, "weight_raised_interactive", (double)b->wr_interactive);
 	emit(ctx, "weight_raised_soft_rt", (double)b->wr_softrt);
+	emit(ctx, "expedited", (double)b->expedited);
 	if (b->ndev) {
 		emit(ctx, "max_budget_bytes", (double)max_budget(b, &b->dev[0]) * SECT);
 		emit(ctx, "peak_rate_mib_s", (double)b->dev[0].peak_rate * 1e6 * SECT /
@@ -1368,4 +1432,5 @@ const struct policy_ops pol_bfq_ops = {
 	.tick = bfq_tick,
 	.fini = bfq_fini,
 	.report = bfq_report,
+	.expedite = bfq_expedite,
 };

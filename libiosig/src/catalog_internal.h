@@ -65,6 +65,10 @@ bool cat_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format
  * ("/a/bc" is not under "/a/b"); dir "/" holds every absolute path. */
 bool cat_path_under(const char *path, const char *dir);
 
+/* A YAML boolean: true/yes/on or false/no/off, any case; false if s is
+ * neither. */
+bool cat_parse_bool(const char *s, bool *ret);
+
 /* $xdg_var/rel when that variable holds an absolute path, else
  * $HOME/home_sub/rel; false when neither is set (or too long). */
 bool cat_user_file(const char *xdg_var, const char *home_sub, const char *rel, char *buf,

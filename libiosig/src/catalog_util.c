@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/statfs.h>
 
 void cat_error(struct iosig_error *err, const char *file, int line, int col, const char *fmt,
@@ -174,4 +175,22 @@ uint64_t cat_path_fsid(const char *path)
 	if (statfs(path, &sf) < 0)
 		return 0;
 	return ((uint64_t)(uint32_t)sf.f_fsid.__val[0] << 32) | (uint32_t)sf.f_fsid.__val[1];
+}
+
+bool cat_parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "true", "yes", "on" };
+	static const char *const no[] = { "false", "no", "off" };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*ret = true;
+			return true;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*ret = false;
+			return true;
+		}
+	}
+	return false;
 }

@@ -53,8 +53,6 @@ int cat_yaml_err(struct cat_yaml *y, const yaml_node_t *node, const char *fmt, .
  * list"). */
 const char *cat_yaml_scalar(struct cat_yaml *y, const yaml_node_t *node, const char *key,
 			    const char *expect);
-/* A yes/no value (true/yes/on, false/no/off, any case); false if s is none. */
-bool cat_parse_bool(const char *s, bool *ret);
 /* A device class name (ram nvm ssd hdd raid network) at node, or the error
  * (with a suggestion for a typo). */
 int cat_yaml_class(struct cat_yaml *p, const yaml_node_t *node, const char *key, uint8_t *ret);

@@ -35,11 +35,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "client_internal.h"
+#include "daemon_socket.h"
 #include "declog.h"
 #include "env.h"
 #include "runtime.h"
@@ -49,7 +49,6 @@
 #define CL_RETRY_NS (5ull * 1000000000ull)   /* after a failed connect */
 #define CL_TIER_WAIT_NS (60ull * 1000000000ull)  /* for a restarted daemon (tiers) */
 #define CL_ANSWER_MS 5000                    /* the daemon answers within this */
-#define CL_SYSTEM_SOCKET "/run/iosigd/iosigd.sock"
 
 struct cl_state C = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -188,7 +187,6 @@ static int recv_answer(struct cl_session *s, unsigned want, struct iosd_msg *m,
  * the session
  * ---------------------------------------------------------------------- */
 
-/* Whether the daemon behind sock may see our data: root's, or our own. */
 /* The process at the other end of a daemon socket, 0 when unknown. */
 static pid_t peer_pid(int sock)
 {
@@ -198,54 +196,20 @@ static pid_t peer_pid(int sock)
 	return getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? 0 : cred.pid;
 }
 
-static bool trusted(int sock, const char *path)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return false;
-	if (cred.uid == 0 || cred.uid == geteuid())
-		return true;
-	warn("iosigd at %s runs as uid %u, neither root nor this user: not used", path, cred.uid);
-	return false;
-}
-
-/* Connects to the first daemon that answers: $IOSIG_DAEMON_SOCKET alone
- * when set ("" = no daemon), else $XDG_RUNTIME_DIR/iosigd.sock, then the
- * system socket.  -1 when none. */
+/* Connects to the first daemon that answers and may see our data
+ * (daemon_socket.h: the candidates, root's or our own uid); -1 when none. */
 static int connect_daemon(void)
 {
-	const char *env = env_get("IOSIG_DAEMON_SOCKET");
-	const char *xdg = env_get("XDG_RUNTIME_DIR");
-	char paths[2][sizeof(((struct sockaddr_un *)0)->sun_path)];
-	unsigned n = 0;
+	char paths[DSOCK_MAX][DSOCK_PATH_MAX], why[DSOCK_PATH_MAX + 100];
+	unsigned n = dsock_candidates(paths);
 
-	if (env) {
-		if (!*env)
-			return -1;
-		snprintf(paths[n++], sizeof(paths[0]), "%s", env);
-	} else {
-		if (xdg && xdg[0] == '/' &&
-		    (size_t)snprintf(paths[n], sizeof(paths[0]), "%s/iosigd.sock", xdg) < sizeof(paths[0]))
-			n++;
-		snprintf(paths[n++], sizeof(paths[0]), "%s", CL_SYSTEM_SOCKET);
-	}
 	for (unsigned i = 0; i < n; i++) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
-		int fd;
+		int fd = dsock_connect(paths[i], true, NULL, why, sizeof(why));
 
-		if (strlen(paths[i]) >= sizeof(sa.sun_path))
-			continue;
-		memcpy(sa.sun_path, paths[i], strlen(paths[i]) + 1);
-		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -1;
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			if (trusted(fd, paths[i]))
-				return own_fd(fd);
-		}
-		cl_sys_close(fd);
+		if (fd >= 0)
+			return own_fd(fd);
+		if (fd == -EPERM)
+			warn("%s", why);
 	}
 	return -1;
 }

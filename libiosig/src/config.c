@@ -208,24 +208,6 @@ static int oom(struct cat_yaml *p)
 	return -ENOMEM;
 }
 
-bool cat_parse_bool(const char *s, bool *ret)
-{
-	static const char *const yes[] = { "true", "yes", "on" };
-	static const char *const no[] = { "false", "no", "off" };
-
-	for (size_t i = 0; i < 3; i++) {
-		if (!strcasecmp(s, yes[i])) {
-			*ret = true;
-			return true;
-		}
-		if (!strcasecmp(s, no[i])) {
-			*ret = false;
-			return true;
-		}
-	}
-	return false;
-}
-
 static const char *const class_names[IOSIG_CLASS_COUNT] = {
 	"ram", "nvm", "ssd", "hdd", "raid", "network",
 };

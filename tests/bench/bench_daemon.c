@@ -35,67 +35,12 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_iosigd.h"
 #include "json.h"
 #include "mounts.h"
 
-static char work[4096], sock[4200], cfg[4200];
-static pid_t daemon_pid = -1;
-
-static void stop_daemon(void)
-{
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGTERM);
-		waitpid(daemon_pid, NULL, 0);
-		daemon_pid = -1;
-	}
-}
-
-static int start_daemon(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-	daemon_pid = fork();
-	if (daemon_pid < 0)
-		return -1;
-	if (daemon_pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(null, 2);
-		execl(IOSIGD, "iosigd", "--foreground", "--socket", sock, "--config", cfg, (char *)NULL);
-		_exit(127);
-	}
-	if (strlen(sock) >= sizeof(sa.sun_path))
-		return -1;
-	memcpy(sa.sun_path, sock, strlen(sock) + 1);
-	for (int i = 0; i < 500; i++) {
-		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		int r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-
-		close(fd);
-		if (r == 0)
-			return 0;
-		usleep(10000);
-	}
-	return -1;
-}
-
-/* CPU seconds iosigd used so far. */
-static double daemon_cpu(void)
-{
-	char path[64], buf[1024], *p;
-	unsigned long ut = 0, st = 0;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", daemon_pid);
-	fp = fopen(path, "r");
-	if (!fp)
-		return 0;
-	if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')))
-		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
-	fclose(fp);
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
+static char work[4096];
+static struct bench_iosigd iosigd = { .pid = -1 };
 
 /* Runs a command with the daemon in its environment; its JSON line. */
 static int run_json(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -126,25 +71,6 @@ static double field(const char *json, const char *key)
 	snprintf(k, sizeof(k), "\"%s\": ", key);
 	p = strstr(json, k);
 	return p ? atof(p + strlen(k)) : -1;
-}
-
-static void write_config(const char *mnt)
-{
-	FILE *fp = fopen(cfg, "w");
-
-	if (!fp)
-		exit(1);
-	fprintf(fp, "version: 1\nmounts:\n");
-	/* Only the bench mount: the tagged file stays where it is opened. */
-	for (int d = 1; d <= 12; d++) {
-		fprintf(fp, "  \"");
-		for (int i = 0; i < d; i++)
-			fprintf(fp, "/*");
-		fprintf(fp, "\": { ignore: true }\n");
-	}
-	fprintf(fp, "  \"/\": { ignore: true }\n  \"%s\": { ignore: false, class: ssd, data_dir: \"%s/d\" }\n"
-		"daemon:\n  policy: noop\n", mnt, mnt);
-	fclose(fp);
 }
 
 int main(int argc, char **argv)
@@ -185,14 +111,15 @@ int main(int argc, char **argv)
 	}
 	if (!dir)
 		dir = work;
-	snprintf(sock, sizeof(sock), "%s/iosigd.sock", work);
-	snprintf(cfg, sizeof(cfg), "%s/config.yaml", work);
-	write_config(dir);
-	if (start_daemon() < 0) {
+	if (bench_iosigd_init(&iosigd, work, "iosigd") < 0)
+		return 1;
+	if (bench_iosigd_config(iosigd.cfg, dir, "ssd", "noop", 0) < 0)
+		return 1;
+	if (bench_iosigd_start(&iosigd, IOSIGD, NULL, NULL, NULL) < 0) {
 		fprintf(stderr, "bench_daemon: cannot start %s\n", IOSIGD);
 		return 1;
 	}
-	snprintf(env, sizeof(env), "IOSIG_DAEMON_SOCKET='%s' IOSIG_CONFIG='%s'", sock, cfg);
+	snprintf(env, sizeof(env), "IOSIG_DAEMON_SOCKET='%s' IOSIG_CONFIG='%s'", iosigd.sock, iosigd.cfg);
 
 	json_init(&w, stdout, true);
 	json_obj_begin(&w, NULL);
@@ -201,14 +128,14 @@ int main(int argc, char **argv)
 	json_str(&w, "fs", mounted ? "ext4 (loop)" : "as found");
 	json_str(&w, "policy", "noop");
 	json_arr_begin(&w, "write");
-	cpu0 = daemon_cpu();
+	cpu0 = bench_iosigd_cpu(&iosigd);
 	for (unsigned i = 0; i < 3; i++) {
 		size_t total = (quick ? 16u : sizes[i] == 4096 ? 64u : 256u) << 20;
 
 		if (run_json(out, sizeof(out), "%s %s write '%s' %zu %zu", env, DAEMON_IO, dir, sizes[i],
 			     total) < 0) {
 			fprintf(stderr, "bench_daemon: write %zu failed\n", sizes[i]);
-			stop_daemon();
+			bench_iosigd_stop(&iosigd);
 			return 1;
 		}
 		tagged_bytes += 3.0 * (double)total;
@@ -222,7 +149,7 @@ int main(int argc, char **argv)
 		json_num(&w, "durable_ratio", field(out, "plain_durable_s") / field(out, "tagged_durable_s"));
 		json_obj_end(&w);
 	}
-	cpu1 = daemon_cpu();
+	cpu1 = bench_iosigd_cpu(&iosigd);
 	json_arr_end(&w);
 	json_num(&w, "daemon_cpu_s_per_GiB", (cpu1 - cpu0) / (tagged_bytes / (1u << 30)));
 	if (run_json(out, sizeof(out), "%s %s latency '%s' %u", env, DAEMON_IO, dir, quick ? 2000 : 20000) == 0) {
@@ -241,7 +168,7 @@ int main(int argc, char **argv)
 		json_num(&w, "tagged_over_plain", field(out, "tagged_fsync_p50_us") / field(out, "plain_fsync_p50_us"));
 		json_obj_end(&w);
 	}
-	stop_daemon();
+	bench_iosigd_stop(&iosigd);
 	{
 		/* Untagged: what each way of interposing adds over libc's own
 		 * call, measured inside each process (plain: the control). */

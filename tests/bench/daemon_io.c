@@ -16,6 +16,22 @@
  *                                    as the program calls it (through any
  *                                    interposer) against libc's own lseek,
  *                                    in alternating batches of N calls
+ *   daemon_io mapreduce bulk FILE BYTES IO
+ *                                    a bulky MapReduce writer (bench_hdd):
+ *                                    BYTES to FILE in IO-byte write() calls,
+ *                                    sequentially, then fsync and close
+ *   daemon_io mapreduce small FILE BYTES IO THINK_US SEED
+ *                                    a small interrupting writer: IO-byte
+ *                                    records at random aligned offsets of a
+ *                                    64 MiB range, each write() + fdatasync,
+ *                                    THINK_US apart
+ *                                    Both open FILE (plainly: run them under
+ *                                    iosig-redirect to tag it), write one
+ *                                    byte to descriptor 4 (ready), wait for
+ *                                    EOF on descriptor 3 (go), and print the
+ *                                    CLOCK_MONOTONIC time they finished (the
+ *                                    data durable) and each call's latency:
+ *                                    write(), or write() + fdatasync.
  * Output: one JSON object.  A tagged file is opened through iosig_open()
  * with a site as the compiler plugin would make it.
  */
@@ -23,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +218,61 @@ static int cmd_untagged(unsigned n)
 	return 0;
 }
 
+/* Range of the small writer's records. */
+#define SMALL_SPAN (64ull << 20)
+
+static int cmd_mapreduce(int argc, char **argv)
+{
+	bool bulk = !strcmp(argv[2], "bulk");
+	const char *path = argv[3];
+	size_t bytes = strtoull(argv[4], NULL, 0), io = strtoull(argv[5], NULL, 0);
+	unsigned long think_us = argc > 6 ? strtoul(argv[6], NULL, 0) : 0;
+	uint64_t seed = argc > 7 ? strtoull(argv[7], NULL, 0) : 1;
+	size_t n = io ? bytes / io : 0;
+	double *lat = calloc(n ? n : 1, sizeof(*lat)), end;
+	char *buf = malloc(io ? io : 1), go;
+	int fd;
+
+	if (!lat || !buf || !n || (!bulk && (io > SMALL_SPAN || SMALL_SPAN % io)))
+		die("arguments");
+	memset(buf, bulk ? 'B' : 'S', io);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open");
+	/* Ready; then wait for the start. */
+	if (write(4, "r", 1) != 1 || read(3, &go, 1) != 0)
+		die("start");
+	for (size_t i = 0; i < n; i++) {
+		double t0 = bench_now();
+
+		if (bulk) {
+			if (write(fd, buf, io) != (ssize_t)io)
+				die("write");
+		} else {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			if (pwrite(fd, buf, io, (off_t)((seed >> 33) % (SMALL_SPAN / io) * io)) != (ssize_t)io)
+				die("pwrite");
+			if (fdatasync(fd) < 0)
+				die("fdatasync");
+		}
+		lat[i] = (bench_now() - t0) * 1e6;
+		if (!bulk && think_us && i + 1 < n)
+			usleep((useconds_t)think_us);
+	}
+	if (fsync(fd) < 0)
+		die("fsync");
+	if (close(fd) < 0)
+		die("close");
+	end = bench_now();
+	printf("{\"role\": \"%s\", \"end\": %.6f, \"calls\": %zu, \"lat_us\": [", argv[2], end, n);
+	for (size_t i = 0; i < n; i++)
+		printf("%s%.1f", i ? ", " : "", lat[i]);
+	printf("]}\n");
+	free(lat);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "write"))
@@ -211,6 +283,10 @@ int main(int argc, char **argv)
 		return cmd_fsync(argv[2], (unsigned)atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "untagged"))
 		return cmd_untagged((unsigned)atoi(argv[2]));
-	fprintf(stderr, "usage: daemon_io write DIR SIZE TOTAL | latency DIR N | fsync DIR N | untagged N\n");
+	if ((argc == 6 && !strcmp(argv[1], "mapreduce") && !strcmp(argv[2], "bulk")) ||
+	    (argc == 8 && !strcmp(argv[1], "mapreduce") && !strcmp(argv[2], "small")))
+		return cmd_mapreduce(argc, argv);
+	fprintf(stderr, "usage: daemon_io write DIR SIZE TOTAL | latency DIR N | fsync DIR N | untagged N |\n"
+		"       mapreduce bulk FILE BYTES IO | mapreduce small FILE BYTES IO THINK_US SEED\n");
 	return 2;
 }

@@ -4,6 +4,8 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool listed(const char *name, const char *const *names)
@@ -26,4 +28,20 @@ long tdir_entries(const char *dir, const char *const *ignore)
 		n += !listed(e->d_name, dots) && !listed(e->d_name, ignore);
 	closedir(d);
 	return n;
+}
+
+const char *tdir_path(const char *base, const char *rel)
+{
+	static char bufs[16][400];
+	static unsigned next;
+	char *b = bufs[next++ % 16];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", base, rel);
+	return b;
+}
+
+void tskip(const char *why)
+{
+	printf("skipped: %s\n", why);
+	exit(77);
 }

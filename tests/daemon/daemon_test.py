@@ -7,7 +7,16 @@ Groups (daemon_test.py GROUP):
             configuration, a socket path taken by a live daemon or by a
             file, SIGTERM with nothing queued (no root needed); the client:
             one connect per 5 s when nothing answers, no daemon of another
-            user trusted (root)
+            user trusted (root); --check-config; `iosig status` (text and
+            --json) against a daemon with a real client, and with none
+  systemd   socket activation (systemd-socket-activate, and LISTEN_FDS
+            passed by hand): a client served through the inherited socket;
+            READY=1 and STOPPING=1 on a NOTIFY_SOCKET the test owns; SIGTERM
+            drains a writing client; `systemd-analyze verify` of the units
+  user      `iosigd --user` as an unprivileged user (root needed to become
+            one): the socket in its XDG_RUNTIME_DIR, found by its programs
+            and by `iosig status`; refused runtime directories; other users
+            refused by the daemon
   programs  ext4 and xfs loop mounts, every home-device policy: dd, tar,
             gzip and sqlite3 (a real workload, PRAGMA integrity_check) under
             iosig-redirect, and dwork's every-call program built plainly
@@ -33,7 +42,8 @@ Every group runs in a private mount namespace (it re-executes itself under
 unshare), starts its own daemons with private sockets and configurations,
 and leaves none running: each daemon dies with the test (PR_SET_PDEATHSIG).
 Programs come from the environment (CMakeLists.txt): IOSIGD, IOSIG_REDIRECT,
-DWORK, DWORK_SRC and, for plugin builds, IOSIG_GCC, IOSIG_GCC_PLUGIN,
+IOSIG_TOOL, DWORK, DWORK_SRC, the units IOSIGD_UNITS (built) and
+IOSIGD_UNITS_SRC and, for plugin builds, IOSIG_GCC, IOSIG_GCC_PLUGIN,
 IOSIG_INCLUDE, IOSIG_LIBDIR.  Exit 77 = skipped, with the reason printed.
 """
 import contextlib
@@ -59,8 +69,9 @@ from iosig_testlib import (Scratch, check, differing, finish, make_input, need_r
 
 IOSIGD = os.environ.get("IOSIGD", "iosigd")
 REDIRECT = os.environ.get("IOSIG_REDIRECT", "iosig-redirect")
+TOOL = os.environ.get("IOSIG_TOOL", "iosig")
 DWORK = os.environ.get("DWORK", "dwork")
-POLICIES = ["noop", "deadline", "cfq", "bid-hdd", "burst"]
+POLICIES = ["noop", "deadline", "cfq", "bfq", "bid-hdd", "burst"]
 
 # ---------------------------------------------------------------------------
 # the daemon
@@ -802,12 +813,121 @@ def test_cli():
         d3 = Daemon(s, "d2", config([], "noop")).start()
         check(d3.alive() and d3.status()["daemon"]["pid"] == d3.p.pid, "a stale socket is replaced")
         check(d3.stop() == 0, "iosigd exits 0")
+        r, o, e = run([IOSIGD, "--user", "-f"])
+        check(r == 2 and "--user and --foreground are two modes" in e, "--user with --foreground: exit 2 (%r)" % e)
+        documented([IOSIGD, "--help"], "iosigd/iosigd.8")
+        documented([TOOL, "status", "--help"], "libiosig/man/iosig-status.1")
+        check_config(s)
+        status_cli(s)
         client_connects(s)
         if os.geteuid() == 0:
             untrusted_daemon(s)
     finally:
         Daemon.kill_all()
         s.close()
+
+
+def documented(args, page):
+    """Every long option `args` (a --help) lists is in the man page."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    r, o, e = run(args)
+    with open(os.path.join(top, page)) as f:
+        text = f.read().replace("\\-", "-")
+    opts = sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", o)))
+    missing = [x for x in opts if x not in text]
+    check(r == 0 and len(opts) >= 3 and not missing,
+          "%s: every option of %s is documented %s" % (page, " ".join(os.path.basename(a) for a in args), missing))
+
+
+def check_config(s):
+    """--check-config: exit 0 for a valid file, 1 with file:line:column for
+    an invalid daemon: section or catalog part, without binding a socket."""
+    good = s.path("good.yaml")
+    with open(good, "w") as f:
+        f.write(config([], "noop") + '    "/mnt/*": { policy: "bid-hdd:wait_max=50ms", queue_depth: 8 }\n'
+                '  limits:\n    clients: 8\n    ring_size: 4MiB\n  socket: %s\n' % s.path("never.sock"))
+    r, o, e = run([IOSIGD, "--check-config", "--config", good])
+    check(r == 0 and o.startswith("iosigd: %s: valid (default policy noop, 1 device rule" % good) and not e,
+          "--check-config: a valid file, exit 0 (%d %r %r)" % (r, o, e))
+    check(not os.path.exists(s.path("never.sock")), "--check-config binds no socket")
+    bad = [("daemon:\n  policy: bid-hdd:wait_max=fast\n", ":2:11: daemon: policy: "),
+           ("daemon:\n  limits:\n    ring_size: 3 parsecs\n", ":3:16: daemon: limits: ring_size"),
+           ("daemon:\n  polcy: noop\n", ":2:3: "),
+           ("daemon:\n  devices:\n    /mnt/x: { queue_depth: -4 }\n", ":3:"),
+           ("daemon: [1, 2]\n", ":1:9: "),
+           ("version: 1\nmounts:\n  /:\n    clas: hdd\n", ":4:5: "),
+           ("daemon:\n  policy: noop\n  policy: cfq\n", ":3:3: ")]
+    for i, (text, where) in enumerate(bad):
+        path = s.path("bad%d.yaml" % i)
+        with open(path, "w") as f:
+            f.write(text)
+        r, o, e = run([IOSIGD, "--check-config", "--config", path])
+        check(r == 1 and e.startswith("iosigd: " + path + where) and e.endswith("\n") and e.count("\n") == 1
+              and not o, "--check-config: %r: exit 1 with %s%s... (%d %r)" % (text, path, where, r, e))
+    r, o, e = run([IOSIGD, "--check-config", "--config", s.path("absent.yaml")])
+    check(r == 1 and s.path("absent.yaml") in e, "--check-config: a missing file, exit 1 (%r)" % e)
+    empty = s.path("home")
+    os.makedirs(empty, exist_ok=True)
+    r, o, e = run([IOSIGD, "--check-config"], env={"HOME": empty, "IOSIG_CONFIG": s.path("none.yaml")})
+    check(r in (0, 1), "--check-config without --config uses the search (%d %r)" % (r, e))
+
+
+def status_cli(s):
+    """`iosig status`: no daemon -> exit 1 saying what to do; against a
+    daemon serving a real client, the text and --json views show it."""
+    r, o, e = run([TOOL, "status"], env={"IOSIG_DAEMON_SOCKET": s.path("nobody-here.sock")})
+    check(r == 1 and "no iosigd answers" in e and "nobody-here.sock" in e and "iosigd(8)" in e and not o,
+          "iosig status: no daemon, exit 1 (%r)" % e)
+    r, o, e = run([TOOL, "status"], env={"IOSIG_DAEMON_SOCKET": ""})
+    check(r == 1 and "IOSIG_DAEMON_SOCKET" in e, "iosig status: the daemon disabled, exit 1 (%r)" % e)
+    r, o, e = run([TOOL, "status", "--socket", s.path("nobody-here.sock")])
+    check(r == 1 and "no iosigd answers at %s" % s.path("nobody-here.sock") in e, "--socket: no daemon (%r)" % e)
+    for args in (["--bogus"], ["--socket"], ["--socket", "rel"], ["extra"]):
+        r, o, e = run([TOOL, "status"] + args)
+        check(r == 2 and "iosig status:" in e, "iosig status %s: exit 2 (%r)" % (" ".join(args), e))
+    r, o, e = run([TOOL, "status", "--help"])
+    check(r == 0 and "--json" in o and "--socket" in o, "iosig status --help")
+    # A hang-up without an answer is an error, not a hang.
+    path = s.path("mute.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path)
+    srv.listen(4)
+    p = subprocess.Popen([TOOL, "status", "--socket", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    c, _ = srv.accept()
+    c.recv(100)
+    c.send(msg(8, struct.pack("<iI", -1, 0) + b"go away".ljust(192, b"\0")))
+    o, e = p.communicate(timeout=30)
+    c.close()
+    srv.close()
+    check(p.returncode == 1 and b"the daemon refused: go away" in e, "an ERROR answer: exit 1 (%r)" % e)
+
+    d = Daemon(s, "dstat", config([], "bid-hdd")).start()
+    work = s.path("stat-work")
+    os.makedirs(work)
+    p = records(d, work, 4, 7, mib=4)
+    st = None
+    for _ in range(300):
+        st = d.status()
+        if st["clients"] and st["devices"]:
+            break
+        time.sleep(0.01)
+    r, o, e = run([TOOL, "status", "--json"], env=d.env())
+    js = json.loads(o) if r == 0 else {}
+    cl = js.get("clients") or [{}]
+    check(r == 0 and js["daemon"]["pid"] == d.p.pid and js["daemon"]["mode"] == "foreground" and
+          js["daemon"]["version"] and js["daemon"]["socket"] == d.sock and cl[0].get("pid") == p.pid and
+          cl[0].get("uid") == os.getuid() and cl[0].get("descriptors", 0) >= 1 and
+          js["devices"] and js["devices"][0]["policy"] == "bid-hdd" and "counters" in js["devices"][0],
+          "iosig status --json: the daemon, its client and its device (%r %s)" % (e, o[:600]))
+    r, o, e = run([TOOL, "status", "--socket", d.sock])
+    check(r == 0 and ("iosigd %s: pid %d, uid %d, foreground mode" % (js["daemon"]["version"], d.p.pid, os.getuid()))
+          in o and "1 client" in o and ("%d " % cl[0].get("pid", -1)) in o and "/4096 entries" in o and
+          "1 device" in o and "bid-hdd" in o and "policy counters:" in o and d.sock in o,
+          "iosig status: the same as text (%r)\n%s" % (e, o))
+    collect(p, "a client while iosig status looked")
+    st = d.status()
+    check(not st["clients"] and st["daemon"]["operations"] > 0, "the client's operations were counted")
+    check(d.stop() == 0, "iosigd exits 0")
 
 
 def client_connects(s):
@@ -884,7 +1004,351 @@ def untrusted_daemon(s):
         log.close()
 
 
-GROUPS = {"cli": test_cli, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
+# ---------------------------------------------------------------------------
+# systemd: socket activation, readiness, the units
+# ---------------------------------------------------------------------------
+
+class Notify:
+    """A NOTIFY_SOCKET of the test's own: the datagrams sd_notify() sends."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.msgs = []
+
+    def wait(self, line, timeout=30):
+        """The first message with `line` (such as READY=1), or None."""
+        end = time.time() + timeout
+        while True:
+            for m in self.msgs:
+                if line in m.split("\n"):
+                    return m
+            left = end - time.time()
+            if left <= 0:
+                return None
+            self.sock.settimeout(left)
+            try:
+                self.msgs.append(self.sock.recv(4096).decode(errors="replace"))
+            except socket.timeout:
+                return None
+
+    def close(self):
+        self.sock.close()
+
+
+# Puts the descriptor argv[1] at 3 and sets LISTEN_FDS/LISTEN_PID, as
+# systemd does for a service of a .socket unit, then runs argv[3:].
+PASS_FDS = """
+import os, sys
+fd = int(sys.argv[1])
+if fd != 3:
+    os.dup2(fd, 3)
+    os.close(fd)
+os.environ.update(LISTEN_FDS=sys.argv[2], LISTEN_PID=str(os.getpid()))
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
+def activated(d, how, notify, nfds="1", sock_type=socket.SOCK_SEQPACKET):
+    """Starts d's iosigd with its socket bound by someone else: `how` is
+    "tool" (systemd-socket-activate) or "hand" (the test binds it and
+    passes it as LISTEN_FDS).  Returns the daemon's Popen."""
+    log = open(d.logpath, "a")
+    args = [IOSIGD, "-f", "--config", d.cfg, "-v"]
+    if how == "tool":
+        d.p = subprocess.Popen([shutil.which("systemd-socket-activate"), "--seqpacket", "-l", d.sock,
+                                "-E", "NOTIFY_SOCKET=" + notify.path] + args,
+                               stdout=log, stderr=log, preexec_fn=_die_with_parent)
+        for _ in range(500):
+            if os.path.exists(d.sock):
+                break
+            time.sleep(0.01)
+    else:
+        srv = socket.socket(socket.AF_UNIX, sock_type)
+        srv.bind(d.sock)
+        srv.listen(16)
+        d.listener = srv
+        env = dict(os.environ, NOTIFY_SOCKET=notify.path)
+        d.p = subprocess.Popen([sys.executable, "-c", PASS_FDS, str(srv.fileno()), nfds] + args, env=env,
+                               stdout=log, stderr=log, pass_fds=(srv.fileno(),), preexec_fn=_die_with_parent)
+    log.close()
+    return d.p
+
+
+def test_systemd():
+    s = Scratch("iosigd-systemd.")
+    try:
+        verify_units(s)
+        hows = ["hand"]
+        if shutil.which("systemd-socket-activate"):
+            hows.insert(0, "tool")
+        else:
+            print("note: no systemd-socket-activate (package systemd): LISTEN_FDS passed by the test only")
+        for how in hows:
+            socket_activation(s, how)
+        # What systemd could pass wrongly: two sockets, a stream socket.
+        for what, nfds, stype, err in (("two sockets", "2", socket.SOCK_SEQPACKET, "systemd passed 2 sockets"),
+                                       ("a stream socket", "1", socket.SOCK_STREAM,
+                                        "is not a listening Unix SOCK_SEQPACKET socket")):
+            d = Daemon(s, "bad-" + nfds + str(stype), config([], "noop"))
+            n = Notify(s.path("notify-bad-%s-%d" % (nfds, stype)))
+            p = activated(d, "hand", n, nfds=nfds, sock_type=stype)
+            rc = p.wait(timeout=30)
+            check(rc == 1 and err in d.log() and n.wait("READY=1", timeout=0.2) is None,
+                  "%s passed: exit 1, no READY=1 (%r %s)" % (what, rc, d.log()[-300:]))
+            n.close()
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+def socket_activation(s, how):
+    d = Daemon(s, "act-" + how, config([], "deadline"))
+    notify = Notify(s.path("notify-" + how))
+    activated(d, how, notify)
+    # The first connection starts it (systemd-socket-activate waits for one).
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.connect(d.sock)
+    ready = notify.wait("READY=1")
+    c.close()
+    check(ready is not None and "STATUS=serving on %s (socket activation) (foreground mode, default policy deadline)"
+          % d.sock in ready.split("\n"), "%s: READY=1 with a STATUS line on NOTIFY_SOCKET (%r)" % (how, ready))
+    # A client is served through the inherited socket.
+    work, plain = s.path("work-" + how), s.path("plain-" + how)
+    os.makedirs(work)
+    os.makedirs(plain)
+    r1, o1, e1 = redirected(d, work, [DWORK, "calls", os.path.join(work, "calls")])
+    r2, o2, e2 = run([DWORK, "calls", os.path.join(plain, "calls")])
+    check(r1 == r2 == 0 and o1 == o2, "%s: a client through the inherited socket: the same results (%r)" % (how, e1))
+    st = d.status()
+    check(st["daemon"]["socket_activated"] and st["daemon"]["socket"] == d.sock and st["daemon"]["operations"] > 50
+          and st["devices"], "%s: the daemon did its I/O (%s)" % (how, json.dumps(st["daemon"])))
+    # SIGTERM while a client writes: STOPPING=1, the client loses nothing,
+    # exit 0, and the socket (systemd's) is left in place.
+    p = records(d, s.path("rec-" + how), 4, 11, mib=128)
+    for _ in range(300):
+        if d.status()["clients"]:
+            break
+        time.sleep(0.01)
+    time.sleep(0.3)
+    st = d.status()
+    d.p.send_signal(signal.SIGTERM)
+    stopping = notify.wait("STOPPING=1")
+    try:
+        rc = d.p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        rc = "hung"
+    check(stopping is not None and "STATUS=draining: finishing the queued I/O of 1 client" in stopping.split("\n"),
+          "%s: SIGTERM: STOPPING=1 with a STATUS line (%r)" % (how, stopping))
+    check(rc == 0 and "drained:" in d.log(), "%s: SIGTERM: drained and exit 0 (%r)" % (how, rc))
+    check(len(st["clients"]) == 1 and st["clients"][0]["pid"] == p.pid and p.poll() is None,
+          "%s: the client was writing through the daemon at SIGTERM (%s)" % (how, json.dumps(st["clients"])))
+    collect(p, "%s: a writing client across the daemon's SIGTERM" % how)
+    check(os.path.exists(d.sock) and stat_is_socket(d.sock), "%s: the inherited socket's name is left to systemd" % how)
+    notify.close()
+    if getattr(d, "listener", None):
+        d.listener.close()
+
+
+def stat_is_socket(path):
+    import stat
+    return stat.S_ISSOCK(os.lstat(path).st_mode)
+
+
+def verify_units(s):
+    """systemd-analyze verify on the four units, the services pointing at
+    the daemon just built (the installed ones point at the prefix)."""
+    units = os.environ.get("IOSIGD_UNITS")
+    src = os.environ.get("IOSIGD_UNITS_SRC")
+    tool = shutil.which("systemd-analyze")
+    if not units or not src:
+        check(False, "IOSIGD_UNITS and IOSIGD_UNITS_SRC name the units (CMakeLists.txt)")
+        return
+    texts = {}
+    for name in ("iosigd.service", "iosigd-user.service"):
+        with open(os.path.join(units, name)) as f:
+            texts[name] = f.read()
+    for name in ("iosigd.socket", "iosigd-user.socket"):
+        with open(os.path.join(src, name)) as f:
+            texts[name] = f.read()
+    check(re.search(r"^Type=notify$", texts["iosigd.service"], re.M) and
+          re.search(r"^ExecStart=/\S*/iosigd$", texts["iosigd.service"], re.M) and
+          re.search(r"^ExecStart=/\S*/iosigd --user$", texts["iosigd-user.service"], re.M) and
+          "ListenSequentialPacket=/run/iosigd/iosigd.sock" in texts["iosigd.socket"] and
+          "ListenSequentialPacket=%t/iosigd.sock" in texts["iosigd-user.socket"],
+          "the units: Type=notify services of the installed iosigd, sockets where clients look")
+    if not tool:
+        print("note: no systemd-analyze (package systemd): the units are not verified")
+        return
+    for kind, names in (("system", ("iosigd.socket", "iosigd.service")),
+                        ("user", ("iosigd-user.socket", "iosigd-user.service"))):
+        ddir = s.path("units-" + kind)
+        os.makedirs(ddir)
+        for name in names:
+            with open(os.path.join(ddir, name), "w") as f:
+                f.write(re.sub(r"^ExecStart=\S+", "ExecStart=" + IOSIGD, texts[name], flags=re.M))
+        args = [tool] + (["--user"] if kind == "user" else []) + ["verify", "--man=no"] + \
+            [os.path.join(ddir, n) for n in names]
+        env = {"XDG_RUNTIME_DIR": s.path("units-rt")} if kind == "user" else None
+        if env:
+            os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+        r, o, e = run(args, env=env)
+        check(r == 0 and not e.strip(), "systemd-analyze verify: the %s units (%d %r)" % (kind, r, e))
+
+
+# ---------------------------------------------------------------------------
+# user: iosigd --user as an unprivileged user
+# ---------------------------------------------------------------------------
+
+NOBODY = 65534
+
+
+def as_user(uid, args, env, **kw):
+    """args as uid (setpriv), with exactly env (plus PATH)."""
+    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    e.update(env)
+    return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups"] + args,
+                          env=e, capture_output=True, timeout=300, **kw)
+
+
+def user_dir(path, uid, mode):
+    os.makedirs(path, exist_ok=True)
+    os.chown(path, uid, uid)
+    os.chmod(path, mode)
+    return path
+
+
+def test_user():
+    if os.geteuid() != 0:
+        skip("needs root to run iosigd --user as an unprivileged user (setpriv --reuid)")
+    if not shutil.which("setpriv"):
+        skip("setpriv(1) is not installed (util-linux)")
+    s = Scratch("iosigd-user.")
+    procs = []
+    try:
+        os.chmod(s.dir, 0o755)
+        rt = user_dir(s.path("rt"), NOBODY, 0o700)
+        home = user_dir(s.path("home"), NOBODY, 0o755)
+        cfg = os.path.join(home, "config.yaml")
+        with open(cfg, "w") as f:
+            f.write(config([], "cfq"))
+        os.chmod(cfg, 0o644)
+        base = {"HOME": home, "IOSIG_CONFIG": cfg}
+
+        # Runtime directories --user refuses.
+        loose = user_dir(s.path("loose"), NOBODY, 0o755)
+        rootdir = user_dir(s.path("rootdir"), 0, 0o700)
+        for what, xdg, err in (("unset", None, "--user needs XDG_RUNTIME_DIR"),
+                               ("relative", "run/me", "is not an absolute path"),
+                               ("mode 0755", loose, "with mode 0755: it must be this user's"),
+                               ("of root's", rootdir, "is owned by uid 0 with mode 0700: it must be this user's")):
+            env = dict(base)
+            if xdg:
+                env["XDG_RUNTIME_DIR"] = xdg
+            p = as_user(NOBODY, [IOSIGD, "--user"], env)
+            e = p.stderr.decode()
+            check(p.returncode == 1 and err in e and e.startswith("iosigd: "),
+                  "--user with XDG_RUNTIME_DIR %s: exit 1 (%r)" % (what, e))
+
+        # The user daemon, found by the user's programs through XDG_RUNTIME_DIR.
+        env = dict(base, XDG_RUNTIME_DIR=rt)
+        log = open(s.path("user.log"), "w")
+        d = subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+                              IOSIGD, "--user", "-v"], env=dict(env, PATH=os.environ["PATH"]),
+                             stdout=log, stderr=log, preexec_fn=_die_with_parent)
+        procs.append(d)
+        sock = os.path.join(rt, "iosigd.sock")
+        for _ in range(500):
+            if os.path.exists(sock) or d.poll() is not None:
+                break
+            time.sleep(0.01)
+        check(os.path.exists(sock) and os.stat(sock).st_uid == NOBODY, "iosigd --user listens in its runtime directory")
+        work = user_dir(s.path("work"), NOBODY, 0o755)
+        plain = user_dir(s.path("plain"), NOBODY, 0o755)
+        p1 = as_user(NOBODY, [REDIRECT, "-q", "-s", "random size_per_io(4*KiB)", work + "/**", "--", DWORK, "calls",
+                              os.path.join(work, "calls")], env)
+        p2 = as_user(NOBODY, [DWORK, "calls", os.path.join(plain, "calls")], dict(env, IOSIG_DAEMON_SOCKET=""))
+        check(p1.returncode == p2.returncode == 0 and p1.stdout == p2.stdout,
+              "a user's program through its user daemon: the same results (%r)" % p1.stderr[-300:])
+        p = as_user(NOBODY, [TOOL, "status", "--json"], env)
+        st = json.loads(p.stdout) if p.returncode == 0 else {"daemon": {}}
+        check(st["daemon"].get("mode") == "user" and st["daemon"].get("uid") == NOBODY and
+              st["daemon"].get("socket") == sock and st["daemon"].get("operations", 0) > 50,
+              "iosig status finds the user daemon through XDG_RUNTIME_DIR, which did the I/O (%r %r)"
+              % (p.stderr, st["daemon"]))
+        # Without XDG_RUNTIME_DIR (cron, su): /run/user/UID, systemd's place.
+        fallback(s, base)
+        # Another user is refused by the daemon; root may look.
+        other = 65533
+        shared = user_dir(s.path("shared"), NOBODY, 0o777)
+        ssock = os.path.join(shared, "iosigd.sock")
+        log2 = open(s.path("user2.log"), "w")
+        d2 = subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+                               IOSIGD, "--user", "--socket", ssock], env=dict(env, PATH=os.environ["PATH"]),
+                              stdout=log2, stderr=log2, preexec_fn=_die_with_parent)
+        procs.append(d2)
+        for _ in range(500):
+            if os.path.exists(ssock) or d2.poll() is not None:
+                break
+            time.sleep(0.01)
+        os.chmod(ssock, 0o666)   # as a system socket would be: only the daemon's check is left
+        p = as_user(other, [TOOL, "status", "--socket", ssock], {})
+        with open(s.path("user2.log")) as f:
+            text = f.read()
+        check(p.returncode == 1 and "closed the connection" in p.stderr.decode() and
+              "uid %d refused: this daemon serves uid %d" % (other, NOBODY) in text,
+              "a user daemon refuses another user (%r %r)" % (p.stderr, text[-300:]))
+        r, o, e = run([TOOL, "status", "--socket", ssock])
+        check(r == 0 and "user mode" in o, "root may ask a user daemon for its status (%r)" % e)
+        for p in (d, d2):
+            p.send_signal(signal.SIGTERM)
+            check(p.wait(timeout=30) == 0, "iosigd --user exits 0 on SIGTERM")
+        check(not os.path.exists(sock), "and removes its socket")
+        log.close()
+        log2.close()
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        s.close()
+
+
+def fallback(s, base):
+    """A client without XDG_RUNTIME_DIR finds the user daemon at
+    /run/user/UID (a tmpfs over /run/user in this mount namespace)."""
+    if os.environ.get("IOSIGD_TEST_NS") != "1" or not os.path.isdir("/run/user"):
+        print("note: no private mount namespace or no /run/user: the /run/user/UID fallback is not tested")
+        return
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "iosig-run-user", "/run/user"],
+                       capture_output=True)
+    if r.returncode:
+        print("note: cannot mount a tmpfs on /run/user: the fallback is not tested")
+        return
+    try:
+        rt = user_dir("/run/user/%d" % NOBODY, NOBODY, 0o700)
+        log = open(s.path("user-fallback.log"), "w")
+        d = subprocess.Popen(["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups",
+                              IOSIGD, "--user"], env=dict(base, XDG_RUNTIME_DIR=rt, PATH=os.environ["PATH"]),
+                             stdout=log, stderr=log, preexec_fn=_die_with_parent)
+        sock = os.path.join(rt, "iosigd.sock")
+        for _ in range(500):
+            if os.path.exists(sock) or d.poll() is not None:
+                break
+            time.sleep(0.01)
+        p = as_user(NOBODY, [TOOL, "status", "--json"], base)
+        st = json.loads(p.stdout) if p.returncode == 0 else {"daemon": {}}
+        check(st["daemon"].get("socket") == sock and st["daemon"].get("mode") == "user",
+              "without XDG_RUNTIME_DIR, /run/user/%d/iosigd.sock is found (%r)" % (NOBODY, p.stderr))
+        d.send_signal(signal.SIGTERM)
+        check(d.wait(timeout=30) == 0, "that daemon exits 0")
+        log.close()
+    finally:
+        subprocess.run(["umount", "-l", "/run/user"], capture_output=True)
+
+
+GROUPS = {"cli": test_cli, "systemd": test_systemd, "user": test_user, "programs": test_programs, "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
           "hostile": test_hostile, "load": test_load}
 
 

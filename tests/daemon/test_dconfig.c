@@ -54,6 +54,7 @@ static void test_keys(void **state)
 		"      policy: \"bid-hdd:wait_max=50ms\"\n"
 		"      queue_depth: 2\n"
 		"    \"/mnt/ssd*\": { queue_depth: 64 }\n"
+		"    /mnt/gluster: { schedule: yes }\n"
 		"  limits:\n"
 		"    clients: 10\n"
 		"    fds_per_client: 20\n"
@@ -66,7 +67,7 @@ static void test_keys(void **state)
 	assert_int_equal(load(&cfg, text, err, sizeof(err)), 0);
 	assert_string_equal(cfg.socket, "/run/test/iosigd.sock");
 	assert_string_equal(cfg.policy, "deadline:fifo_batch=8");
-	assert_int_equal(cfg.ndevices, 2);
+	assert_int_equal(cfg.ndevices, 3);
 	assert_int_equal(cfg.limits.clients, 10);
 	assert_int_equal(cfg.limits.fds_per_client, 20);
 	assert_int_equal(cfg.limits.ring_size, 1 << 20);
@@ -78,6 +79,10 @@ static void test_keys(void **state)
 	assert_int_equal(qd, 64);
 	assert_string_equal(dconfig_policy_for(&cfg, "/elsewhere", &qd), "deadline:fifo_batch=8");
 	assert_int_equal(qd, 0);
+	/* Global mounts are passed through unless an entry says schedule. */
+	assert_true(dconfig_schedules(&cfg, "/mnt/gluster"));
+	assert_false(dconfig_schedules(&cfg, "/mnt/hdd"));
+	assert_false(dconfig_schedules(&cfg, "/elsewhere"));
 	assert_string_equal(cfg.file, "c.yaml");
 	dconfig_free(&cfg);
 }
@@ -90,9 +95,9 @@ static const struct {
 	{ "daemon:\n  zzz: 1\n",
 	  "c.yaml:2:3: daemon: unknown key 'zzz': expected socket, policy, devices, limits or tiers" },
 	{ "daemon:\n  policy: nope\n",
-	  "c.yaml:2:11: daemon: policy: unknown policy 'nope' (iosigd runs noop, deadline, cfq, bid-hdd, burst, and with tiers bid-hybrid, mios-d, mios-e, nvcache)" },
+	  "c.yaml:2:11: daemon: policy: unknown policy 'nope' (iosigd runs noop, deadline, cfq, bfq, bid-hdd, burst, and with tiers bid-hybrid, mios-d, mios-e, nvcache)" },
 	{ "daemon:\n  policy: mios-d\n",
-	  "c.yaml:2:11: daemon: policy: policy 'mios-d' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of noop, deadline, cfq, bid-hdd, burst" },
+	  "c.yaml:2:11: daemon: policy: policy 'mios-d' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of noop, deadline, cfq, bfq, bid-hdd, burst" },
 	{ "daemon:\n  policy: \"noop:bogus=1\"\n", "c.yaml:2:11: daemon: policy: noop: unknown option 'bogus' (valid: max_merge)" },
 	{ "daemon:\n  policy: [a]\n", "c.yaml:2:11: daemon: policy: expected a policy such as noop or bid-hdd, got a list" },
 	{ "daemon:\n  socket: relative.sock\n",
@@ -105,7 +110,9 @@ static const struct {
 	{ "daemon:\n  devices:\n    /a: { queue_depth: 0 }\n",
 	  "c.yaml:3:24: queue_depth: expected a whole number from 1 to 4096, got '0'" },
 	{ "daemon:\n  devices:\n    /a: { depth: 1 }\n",
-	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth, tiers or defer_close" },
+	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth, tiers, defer_close or schedule" },
+	{ "daemon:\n  devices:\n    /a: { schedule: maybe }\n",
+	  "c.yaml:3:21: daemon: device '/a': schedule: bad value 'maybe': expected true or false" },
 	{ "daemon:\n  devices:\n    /a: { policy: \"cfq:quantum=0\" }\n",
 	  "c.yaml:3:19: daemon: device '/a': cfq: option 'quantum': 0 is out of range [1, 1024]" },
 	{ "daemon:\n  limits:\n    ring_size: 1KiB\n",
@@ -118,7 +125,7 @@ static const struct {
 	  "c.yaml:2:12: daemon: devices: expected a mapping of mount points to settings, got a list" },
 	/* tiers (docs/tiers.md) */
 	{ "daemon:\n  devices:\n    /a: { policy: bid-hybrid }\n",
-	  "c.yaml:3:19: daemon: device '/a': policy 'bid-hybrid' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of noop, deadline, cfq, bid-hdd, burst" },
+	  "c.yaml:3:19: daemon: device '/a': policy 'bid-hybrid' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of noop, deadline, cfq, bfq, bid-hdd, burst" },
 	{ "daemon:\n  devices:\n    /a: { tiers: [s] }\n  tiers:\n    s: { mount: /m, size: 1GiB }\n",
 	  "c.yaml:3:18: daemon: device '/a': policy 'noop' uses no tiers: remove tiers:, or use one of bid-hybrid, mios-d, mios-e, nvcache" },
 	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n",

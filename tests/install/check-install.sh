@@ -33,8 +33,16 @@ for f in include/iosig.h "$libdir/libiosig.so" "$libdir/libiosig.so.$major" \
 	"$libdir/libiosig.so.$version" "$libdir/libiosig.a" \
 	"$libdir/cmake/iosig/iosigConfig.cmake" "$libdir/cmake/iosig/iosigConfigVersion.cmake" \
 	"$libdir/pkgconfig/libiosig.pc" bin/iosig \
-	share/man/man1/iosig.1 share/man/man5/iosig-config.5 share/man/man7/iosig-signature.7; do
+	share/man/man1/iosig.1 share/man/man5/iosig-config.5 share/man/man7/iosig-signature.7 \
+	sbin/iosigd share/man/man8/iosigd.8; do
 	[ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+# iosigd's systemd units, in the unit directories under the prefix.
+for u in system/iosigd.service system/iosigd.socket user/iosigd-user.service user/iosigd-user.socket; do
+	found=$(find "$prefix" -path "*/systemd/$u" -type f | head -n 1)
+	[ -n "$found" ] || fail "not installed: systemd unit $u (under $prefix)"
+	case $u in *.service) grep -q "^ExecStart=/.*/iosigd" "$found" 2>/dev/null ||
+		fail "$u: no ExecStart= of iosigd" ;; esac
 done
 # Every subcommand `iosig --help` lists has its man page.
 for c in $("$tool" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'); do

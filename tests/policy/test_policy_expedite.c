@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The expedite hook of the home-device policies (noop, deadline, cfq,
+ * The expedite hook of the home-device policies (noop, deadline, cfq, bfq,
  * bid-hdd, burst): a request a program starts waiting for while the policy
  * holds it is served as the policy serves a request a process blocks on.
  * Each case runs the same workload twice, with and without the expedite,
@@ -170,6 +170,43 @@ static void test_cfq(void **state)
 	assert_int_equal(waited.expedited, 1);
 }
 
+/* BFQ: the same sweep of the shared async queue.  Waited, the write
+ * moves to stream 2's new sync queue, which is weight raised (a new queue
+ * is interactive) and preempts the async queue in service. */
+static void test_bfq(void **state)
+{
+	struct outcome plain = run("bfq", async_sweep, UINT64_MAX);
+	struct outcome waited = run("bfq", async_sweep, 2 * MS);
+
+	/* Plain: behind the sweep, more than back_seek_max away. */
+	assert_true(plain.before >= 90);
+	/* Waited: right after the command in flight at 2 ms. */
+	assert_true(waited.before <= 3);
+	assert_true(waited.issue_ns <= 4 * MS);
+	assert_int_equal(waited.expedited, 1);
+	assert_int_equal(plain.expedited, 0);
+}
+
+/* An already sync request (a read behind the sweep of its own queue) that
+ * a program waits for goes to the head of its queue's FIFO: next. */
+static unsigned sync_sweep(struct hx *h)
+{
+	for (unsigned i = 0; i < 60; i++)
+		hx_add(h, 0, 1, 0, POLICY_OP_READ, 100 * MiB + (uint64_t)i * 256 * KiB, 4 * KiB,
+		       POLICY_REQ_SYNC);
+	return hx_add(h, 1 * MS + 1, 1, 0, POLICY_OP_READ, 1 * MiB, 4 * KiB, POLICY_REQ_SYNC);
+}
+
+static void test_bfq_sync(void **state)
+{
+	struct outcome plain = run("bfq", sync_sweep, UINT64_MAX);
+	struct outcome waited = run("bfq", sync_sweep, 2 * MS);
+
+	assert_true(plain.before >= 50);
+	assert_true(waited.before <= 3);
+	assert_int_equal(waited.expedited, 1);
+}
+
 /* Three writes of stream 1 staged together; a wait of at least 1 s. */
 static unsigned staged_three(struct hx *h)
 {
@@ -230,13 +267,56 @@ static void test_burst(void **state)
 	assert_int_equal(waited.expedited, 1);
 }
 
+/* Random workloads with random expedites - some of requests already
+ * issued, some twice, some of sync ones: every policy still serves every
+ * request exactly once (the harness checks issues and completions). */
+static void test_random_expedites(void **state)
+{
+	static const char *const names[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
+
+	for (unsigned p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct hx *h = hx_new(1, &hx_hdd, &flat1);
+			uint64_t x = seed * 0x9e3779b97f4a7c15ull;
+			unsigned n = 400, waited = 0;
+			char err[256];
+
+			if (hx_policy(h, names[p], err, sizeof(err)) != 0)
+				fail_msg("%s: %s", names[p], err);
+			for (unsigned i = 0; i < n; i++) {
+				uint32_t stream = (uint32_t)(x >> 60) % 6 + 1;
+				bool read = (x >> 20) % 5 == 0;
+
+				hx_add(h, (x >> 8) % (200 * MS), stream, 0, read ? POLICY_OP_READ : POLICY_OP_WRITE,
+				       stream * GiB + ((x >> 30) % 4096) * 64 * KiB, (1 + (x >> 40) % 16) * 4 * KiB,
+				       read || (x >> 50) % 7 == 0 ? POLICY_REQ_SYNC : 0);
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+			}
+			for (unsigned i = 0; i < 200; i++) {
+				hx_expedite(h, (x >> 8) % (300 * MS), (unsigned)((x >> 33) % n));
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+			}
+			hx_run(h, UINT64_MAX);
+			assert_int_equal(hx_outstanding(h), 0);
+			for (unsigned i = 0; i < n; i++) {
+				assert_true(hx_r(h, i)->issued);
+				assert_int_equal(hx_r(h, i)->status, 0);
+				waited += hx_r(h, i)->expedited;
+			}
+			/* The expedites found requests held: the hook ran. */
+			assert_true(waited > 0);
+			hx_free(h);
+		}
+	}
+}
+
 /* Every home-device policy has the hook; a policy without it still gets
  * the SYNC flag from the engine (the harness shows it: run() checks). */
 static void test_all_have_it(void **state)
 {
-	static const char *const names[] = { "noop", "deadline", "cfq", "bid-hdd", "burst" };
+	static const char *const names[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
 
-	for (unsigned i = 0; i < 5; i++) {
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct policy_ops *ops = policy_find(names[i]);
 
 		assert_non_null(ops);
@@ -251,9 +331,12 @@ int main(void)
 		cmocka_unit_test(test_order_among_waited),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_cfq),
+		cmocka_unit_test(test_bfq),
+		cmocka_unit_test(test_bfq_sync),
 		cmocka_unit_test(test_bid_hdd),
 		cmocka_unit_test(test_bid_hdd_alone),
 		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_random_expedites),
 		cmocka_unit_test(test_all_have_it),
 	};
 

@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "dirs.h"
 #include "mounts.h"
 
 #define MiB (1024ull * 1024)
@@ -42,18 +43,7 @@ static struct iosig_catalog *cat;
 
 static const char *at(const char *rel)
 {
-	static char bufs[16][300];
-	static unsigned next;
-	char *b = bufs[next++ % 16];
-
-	snprintf(b, 300, "%s/%s", base, rel);
-	return b;
-}
-
-static __attribute__((noreturn)) void skip_all(const char *why)
-{
-	printf("skipped: %s\n", why);
-	exit(77);
+	return tdir_path(base, rel);
 }
 
 /* mount(2) at base/rel. */
@@ -94,9 +84,9 @@ static int setup(void **state)
 	int r;
 
 	if (why)
-		skip_all(why);
+		tskip(why);
 	if (tmnt_private() < 0)
-		skip_all("cannot create a private mount namespace");
+		tskip("cannot create a private mount namespace");
 	if (!mkdtemp(base))
 		return -1;
 	if (do_mount("iosig-test-ram", "ram", "tmpfs", 0, "size=128m,mode=1777") < 0)
@@ -108,7 +98,7 @@ static int setup(void **state)
 	r = loop_mount(at("ram/ext4.img"), "ext4", "ext4");
 	if (r < 0) {
 		fprintf(stderr, "loop mount: %s\n", strerror(-r));
-		skip_all("cannot attach and mount a loop device");
+		tskip("cannot attach and mount a loop device");
 	}
 	have_xfs = tmnt_mkfs(at("xfs.img"), 320 * MiB, "xfs", "-q -f -K") == 0 &&
 		   loop_mount(at("xfs.img"), "xfs", "xfs") == 0;

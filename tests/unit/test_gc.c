@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "dirs.h"
 #include "gc.h"
 #include "mounts.h"
 #include "onlyconf.h"
@@ -42,18 +43,7 @@ static char base[] = "/tmp/iosig-gc-XXXXXX";
 
 static const char *at(const char *rel)
 {
-	static char bufs[16][400];
-	static unsigned next;
-	char *b = bufs[next++ % 16];
-
-	snprintf(b, 400, "%s/%s", base, rel);
-	return b;
-}
-
-static __attribute__((noreturn)) void skip_all(const char *why)
-{
-	printf("skipped: %s\n", why);
-	exit(77);
+	return tdir_path(base, rel);
 }
 
 static int setup(void **state)
@@ -63,9 +53,9 @@ static int setup(void **state)
 	const char *entries[] = { links, data, archive, NULL };
 
 	if (why)
-		skip_all(why);
+		tskip(why);
 	if (tmnt_private() < 0)
-		skip_all("cannot create a private mount namespace");
+		tskip("cannot create a private mount namespace");
 	if (!mkdtemp(base) || chmod(base, 0755))
 		return -1;
 	snprintf(links, sizeof(links), "\"%s\": { ignore: false, data_dir: \"%s\" }", at("links"),

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "catalog_internal.h"
+#include "dirs.h"
 #include "finalize.h"
 #include "mounts.h"
 #include "onlyconf.h"
@@ -40,18 +41,7 @@ static char base[] = "/tmp/iosig-rdl-XXXXXX";
 
 static const char *at(const char *rel)
 {
-	static char bufs[16][400];
-	static unsigned next;
-	char *b = bufs[next++ % 16];
-
-	snprintf(b, 400, "%s/%s", base, rel);
-	return b;
-}
-
-static __attribute__((noreturn)) void skip_all(const char *why)
-{
-	printf("skipped: %s\n", why);
-	exit(77);
+	return tdir_path(base, rel);
 }
 
 static int write_config(void)
@@ -71,9 +61,9 @@ static int setup(void **state)
 	const char *why = tmnt_unavailable(false);
 
 	if (why)
-		skip_all(why);
+		tskip(why);
 	if (tmnt_private() < 0)
-		skip_all("cannot create a private mount namespace");
+		tskip("cannot create a private mount namespace");
 	if (!mkdtemp(base))
 		return -1;
 	if (tmnt_mount("iosig-rdl-links", at("links"), "tmpfs", 0, "size=16m,mode=755") < 0 ||
