@@ -43,6 +43,7 @@
 #include "declog.h"
 #include "env.h"
 #include "runtime.h"
+#include "stream.h"
 
 #define CL_RING_ENTRIES 4096u
 #define CL_RING_DATA (8ull << 20)
@@ -391,7 +392,7 @@ static int handle_alloc(struct cl_session *s)
 	return (int)(s->handle_hint - 1);
 }
 
-void client_register(int fd, int flags, const struct iosig_sig *sig)
+bool client_register(int fd, int flags, const struct iosig_sig *sig)
 {
 	struct iosd_register rm = { 0 };
 	char text[IOSD_SIG_MAX];
@@ -401,6 +402,7 @@ void client_register(int fd, int flags, const struct iosig_sig *sig)
 	struct iosd_msg m;
 	struct stat st;
 	int saved = errno, h, fl, r, n;
+	bool done = false;
 
 	if (!C.host || (flags & (O_PATH | O_DIRECT)) || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto out_errno;
@@ -468,11 +470,14 @@ void client_register(int fd, int flags, const struct iosig_sig *sig)
 		/* The interposers cannot see it: it stays plain. */
 		C.host->set(f->priv, NULL);
 		cl_file_forget(f);
+	} else {
+		done = true;
 	}
 out_unlock:
 	cl_unlock();
 out_errno:
 	errno = saved;
+	return done;
 }
 
 /* Unregisters f (its last descriptor is gone or it is detached) and drops
@@ -923,9 +928,12 @@ static void atfork_child(void)
 }
 
 /* At exit: what the program wrote reaches the file before it is gone
- * (a process killed by a signal leaves it to the daemon). */
+ * (a process killed by a signal leaves it to the daemon), also what its
+ * unclosed streams still buffer. */
 __attribute__((destructor)) static void at_exit(void)
 {
-	if (C.s && !C.s->dead && C.s->pid == getpid())
+	if (C.s && !C.s->dead && C.s->pid == getpid()) {
+		stream_flush_all();
 		cl_drain();
+	}
 }

@@ -96,8 +96,9 @@ const struct cl_ops *client_attach(const struct cl_host *host);
  * After an annotated open returned fd (open flags `flags`, evaluated
  * signature `sig`): registers it with the daemon when one is reachable
  * and the interposers are there to honour it.  Never fails the open:
- * anything that goes wrong leaves fd plain.
+ * anything that goes wrong leaves fd plain.  True when the daemon took fd
+ * (its calls now go through the interposers to the ring).
  */
-void client_register(int fd, int flags, const struct iosig_sig *sig);
+bool client_register(int fd, int flags, const struct iosig_sig *sig);
 
 #endif /* IOSIG_CLIENT_H */

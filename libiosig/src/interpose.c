@@ -24,7 +24,10 @@
  *                                                   release (the last one waits)
  *   dup, dup2, dup3, fcntl(64) F_DUPFD(_CLOEXEC)    the copy is tagged
  *   fcntl(64) F_SETFL changing O_APPEND or setting O_DIRECT, mmap(64),
- *   sendfile(64), copy_file_range, splice, fdopen   detach, then libc
+ *   sendfile(64), copy_file_range, splice, fdopen,
+ *   freopen(64) of a stream on one (libiosig.so)    detach, then libc
+ *   fopen(64) of the path iosig_prepare just prepared in this thread
+ *   (libiosig.so: a C++ stream's open)              tagged and handed over
  *   fcntl(64) unlock, flock LOCK_UN, lockf F_ULOCK  barrier, then libc
  *   sync, syncfs, exec*, posix_spawn(p), system, popen  drain, then libc
  *   fork                                            (the client's pthread_atfork)
@@ -50,6 +53,10 @@
 #include "fdtab.h"
 #include "interpose.h"
 #include "realfn.h"
+#ifdef IOSIG_INTERPOSE_ATTACH
+#include "redirect.h"
+#include "stream.h"
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -149,6 +156,7 @@ __attribute__((constructor)) static void interpose_attach(void)
 	X(fstat) X(fstat64) X(close) X(close_range) \
 	X(closefrom) X(dup) X(dup2) X(dup3) X(fcntl) X(fcntl64) X(flock) X(lockf) X(lockf64) \
 	X(mmap) X(mmap64) X(sendfile) X(sendfile64) X(copy_file_range) X(splice) X(fdopen) \
+	X(freopen) X(freopen64) X(fopen) X(fopen64) \
 	X(execve) X(execv) X(execvp) X(execvpe) X(fexecve) X(execveat) X(posix_spawn) \
 	X(posix_spawnp) X(system) X(popen)
 
@@ -200,6 +208,8 @@ typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
 typedef ssize_t (*cfr_fn)(int, off64_t *, int, off64_t *, size_t, unsigned);
 typedef ssize_t (*splice_fn)(int, off64_t *, int, off64_t *, size_t, unsigned);
 typedef FILE *(*fdopen_fn)(int, const char *);
+typedef FILE *(*freopen_fn)(const char *, const char *, FILE *);
+typedef FILE *(*fopen_fn)(const char *, const char *);
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
@@ -901,6 +911,72 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 	}
 	return ((fdopen_fn)real(R_fdopen))(fd, mode);
 }
+
+void interpose_stream_leaving(FILE *stream)
+{
+	int fd = stream ? fileno(stream) : -1;
+
+	if (fd >= 0 && unlikely(fdtab_get(&tab, fd)))
+		detach(fd);
+}
+
+#ifdef IOSIG_INTERPOSE_ATTACH
+/* A stream iosigd handles (stream.h) is reopened on another file: glibc
+ * flushes it through its cookie (the ring), then replaces the descriptor
+ * behind the interposers.  (The preload's front has its own freopen.) */
+static FILE *freopen_any(enum real_id id, const char *path, const char *mode, FILE *stream)
+{
+	struct rd_stream *st;
+	FILE *r;
+
+	interpose_stream_leaving(stream);
+	if (!real(id)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	st = stream ? stream_reopening(stream) : NULL;
+	r = ((freopen_fn)real(id))(path, mode, stream);
+	if (st)
+		stream_reopened(st);
+	return r;
+}
+
+EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	return freopen_any(R_freopen, path, mode, stream);
+}
+
+EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return freopen_any(R_freopen64, path, mode, stream);
+}
+
+/* A C++ stream opens the path iosig_prepare prepared with libstdc++'s own
+ * fopen64: the runtime tags it and hands it to the daemon as it does an
+ * annotated fopen (redirect.h).  Any other open costs one TLS load. */
+static FILE *fopen_any(enum real_id id, const char *path, const char *mode)
+{
+	fopen_fn fn = (fopen_fn)real(id);
+
+	if (!fn) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (unlikely(rd_prepared_pending()))
+		return rd_prepared_fopen(path, mode, fn);
+	return fn(path, mode);
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return fopen_any(R_fopen, path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen_any(R_fopen64, path, mode);
+}
+#endif
 
 /* ------------------------------------------------------------------------
  * exec and spawn: what the new program may read is in the files first

@@ -6,6 +6,8 @@
 #ifndef IOSIG_INTERPOSE_H
 #define IOSIG_INTERPOSE_H
 
+#include <stdio.h>
+
 #include "client.h"
 
 /* The interposers' table, for client_attach(). */
@@ -22,5 +24,13 @@ void interpose_set_client(const struct cl_ops *ops);
  * program reaches.
  */
 void interpose_stat_self(int dirfd, const char *path, int flags);
+
+/*
+ * Before freopen of `stream`: glibc closes or replaces its descriptor with
+ * its own internal calls, so a tagged one leaves the daemon first (detach:
+ * its writes done, plain from now on).  libiosig.so's freopen interposers
+ * and the preload front's call it.
+ */
+void interpose_stream_leaving(FILE *stream);
 
 #endif /* IOSIG_INTERPOSE_H */

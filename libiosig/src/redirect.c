@@ -50,6 +50,7 @@
 #include "rd_link.h"
 #include "realfn.h"
 #include "runtime.h"
+#include "stream.h"
 #include "tag.h"
 
 /* ------------------------------------------------------------------------
@@ -1072,25 +1073,48 @@ static int rd_decide(struct rd_ctx *c)
  * ---------------------------------------------------------------------- */
 
 /*
- * Tags fd (>= 0) after an annotated call, or clears a stale tag.  A
- * descriptor (not a stream: stdio writes through libc's internal calls,
- * which bypass the interposers) is also handed to iosigd when one runs.
+ * Tags fd (>= 0) after an annotated call, or clears a stale tag, and hands
+ * fd to iosigd when one runs.  A stream's descriptor only when `reg`: stdio
+ * writes through libc's internal calls, which bypass the interposers, so
+ * only a stream that is about to be replaced by one that makes its calls
+ * through them (stream.h) may be registered.  True when the daemon took fd.
  */
-static void tag_result(const struct rd_ctx *c, int fd, bool stream)
+static bool tag_fd(int fd, const struct iosig_sig *sig, const struct iosig_mount *placed,
+		   const char *path, const char *data_path, int flags, bool reg)
 {
 	if (fd < 0)
-		return;
-	if (!c->have_sig) {
+		return false;
+	if (!sig) {
 		tag_clear(fd);
-		return;
+		return false;
 	}
-	if (tag_set(fd, &c->sig, c->placed, c->abs_path[0] ? c->abs_path : c->req->path,
-		    c->data_path[0] ? c->data_path : NULL)) {
+	if (tag_set(fd, sig, placed, path, data_path)) {
 		tag_clear(fd);
-		return;
+		return false;
 	}
-	if (!stream && !rt_env()->dryrun)
-		client_register(fd, c->req->flags, &c->sig);
+	return reg && !rt_env()->dryrun && client_register(fd, flags, sig);
+}
+
+static bool tag_result(const struct rd_ctx *c, int fd, bool reg)
+{
+	return tag_fd(fd, c->have_sig ? &c->sig : NULL, c->placed,
+		      c->abs_path[0] ? c->abs_path : c->req->path,
+		      c->data_path[0] ? c->data_path : NULL, c->req->flags, reg);
+}
+
+/* A plain stream just opened on a file with signature sig (NULL: none):
+ * tagged, and replaced by one whose I/O reaches the daemon when it takes
+ * the descriptor (stream.h).  The stream to give the program. */
+static FILE *tag_stream(FILE *fp, const struct iosig_sig *sig, const struct iosig_mount *placed,
+			const char *path, const char *data_path, int flags)
+{
+	struct rd_stream *st = sig && !rt_env()->dryrun ? stream_new(fp) : NULL;
+
+	if (tag_fd(fileno(fp), sig, placed, path, data_path, flags, st != NULL))
+		return stream_adopt(st, fp);
+	if (st)
+		stream_discard(st);
+	return fp;
 }
 
 static void log_result(struct rd_ctx *c, int result, int err)
@@ -1136,18 +1160,27 @@ static void log_result(struct rd_ctx *c, int result, int err)
  */
 static int finish_fd(struct rd_ctx *c, int fd, int err, int saved)
 {
-	tag_result(c, fd, false);
+	tag_result(c, fd, true);
 	log_result(c, fd, fd < 0 ? err : 0);
 	ctx_done(c);
 	errno = fd < 0 ? err : saved;
 	return fd;
 }
 
-/* The same for a call that returns a stream. */
-static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved)
+/*
+ * The same for a call that returns a stream.  With `handover` (fopen, not
+ * freopen: its stream is the caller's FILE, which cannot become another)
+ * a stream whose descriptor the daemon takes is replaced by one whose
+ * I/O reaches it (stream.h); a stream it does not take stays as it is.
+ */
+static FILE *finish_stream(struct rd_ctx *c, FILE *fp, int err, int saved, bool handover)
 {
-	if (fp)
-		tag_result(c, fileno(fp), true);
+	if (fp && handover)
+		fp = tag_stream(fp, c->have_sig ? &c->sig : NULL, c->placed,
+				c->abs_path[0] ? c->abs_path : c->req->path,
+				c->data_path[0] ? c->data_path : NULL, c->req->flags);
+	else if (fp)
+		tag_result(c, fileno(fp), false);
 	log_result(c, fp ? fileno(fp) : -1, fp ? 0 : err);
 	ctx_done(c);
 	errno = fp ? saved : err;
@@ -1213,6 +1246,84 @@ int rd_openat(const struct rd_req *req)
 	return r;
 }
 
+/*
+ * What iosig_prepare decided, for the stream's own open that follows it
+ * (a C++ stream: libstdc++'s filebuf opens with fopen64 and then reads,
+ * writes and seeks its descriptor with read/write/writev/lseek64, which the
+ * interposers see).  The next fopen/fopen64 of the thread takes it; it is
+ * used when it opens the very path the program prepared.
+ */
+struct rd_prepared {
+	struct iosig_sig sig;
+	const struct iosig_mount *placed;
+	int flags;
+	char *path;            /* as the program gave it */
+	char *abs_path;        /* for the tag; NULL: path */
+	char *data_path;       /* NULL: not redirected */
+};
+
+/* initial-exec as rd_openers below: 8 bytes of static TLS. */
+static __thread struct rd_prepared *rd_pending __attribute__((tls_model("initial-exec")));
+
+static void prepared_free(struct rd_prepared *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->abs_path);
+	free(p->data_path);
+	free(p);
+}
+
+/* Records c's decision for the thread's next stream open (NULL: none). */
+static void prepared_set(const struct rd_ctx *c)
+{
+	struct rd_prepared *p;
+
+	prepared_free(rd_pending);
+	rd_pending = NULL;
+	if (!c || !c->have_sig || !c->req->path || rt_env()->dryrun)
+		return;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return;
+	p->sig = c->sig;
+	p->placed = c->placed;
+	p->flags = c->req->flags;
+	p->path = strdup(c->req->path);
+	p->abs_path = c->abs_path[0] ? strdup(c->abs_path) : NULL;
+	p->data_path = c->data_path[0] ? strdup(c->data_path) : NULL;
+	if (!p->path || (c->abs_path[0] && !p->abs_path) || (c->data_path[0] && !p->data_path)) {
+		prepared_free(p);
+		return;
+	}
+	rd_pending = p;
+}
+
+bool rd_prepared_pending(void)
+{
+	return rd_pending != NULL;
+}
+
+FILE *rd_prepared_fopen(const char *path, const char *mode,
+			FILE *(*open_fn)(const char *, const char *))
+{
+	struct rd_prepared *p = rd_pending;
+	int saved;
+	FILE *fp;
+
+	rd_pending = NULL;
+	fp = open_fn(path, mode);
+	if (fp && p && path && !strcmp(path, p->path)) {
+		saved = errno;
+		fp = tag_stream(fp, &p->sig, p->placed, p->abs_path ? p->abs_path : p->path,
+				p->data_path, p->flags);
+		errno = saved;
+	}
+	prepared_free(p);
+	return fp;
+}
+
 static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 {
 	int saved = errno;
@@ -1253,6 +1364,8 @@ static int prepare_req(const struct rd_req *req, struct rd_result *ret_result)
 out_log:
 	ctx_close_dir(&c);
 	log_result(&c, -1, r < 0 ? -r : 0);
+	/* Last: nothing of the runtime opens a stream before the program's. */
+	prepared_set(r == 0 ? &c : NULL);
 	if (ret_result) {
 		ret_result->action = c.action;
 		ret_result->chosen = c.chosen;
@@ -1421,9 +1534,13 @@ static FILE *fopen_req(const struct rd_req *in, bool large)
 			fd = rt_fd_low(c.fd, req.flags & O_CLOEXEC);
 			c.fd = -1;
 			fmode_no_excl(mode, buf, sizeof(buf));
+			/* fopen starts a write-only append stream at the end
+			 * (ftell before the first write says so); fdopen does not. */
+			if ((req.flags & (O_ACCMODE | O_APPEND)) == (O_WRONLY | O_APPEND))
+				lseek(fd, 0, SEEK_END);
 			fp = fdopen(fd, buf);
 			if (fp)
-				return finish_stream(&c, fp, 0, saved);
+				return finish_stream(&c, fp, 0, saved, true);
 			err = errno;
 			c.fd = fd;
 			rd_undo(&c);
@@ -1435,14 +1552,14 @@ static FILE *fopen_req(const struct rd_req *in, bool large)
 			finish_refused(&c);
 			return NULL;
 		case RD_FAIL:
-			return finish_stream(&c, NULL, -c.err, saved);
+			return finish_stream(&c, NULL, -c.err, saved, false);
 		default:
 			break;
 		}
 	}
 	ctx_close_dir(&c);
 	fp = plain_fopen(path, mode, large);
-	return finish_stream(&c, fp, errno, saved);
+	return finish_stream(&c, fp, errno, saved, ok && path);
 }
 
 FILE *rd_fopen(const struct rd_req *in, bool large)
@@ -1527,7 +1644,7 @@ static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 			/* Reopen through the link: freopen must keep the FILE object.
 			 * Without 'x': the exclusive creation already happened. */
 			fp = plain_freopen(path, fdmode, stream, large);
-			return finish_stream(&c, fp, errno, saved);
+			return finish_stream(&c, fp, errno, saved, false);
 		case RD_OPENED:
 			/* The user's own link, checked: freopen reopens it by name. */
 			close(c.fd);
@@ -1541,14 +1658,14 @@ static FILE *freopen_req(const struct rd_req *in, FILE *stream, bool large)
 			return NULL;
 		case RD_FAIL:
 			fclose(stream);
-			return finish_stream(&c, NULL, -c.err, saved);
+			return finish_stream(&c, NULL, -c.err, saved, false);
 		default:
 			break;
 		}
 	}
 	ctx_close_dir(&c);
 	fp = plain_freopen(path, mode, stream, large);
-	return finish_stream(&c, fp, errno, saved);
+	return finish_stream(&c, fp, errno, saved, false);
 }
 
 FILE *rd_freopen(const struct rd_req *in, FILE *stream, bool large)

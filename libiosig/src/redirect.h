@@ -85,6 +85,18 @@ struct rd_result {
 int rd_prepare(const struct rd_req *req, struct rd_result *ret_result);
 
 /*
+ * The stream's own open after rd_prepare() (a C++ stream: libstdc++ opens
+ * with fopen64): libiosig.so's fopen/fopen64 interposers call
+ * rd_prepared_fopen() while rd_prepared_pending().  It opens with open_fn
+ * (libc's) and, when path is the one this thread prepared last, tags the
+ * stream and hands it to iosigd as an annotated fopen would (stream.h).
+ * Either way the thread's prepared decision is used up.
+ */
+bool rd_prepared_pending(void);
+FILE *rd_prepared_fopen(const char *path, const char *mode,
+			FILE *(*open_fn)(const char *, const char *));
+
+/*
  * Splits `path` into its directory (copied into dir; "." when none) and last
  * component (pointing into path).  False for paths that cannot name a
  * regular file to create: empty, a trailing slash, "." or "..", a

@@ -56,7 +56,8 @@ def run(args, cwd=None, env=None, input=None, timeout=300):
 
 def write_config(path, mounts):
     """A catalog configuration that leaves out every mount but `mounts`
-    (a list of (mount point, data dir, [setting lines]))."""
+    (a list of (mount point, data dir or None for the default rule,
+    [setting lines]))."""
     lines = ["version: 1", "mounts:"]
     pat = ""
     for _ in range(12):
@@ -66,7 +67,8 @@ def write_config(path, mounts):
     for mnt, ddir, settings in mounts:
         lines.append('  "%s":' % mnt)
         lines.append("    ignore: false")
-        lines.append('    data_dir: "%s"' % ddir)
+        if ddir:
+            lines.append('    data_dir: "%s"' % ddir)
         for s in settings:
             lines.append("    " + s)
     with open(path, "w") as f:

@@ -48,6 +48,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from iosig_testlib import write_config  # noqa: E402
+
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.environ.get("IOSIG_TOOL", "iosig")
@@ -214,22 +217,8 @@ class World:
     def write_config(self, mounts, name="iosig.yaml"):
         """A configuration that leaves out every mount but `mounts` (mount
         point, data_dir or None for the default rule, [settings])."""
-        lines = ["version: 1", "mounts:"]
-        pat = ""
-        for _ in range(12):
-            pat += "/*"
-            lines.append('  "%s": { ignore: true }' % pat)
-        lines.append('  "/": { ignore: true }')
-        for mnt, ddir, settings in mounts:
-            lines.append('  "%s":' % mnt)
-            lines.append("    ignore: false")
-            if ddir:
-                lines.append('    data_dir: "%s"' % ddir)
-            for s in settings:
-                lines.append("    " + s)
         path = self.path(name)
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write_config(path, mounts)
         os.chmod(path, 0o644)
         self.config = path
         return path

@@ -540,6 +540,8 @@ static FILE *fopen_any(enum real_id id, const char *call, const char *path, cons
 	const struct rules_rule *rule = path ? find_rule(AT_FDCWD, path) : NULL;
 	void *fn;
 
+	if (stream)
+		interpose_stream_leaving(stream);
 	if (rule)
 		return redirect_fopen(rule, call, path, mode, stream, large);
 	fn = real(id);
