@@ -342,8 +342,11 @@ static void note(void *ctx, const char *msg)
 }
 
 /* The catalog's class of the mount holding path (its directory, if the
- * store does not exist yet). */
-static enum iosig_class class_of_path(struct daemon *d, const char *path, bool *ret_volatile)
+ * store does not exist yet), and that mount's BCW profile (its `bcw`
+ * setting or `iosig probe`'s measurement in the probe cache; zeros when
+ * neither is known). */
+static enum iosig_class class_of_path(struct daemon *d, const char *path, bool *ret_volatile,
+				      struct iosig_bcw *ret_bcw)
 {
 	char dir[PATH_MAX], *slash;
 	struct stat st;
@@ -360,6 +363,7 @@ static enum iosig_class class_of_path(struct daemon *d, const char *path, bool *
 	device_describe(d, S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, name, sizeof(name), &spec,
 			&info, &passthrough);
 	*ret_volatile = info.cls == IOSIG_CLASS_RAM;
+	*ret_bcw = info.bcw;
 	return info.cls;
 }
 
@@ -404,7 +408,8 @@ int tiers_open(struct daemon *d, char *err, size_t errlen)
 		const struct dcfg_tier *c = &d->cfg.tiers[i];
 		struct dtier *t = &ts->t[i];
 		bool vol = false;
-		enum iosig_class cls = class_of_path(d, c->path, &vol);
+		struct iosig_bcw bcw;
+		enum iosig_class cls = class_of_path(d, c->path, &vol, &bcw);
 		struct tstore_cfg sc = { .name = c->name, .path = c->path, .size = c->size,
 					 .journal = c->journal, .mkdir_parent = c->mount != NULL };
 		char why[600];
@@ -443,6 +448,14 @@ int tiers_open(struct daemon *d, char *err, size_t errlen)
 		}
 		t->info.cls = cls;
 		t->info.name = c->name;
+		/* MIOS's write-state predictor reads an HDD tier's profile. */
+		t->info.bcw = bcw;
+		if (cls == IOSIG_CLASS_HDD && bcw.wf >= 1)
+			dlog(DLOG_INFO, "tier %s: BCW profile of its mount: W_f %.0f B, W_m %.0f B, L_f %.3g s, L_m %.3g s, L_s %.3g s (a policy option set in the configuration wins)",
+			     c->name, bcw.wf, bcw.wm, bcw.lf, bcw.lm, bcw.ls);
+		else if (cls == IOSIG_CLASS_HDD)
+			dlog(DLOG_INFO, "tier %s: no BCW profile of its mount (run 'iosig probe' on it, or set bcw: in its catalog entry): MIOS predicts with its options w_fast, w_mid, slow_lat or their defaults 16 MiB, 8 MiB, 2 ms",
+			     c->name);
 		dlog(DLOG_INFO, "tier %s: %s (%s%s), %" PRIu64 " MiB of data, %" PRIu64 " MiB of journal, generation %" PRIu64 "%s",
 		     c->name, c->path, iosig_class_name(cls), t->is_volatile ? ", volatile" : "",
 		     t->st->sb.data_bytes >> 20, t->st->sb.journal_bytes >> 20, t->st->sb.generation,
