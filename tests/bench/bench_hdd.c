@@ -295,20 +295,6 @@ static void usage(FILE *fp)
 		"Root only; exit 77 when it cannot run here.\n");
 }
 
-static unsigned long long number(const char *s, const char *what, unsigned long long max)
-{
-	char *e;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &e, 10);
-	if (errno || e == s || *e || !v || v > max) {
-		fprintf(stderr, "bench_hdd: %s: '%s' is not a number from 1 to %llu\n", what, s, max);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o = { .size = 1, .rounds = 1, .bulk = 4, .small = 4, .bps = 40 * MiB, .iops = 100,
@@ -334,19 +320,19 @@ int main(int argc, char **argv)
 		}
 		i++;
 		if (!strcmp(a, "--size"))
-			o.size = (unsigned)number(v, a, 1000);
+			o.size = (unsigned)rig_number(v, a, 1000);
 		else if (!strcmp(a, "--rounds"))
-			o.rounds = (unsigned)number(v, a, 100);
+			o.rounds = (unsigned)rig_number(v, a, 100);
 		else if (!strcmp(a, "--bps"))
-			o.bps = number(v, a, 1ull << 40);
+			o.bps = rig_number(v, a, 1ull << 40);
 		else if (!strcmp(a, "--iops"))
-			o.iops = number(v, a, 1000000);
+			o.iops = rig_number(v, a, 1000000);
 		else if (!strcmp(a, "--bulk"))
-			o.bulk = (unsigned)number(v, a, WRITERS_MAX / 2);
+			o.bulk = (unsigned)rig_number(v, a, WRITERS_MAX / 2);
 		else if (!strcmp(a, "--small"))
-			o.small = (unsigned)number(v, a, WRITERS_MAX / 2);
+			o.small = (unsigned)rig_number(v, a, WRITERS_MAX / 2);
 		else if (!strcmp(a, "--queue-depth"))
-			o.queue_depth = (unsigned)number(v, a, 1024);
+			o.queue_depth = (unsigned)rig_number(v, a, 1024);
 		else if (!strcmp(a, "--policies"))
 			snprintf(o.policies, sizeof(o.policies), "%s", v);
 		else if (!strcmp(a, "--dir"))

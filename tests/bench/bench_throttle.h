@@ -105,6 +105,21 @@ static inline double median(struct samples *s)
 	return s->n ? bench_median(s->v, (unsigned)s->n) : -1;
 }
 
+/* A command-line number from 1 to max; else exit 2 with what is wrong. */
+static inline unsigned long long rig_number(const char *s, const char *what, unsigned long long max)
+{
+	char *e;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno || e == s || *e || !v || v > max) {
+		fprintf(stderr, RIG_NAME ": %s: '%s' is not a number from 1 to %llu\n", what, s, max);
+		exit(2);
+	}
+	return v;
+}
+
 /* ---- set-up and teardown ---- */
 
 static inline void rig_cleanup(void)

@@ -328,20 +328,6 @@ static void usage(FILE *fp)
 		"Root only; exit 77 when it cannot run here.\n");
 }
 
-static unsigned long long number(const char *s, const char *what, unsigned long long max)
-{
-	char *e;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &e, 10);
-	if (errno || e == s || *e || !v || v > max) {
-		fprintf(stderr, "bench_tiers: %s: '%s' is not a number from 1 to %llu\n", what, s, max);
-		exit(2);
-	}
-	return v;
-}
-
 static bool wanted(const struct opts *o, const char *name)
 {
 	size_t n = strlen(name);
@@ -378,17 +364,17 @@ int main(int argc, char **argv)
 		}
 		i++;
 		if (!strcmp(a, "--size"))
-			o.size = (unsigned)number(v, a, 100);
+			o.size = (unsigned)rig_number(v, a, 100);
 		else if (!strcmp(a, "--rounds"))
-			o.rounds = (unsigned)number(v, a, 100);
+			o.rounds = (unsigned)rig_number(v, a, 100);
 		else if (!strcmp(a, "--hdd-bps"))
-			o.hdd_bps = number(v, a, 1ull << 40);
+			o.hdd_bps = rig_number(v, a, 1ull << 40);
 		else if (!strcmp(a, "--hdd-iops"))
-			o.hdd_iops = number(v, a, 1000000);
+			o.hdd_iops = rig_number(v, a, 1000000);
 		else if (!strcmp(a, "--ssd-bps"))
-			o.ssd_bps = number(v, a, 1ull << 40);
+			o.ssd_bps = rig_number(v, a, 1ull << 40);
 		else if (!strcmp(a, "--ssd-iops"))
-			o.ssd_iops = number(v, a, 1000000);
+			o.ssd_iops = rig_number(v, a, 1000000);
 		else if (!strcmp(a, "--scenarios"))
 			snprintf(o.scenarios, sizeof(o.scenarios), "%s", v);
 		else if (!strcmp(a, "--dir"))
