@@ -115,7 +115,7 @@ static void run_mode(const struct opts *o, struct mode *md, unsigned round)
 		rig_fail("mkdir: %s", strerror(errno));
 	if (md->daemon) {
 		rig_iosigd_init(md->name);
-		if (bench_iosigd_config(rig_iosigd.cfg, mnt, "hdd", md->name, o->queue_depth, NULL) < 0)
+		if (bench_iosigd_config(rig_iosigd.cfg, mnt, "hdd", md->name, o->queue_depth, NULL, NULL) < 0)
 			rig_fail("cannot write %s", rig_iosigd.cfg);
 		rig_iosigd_start(md->name);
 	}

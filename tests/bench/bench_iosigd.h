@@ -100,10 +100,12 @@ static inline int bench_iosigd_start(struct bench_iosigd *d, const char *iosigd,
  * stays where it is opened) and the daemon runs `policy` (a spec) there,
  * with queue_depth commands in flight (0: the daemon's default) and, when
  * `tier` is not NULL, a tier "t" of that description (a YAML flow map:
- * "{ mount: /mnt/ssd, size: 1GiB, class: ssd }").  0 or -1.
+ * "{ mount: /mnt/ssd, size: 1GiB, class: ssd }") and the device's
+ * settings `dev_extra` (NULL, or e.g. "defer_close: yes").  0 or -1.
  */
 static inline int bench_iosigd_config(const char *path, const char *mnt, const char *cls,
-				      const char *policy, unsigned queue_depth, const char *tier)
+				      const char *policy, unsigned queue_depth, const char *tier,
+				      const char *dev_extra)
 {
 	char entry[8500];
 	const char *entries[2] = { entry, NULL };
@@ -122,6 +124,8 @@ static inline int bench_iosigd_config(const char *path, const char *mnt, const c
 			fprintf(fp, ", queue_depth: %u", queue_depth);
 		if (tier)
 			fprintf(fp, ", tiers: [t]");
+		if (tier && dev_extra)
+			fprintf(fp, ", %s", dev_extra);
 		fprintf(fp, " }\n");
 	}
 	if (tier)

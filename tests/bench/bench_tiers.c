@@ -16,8 +16,10 @@
  *            sequential writers (256 KiB write() calls) and small
  *            interrupting ones (4 KiB write + fdatasync, 10 ms apart)
  *   mios     home slowssd, tier hdd (its BCW state predicted from the
- *            policy's options): noop (SSD only), mios-d, mios-e; bursty
- *            small writers (bursts of 8 x 4 KiB write + fdatasync)
+ *            policy's options): noop (SSD only), mios-d, mios-e, mios-d
+ *            with defer_close (the last close does not write the tier's
+ *            data home); bursty small writers (bursts of 8 x 4 KiB write +
+ *            fdatasync)
  *   nvcache  home hdd, tier ram: noop, nvcache; closed-loop readers (4 KiB
  *            pread at random in 64 MiB files written before) and writers
  *            (4 KiB pwrite at random, one fsync at the end)
@@ -78,10 +80,12 @@ struct role {
 
 struct mode {
 	const char *policy;    /* the daemon's */
+	const char *label;     /* the mode's name when not the policy's */
+	bool defer;            /* defer_close: yes */
 	struct dev *tier;      /* NULL: none */
 	const char *tier_cls, *tier_size;
 	struct samples makespan, lat[ROLES_MAX], done[ROLES_MAX];
-	uint64_t home_written, tier_written, d_tier_written, d_writeback, d_records;
+	uint64_t home_written, home_run_written, tier_written, d_tier_written, d_writeback, d_records;
 	double counters[4];
 };
 
@@ -105,7 +109,7 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	double t0, last = 0;
 	char c;
 
-	snprintf(name, sizeof(name), "%s-%s", sc->name, md->policy);
+	snprintf(name, sizeof(name), "%s-%s", sc->name, md->label ? md->label : md->policy);
 	pathf(dir, "%s/%s-%u", sc->home->mnt, name, round);
 	if (mkdir(dir, 0755) < 0)
 		rig_fail("mkdir %s: %s", dir, strerror(errno));
@@ -136,7 +140,7 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 		pathf(tier, "{ mount: \"%s\", size: %s, class: %s }", md->tier->mnt, md->tier_size, md->tier_cls);
 	}
 	if (bench_iosigd_config(rig_iosigd.cfg, sc->home->mnt, sc->home_cls, md->policy, 0,
-				md->tier ? tier : NULL) < 0)
+				md->tier ? tier : NULL, md->defer ? "defer_close: yes" : NULL) < 0)
 		rig_fail("cannot write %s", rig_iosigd.cfg);
 	rig_iosigd_start(name);
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0)
@@ -172,6 +176,9 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	t0 = bench_now();
 	close(go[1]);
 	rig_wait_writers(name);
+	/* What reached home while the workload ran (the rest of the tier's
+	 * data goes home when the daemon stops). */
+	md->home_run_written += rig_dev_written(sc->home->devno) - h0;
 	for (unsigned r = 0; r < sc->nroles; r++) {
 		struct samples done = { 0 };
 
@@ -261,7 +268,9 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 		struct mode *md = &sc->modes[m];
 
 		json_obj_begin(w, NULL);
+		json_str(w, "mode", md->label ? md->label : md->policy);
 		json_str(w, "policy", md->policy);
+		json_bool(w, "defer_close", md->defer);
 		json_str(w, "tier", md->tier ? md->tier->name : "none");
 		json_num(w, "makespan_s", median(&md->makespan));
 		for (unsigned r = 0; r < sc->nroles; r++) {
@@ -274,6 +283,7 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 			json_obj_end(w);
 		}
 		json_num(w, "home_written_MiB", (double)md->home_written / o->rounds / (double)MiB);
+		json_num(w, "home_written_run_MiB", (double)md->home_run_written / o->rounds / (double)MiB);
 		json_num(w, "tier_device_written_MiB", (double)md->tier_written / o->rounds / (double)MiB);
 		json_num(w, "tier_written_MiB", (double)md->d_tier_written / o->rounds / (double)MiB);
 		json_num(w, "tier_writeback_MiB", (double)md->d_writeback / o->rounds / (double)MiB);
@@ -286,11 +296,11 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 	}
 	json_arr_end(w);
 	json_obj_begin(w, "vs_baseline");
-	json_str(w, "baseline", base->policy);
+	json_str(w, "baseline", base->label ? base->label : base->policy);
 	for (unsigned m = 1; m < sc->nmodes; m++) {
 		struct mode *md = &sc->modes[m];
 
-		json_obj_begin(w, md->policy);
+		json_obj_begin(w, md->label ? md->label : md->policy);
 		ratio(w, "makespan", median(&md->makespan), median(&base->makespan));
 		for (unsigned r = 0; r < sc->nroles; r++) {
 			char key[64];
@@ -303,6 +313,7 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 			ratio(w, key, role_mib_s(&sc->roles[r], md, r), role_mib_s(&sc->roles[r], base, r));
 		}
 		ratio(w, "home_written", (double)md->home_written, (double)base->home_written);
+		ratio(w, "home_written_run", (double)md->home_run_written, (double)base->home_run_written);
 		json_obj_end(w);
 	}
 	json_obj_end(w);
@@ -420,8 +431,10 @@ int main(int argc, char **argv)
 			.nroles = 1,
 			.modes = { { .policy = "noop" },
 				   { .policy = "mios-d", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
-				   { .policy = "mios-e", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" } },
-			.nmodes = 3,
+				   { .policy = "mios-e", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
+				   { .policy = "mios-d", .label = "mios-d+defer_close", .defer = true, .tier = &hdd,
+				     .tier_cls = "hdd", .tier_size = "640MiB" } },
+			.nmodes = 4,
 			.counters = { "redirected_writes", "padding_bytes" } };
 	if (wanted(&o, "nvcache"))
 		sc[nsc++] = (struct scenario){

@@ -16,10 +16,11 @@ import math
 import subprocess
 import sys
 
-MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e"],
+MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
          "nvcache": ["noop", "nvcache"], "useless": ["noop", "bid-hybrid", "nvcache"]}
 # Where a tier must have been written (the tier's own count of bytes).
-USES_TIER = {("bid", "bid-hybrid"), ("mios", "mios-d"), ("mios", "mios-e"), ("nvcache", "nvcache")}
+USES_TIER = {("bid", "bid-hybrid"), ("mios", "mios-d"), ("mios", "mios-e"), ("mios", "mios-d+defer_close"),
+             ("nvcache", "nvcache")}
 
 
 def number(v):
@@ -31,7 +32,7 @@ def check(r, need):
     scen = {s.get("scenario"): s for s in r.get("scenarios", [])}
     need(sorted(scen) == sorted(MODES), "scenarios %s (got %s)" % (sorted(MODES), sorted(scen)))
     for name, s in scen.items():
-        modes = {m.get("policy"): m for m in s.get("modes", [])}
+        modes = {m.get("mode"): m for m in s.get("modes", [])}
         need(sorted(modes) == sorted(MODES.get(name, [])), "%s: modes %s" % (name, sorted(modes)))
         roles = [ro.get("role") for ro in s.get("roles", [])]
         need(roles, "%s: roles" % name)
@@ -44,7 +45,8 @@ def check(r, need):
                     need(number(c.get(k)) and c[k] > 0, "%s: %s.%s" % (where, ro.get("role"), k))
                 need(c.get("calls") == ro.get("MiB_each", 0) * 1048576 // ro.get("io_bytes", 1) * ro.get("processes"),
                      "%s: %s: every call counted" % (where, ro.get("role")))
-            for k in ("home_written_MiB", "tier_device_written_MiB", "tier_written_MiB", "tier_writeback_MiB"):
+            for k in ("home_written_MiB", "home_written_run_MiB", "tier_device_written_MiB", "tier_written_MiB",
+                      "tier_writeback_MiB"):
                 need(number(m.get(k)) and m[k] >= 0, "%s: %s" % (where, k))
             if "read" not in roles or len(roles) > 1:
                 need(m.get("home_written_MiB", 0) > 0, "%s: the home device was written" % where)
@@ -84,7 +86,7 @@ def main():
     if problems:
         print("bench_tiers's JSON is incomplete:\n  " + "\n  ".join(problems) + "\n" + p.stdout)
         return 1
-    print(json.dumps({s["scenario"]: {m["policy"]: m["makespan_s"] for m in s["modes"]} for s in r["scenarios"]}))
+    print(json.dumps({s["scenario"]: {m["mode"]: m["makespan_s"] for m in s["modes"]} for s in r["scenarios"]}))
     return 0
 
 
