@@ -17,6 +17,12 @@
  *       fds_per_client: 4096
  *       ring_size: 8MiB
  *       queued_bytes: 64MiB
+ *     tiers:                               # docs/tiers.md
+ *       ssd:
+ *         mount: /mnt/ssd                  # or path: FILE or block device
+ *         size: 4GiB
+ *
+ * and per device `tiers: [ssd]` (a tier-using policy) and `defer_close`.
  *
  * The rest of the file is the catalog's: iosigd builds its catalog from the
  * same file, which checks it.  A new key is a row of one of the tables
@@ -38,8 +44,11 @@
 /* Largest configuration file read (the catalog's own limit). */
 #define DCFG_MAX_BYTES (1u << 20)
 
-static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits" };
-static const char *const device_keys[] = { "policy", "queue_depth", "schedule" };
+static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits", "tiers" };
+static const char *const device_keys[] = { "policy", "queue_depth", "tiers", "defer_close",
+					   "schedule" };
+static const char *const tier_keys[] = { "path", "mount", "size", "journal", "queue_depth",
+					 "class" };
 static const char *const limit_keys[] = { "clients", "fds_per_client", "ring_size",
 					  "queued_bytes" };
 
@@ -69,16 +78,24 @@ void dconfig_free(struct dconfig *cfg)
 	for (size_t i = 0; i < cfg->ndevices; i++) {
 		free(cfg->devices[i].pattern);
 		free(cfg->devices[i].policy);
+		for (size_t k = 0; k < cfg->devices[i].ntiers; k++)
+			free(cfg->devices[i].tiers[k]);
+		free(cfg->devices[i].tiers);
 	}
 	free(cfg->devices);
+	for (size_t i = 0; i < cfg->ntiers; i++) {
+		free(cfg->tiers[i].name);
+		free(cfg->tiers[i].path);
+		free(cfg->tiers[i].mount);
+	}
+	free(cfg->tiers);
 	free(cfg->file);
 	free(cfg->socket);
 	free(cfg->policy);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-/* The first `devices:` entry whose mount point or pattern matches, or NULL. */
-static const struct dcfg_device *device_for(const struct dconfig *cfg, const char *mount)
+const struct dcfg_device *dconfig_device_for(const struct dconfig *cfg, const char *mount)
 {
 	for (size_t i = 0; i < cfg->ndevices; i++) {
 		const struct dcfg_device *dv = &cfg->devices[i];
@@ -91,15 +108,23 @@ static const struct dcfg_device *device_for(const struct dconfig *cfg, const cha
 
 const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd)
 {
-	const struct dcfg_device *dv = device_for(cfg, mount);
+	const struct dcfg_device *dv = dconfig_device_for(cfg, mount);
 
 	*ret_qd = dv ? dv->queue_depth : 0;
 	return dv && dv->policy ? dv->policy : cfg->policy;
 }
 
+const struct dcfg_tier *dconfig_tier(const struct dconfig *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->ntiers; i++)
+		if (!strcmp(cfg->tiers[i].name, name))
+			return &cfg->tiers[i];
+	return NULL;
+}
+
 bool dconfig_schedules(const struct dconfig *cfg, const char *mount)
 {
-	const struct dcfg_device *dv = device_for(cfg, mount);
+	const struct dcfg_device *dv = dconfig_device_for(cfg, mount);
 
 	return dv && dv->schedule;
 }
@@ -129,15 +154,32 @@ static int key_index(struct cat_yaml *y, const yaml_node_t *kn, const char *ctx,
 	return -1;
 }
 
-/* A policy spec iosigd can run, or the error at node. */
+/* A policy spec iosigd can run without tiers, or the error at node. */
 static int check_spec(struct cat_yaml *y, const yaml_node_t *node, const char *ctx,
 		      const char *spec)
 {
 	char perr[256];
 
-	if (dpolicy_check(spec, perr, sizeof(perr)) < 0)
+	if (dpolicy_check(spec, false, perr, sizeof(perr)) < 0)
 		return cat_yaml_err(y, node, "%s: %s", ctx, perr);
 	return 0;
+}
+
+/* The error at a position remembered from a node (checks made once the
+ * whole section is read). */
+static int err_at(struct cat_yaml *y, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int err_at(struct cat_yaml *y, int line, int col, const char *fmt, ...)
+{
+	char msg[sizeof(((struct iosig_error *)0)->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cat_error(y->err, y->file, line, col, "%s", msg);
+	return -EINVAL;
 }
 
 /* A whole number (or a size when `size`) in [min, max]. */
@@ -217,6 +259,56 @@ struct dev_ctx {
 	char ctx[96];
 };
 
+/* A tier name: [a-z0-9_-], 1 to 63 characters (it names a store file). */
+static bool tier_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+/* `tiers: [a, b]` (or one name) of a device. */
+static int parse_tier_names(struct cat_yaml *y, struct dev_ctx *c, const yaml_node_t *vn)
+{
+	const yaml_node_t *one[1] = { vn };
+	size_t n = 1;
+	char b[64];
+
+	if (vn->type == YAML_SEQUENCE_NODE)
+		n = (size_t)(vn->data.sequence.items.top - vn->data.sequence.items.start);
+	if (!n || n > 8)
+		return cat_yaml_err(y, vn, "%s: tiers: expected 1 to 8 tier names, got %zu", c->ctx, n);
+	c->dv->tiers = calloc(n, sizeof(*c->dv->tiers));
+	if (!c->dv->tiers)
+		return cat_yaml_err(y, vn, "out of memory");
+	c->dv->tiers_line = (int)vn->start_mark.line + 1;
+	c->dv->tiers_col = (int)vn->start_mark.column + 1;
+	for (size_t i = 0; i < n; i++) {
+		const yaml_node_t *in = vn->type == YAML_SEQUENCE_NODE ?
+			yaml_document_get_node(&y->doc, vn->data.sequence.items.start[i]) : one[0];
+		const char *s = in ? cat_yaml_scalar(y, in, "tiers", "a tier name") : NULL;
+
+		if (!s)
+			return -EINVAL;
+		if (!tier_name_ok(s))
+			return cat_yaml_err(y, in, "%s: tiers: '%s' is not a tier name ([a-z0-9_-], at most 63)",
+					    c->ctx, cat_yaml_shown(s, b, sizeof(b)));
+		for (size_t k = 0; k < c->dv->ntiers; k++)
+			if (!strcmp(c->dv->tiers[k], s))
+				return cat_yaml_err(y, in, "%s: tiers: '%s' given twice", c->ctx, s);
+		c->dv->tiers[c->dv->ntiers] = strdup(s);
+		if (!c->dv->tiers[c->dv->ntiers])
+			return cat_yaml_err(y, in, "out of memory");
+		c->dv->ntiers++;
+	}
+	return 0;
+}
+
 static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_t *kn,
 		       const yaml_node_t *vn)
 {
@@ -226,14 +318,27 @@ static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 
 	switch (idx) {
 	case 0:
+		/* Checked once the device's tiers are known (check_devices). */
 		s = cat_yaml_scalar(y, vn, c->ctx, "a policy such as bid-hdd:wait_max=50ms");
-		if (!s || check_spec(y, vn, c->ctx, s) < 0)
+		if (!s)
 			return -EINVAL;
+		c->dv->policy_line = (int)vn->start_mark.line + 1;
+		c->dv->policy_col = (int)vn->start_mark.column + 1;
 		return set_string(&c->dv->policy, s) < 0 ? cat_yaml_err(y, vn, "out of memory") : 0;
 	case 1:
 		if (parse_count(y, vn, "queue_depth", false, 1, 4096, &v) < 0)
 			return -EINVAL;
 		c->dv->queue_depth = (unsigned)v;
+		return 0;
+	case 2:
+		return parse_tier_names(y, c, vn);
+	case 3:
+		s = cat_yaml_scalar(y, vn, "defer_close", "true or false");
+		if (!s)
+			return -EINVAL;
+		if (!cat_parse_bool(s, &c->dv->defer_close))
+			return cat_yaml_err(y, vn, "%s: defer_close: expected true or false, got '%s'",
+					    c->ctx, s);
 		return 0;
 	default: {
 		char sb[64];
@@ -331,6 +436,149 @@ static int limit_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_t
 	}
 }
 
+struct tier_ctx {
+	struct dcfg_tier *t;
+	char ctx[96];
+};
+
+static int tier_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_t *kn,
+		     const yaml_node_t *vn)
+{
+	struct tier_ctx *c = vctx;
+	const char *s;
+	char b[64];
+	uint64_t v;
+	uint8_t cls;
+
+	switch (idx) {
+	case 0:
+	case 1:
+		s = cat_yaml_scalar(y, vn, c->ctx, idx ? "a mount point" : "a file or block device path");
+		if (!s)
+			return -EINVAL;
+		if (s[0] != '/' || strlen(s) >= 4000)
+			return cat_yaml_err(y, vn, "%s: %s: '%s' is not an absolute path", c->ctx,
+					    tier_keys[idx], cat_yaml_shown(s, b, sizeof(b)));
+		return set_string(idx ? &c->t->mount : &c->t->path, s) < 0 ?
+			       cat_yaml_err(y, vn, "out of memory") : 0;
+	case 2:
+		if (parse_count(y, vn, "size", true, 1u << 20, 1ull << 50, &v) < 0)
+			return -EINVAL;
+		c->t->size = v;
+		return 0;
+	case 3:
+		if (parse_count(y, vn, "journal", true, 64u << 10, 1ull << 40, &v) < 0)
+			return -EINVAL;
+		c->t->journal = v;
+		return 0;
+	case 4:
+		if (parse_count(y, vn, "queue_depth", false, 1, 4096, &v) < 0)
+			return -EINVAL;
+		c->t->queue_depth = (unsigned)v;
+		return 0;
+	default:
+		if (cat_yaml_class(y, vn, "class", &cls) < 0)
+			return -EINVAL;
+		c->t->cls = cls;
+		return 0;
+	}
+}
+
+static int parse_tiers(struct cat_yaml *y, struct dconfig *cfg, const yaml_node_t *node)
+{
+	size_t n;
+
+	if (empty(node))
+		return 0;
+	if (node->type != YAML_MAPPING_NODE)
+		return cat_yaml_err(y, node, "daemon: tiers: expected a mapping of tier names to settings, got %s",
+				    cat_yaml_kind(node));
+	n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+	cfg->tiers = calloc(n ? n : 1, sizeof(*cfg->tiers));
+	if (!cfg->tiers)
+		return cat_yaml_err(y, node, "out of memory");
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *kn = yaml_document_get_node(&y->doc, p->key);
+		const yaml_node_t *vn = yaml_document_get_node(&y->doc, p->value);
+		struct tier_ctx c;
+		const char *ks;
+		char b[64];
+
+		if (!kn || !vn)
+			continue;
+		ks = cat_yaml_scalar(y, kn, "daemon: tiers", "a tier name");
+		if (!ks)
+			return -EINVAL;
+		if (!tier_name_ok(ks))
+			return cat_yaml_err(y, kn, "daemon: tiers: '%s' is not a tier name ([a-z0-9_-], at most 63)",
+					    cat_yaml_shown(ks, b, sizeof(b)));
+		if (dconfig_tier(cfg, ks))
+			return cat_yaml_err(y, kn, "daemon: tiers: '%s' given twice", ks);
+		c.t = &cfg->tiers[cfg->ntiers];
+		c.t->cls = -1;
+		c.t->name = strdup(ks);
+		if (!c.t->name)
+			return cat_yaml_err(y, kn, "out of memory");
+		c.t->line = (int)kn->start_mark.line + 1;
+		c.t->col = (int)kn->start_mark.column + 1;
+		cfg->ntiers++;
+		snprintf(c.ctx, sizeof(c.ctx), "daemon: tier '%s'", ks);
+		if (each_pair(y, vn, c.ctx, tier_keys, N(tier_keys), tier_pair, &c) < 0)
+			return -EINVAL;
+		if (!c.t->path == !c.t->mount)
+			return cat_yaml_err(y, kn, "%s: give either path: (a store file or block device) or mount: (a store file on that mount), not %s",
+					    c.ctx, c.t->path ? "both" : "neither");
+		if (c.t->mount) {
+			char path[4200];
+
+			snprintf(path, sizeof(path), "%s%s.iosigd/%s.tier", c.t->mount,
+				 c.t->mount[strlen(c.t->mount) - 1] == '/' ? "" : "/", ks);
+			if (set_string(&c.t->path, path) < 0)
+				return cat_yaml_err(y, kn, "out of memory");
+			if (!c.t->size)
+				return cat_yaml_err(y, kn, "%s: size: needed for a store file on a mount, e.g. size: 4GiB",
+						    c.ctx);
+		}
+	}
+	return 0;
+}
+
+/* Once the section is read: every device's policy fits its tiers, every
+ * tier named exists and belongs to one device only. */
+static int check_devices(struct cat_yaml *y, struct dconfig *cfg)
+{
+	for (size_t i = 0; i < cfg->ndevices; i++) {
+		struct dcfg_device *dv = &cfg->devices[i];
+		const char *spec = dv->policy ? dv->policy : cfg->policy;
+		char perr[256], ctx[96], b[64];
+
+		snprintf(ctx, sizeof(ctx), "daemon: device '%s'", cat_yaml_shown(dv->pattern, b, sizeof(b)));
+		if (dpolicy_check(spec, dv->ntiers > 0, perr, sizeof(perr)) < 0)
+			return err_at(y, dv->policy ? dv->policy_line : dv->tiers_line,
+				      dv->policy ? dv->policy_col : dv->tiers_col, "%s: %s", ctx, perr);
+		if (!dv->ntiers)
+			continue;
+		if (strpbrk(dv->pattern, "*?["))
+			return err_at(y, dv->tiers_line, dv->tiers_col,
+				      "%s: tiers: a tier belongs to one device: give the mount point itself, not a pattern",
+				      ctx);
+		for (size_t k = 0; k < dv->ntiers; k++) {
+			struct dcfg_tier *t = (struct dcfg_tier *)dconfig_tier(cfg, dv->tiers[k]);
+
+			if (!t)
+				return err_at(y, dv->tiers_line, dv->tiers_col,
+					      "%s: tiers: no tier '%s' in daemon: tiers:", ctx, dv->tiers[k]);
+			if (t->used)
+				return err_at(y, dv->tiers_line, dv->tiers_col,
+					      "%s: tiers: tier '%s' already belongs to another device", ctx,
+					      t->name);
+			t->used = true;
+		}
+	}
+	return 0;
+}
+
 static int daemon_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_t *kn,
 		       const yaml_node_t *vn)
 {
@@ -355,9 +603,11 @@ static int daemon_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 		return set_string(&cfg->policy, s) < 0 ? cat_yaml_err(y, vn, "out of memory") : 0;
 	case 2:
 		return parse_devices(y, cfg, vn);
-	default:
+	case 3:
 		return each_pair(y, vn, "daemon: limits", limit_keys, N(limit_keys), limit_pair,
 				 &cfg->limits);
+	default:
+		return parse_tiers(y, cfg, vn);
 	}
 }
 
@@ -410,6 +660,8 @@ int dconfig_load_buffer(struct dconfig *cfg, const char *name, const char *buf, 
 			}
 			seen = kn;
 			r = each_pair(&y, vn, "daemon", daemon_keys, N(daemon_keys), daemon_pair, cfg);
+			if (r == 0)
+				r = check_devices(&y, cfg);
 		}
 	}
 	cat_yaml_done(&y);

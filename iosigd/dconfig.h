@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The policies iosigd runs: they keep data on its home device. */
+/* The policies that keep data on its home device, and those that put it on
+ * tiers (docs/tiers.md): a device with `tiers:` runs one of the latter. */
 #define DCFG_HOME_POLICIES "noop, deadline, cfq, bfq, bid-hdd, burst"
+#define DCFG_TIER_POLICIES "bid-hybrid, mios-d, mios-e, nvcache"
 
 /* One entry of `daemon: devices:`. */
 struct dcfg_device {
@@ -20,6 +22,24 @@ struct dcfg_device {
 	unsigned queue_depth;      /* 0 = by device class */
 	bool schedule;             /* `schedule:`: a global network mount is scheduled */
 	int line;                  /* where it was given */
+	char **tiers;              /* `tiers:` names, in order (the policy's devices 1..) */
+	size_t ntiers;
+	bool defer_close;          /* `defer_close:` the last close does not write tiered data home */
+	int policy_line, policy_col;   /* where `policy:` / `tiers:` were given (checks) */
+	int tiers_line, tiers_col;
+};
+
+/* One entry of `daemon: tiers:` (docs/tiers.md). */
+struct dcfg_tier {
+	char *name;                /* [a-z0-9_-], the key */
+	char *path;                /* the store: `path:`, or <mount>/.iosigd/<name>.tier */
+	char *mount;               /* `mount:` as given, NULL with `path:` */
+	uint64_t size;             /* `size:` of a store file (0: a block device, all of it) */
+	uint64_t journal;          /* `journal:` bytes, 0 = the default */
+	unsigned queue_depth;      /* 0 = by class */
+	int cls;                   /* `class:` (enum iosig_class), -1 = the catalog's */
+	int line, col;             /* where it was given */
+	bool used;                 /* named by a device */
 };
 
 /* Per-client and global limits. */
@@ -37,6 +57,8 @@ struct dconfig {
 	char *policy;              /* `policy:` */
 	struct dcfg_device *devices;
 	size_t ndevices;
+	struct dcfg_tier *tiers;
+	size_t ntiers;
 	struct dcfg_limits limits;
 };
 
@@ -56,14 +78,19 @@ void dconfig_free(struct dconfig *cfg);
 /* The policy spec for a mount point and the configured queue depth (0 =
  * by class). */
 const char *dconfig_policy_for(const struct dconfig *cfg, const char *mount, unsigned *ret_qd);
+/* The `devices:` entry that applies to a mount point, or NULL. */
+const struct dcfg_device *dconfig_device_for(const struct dconfig *cfg, const char *mount);
+/* The `tiers:` entry called name, or NULL. */
+const struct dcfg_tier *dconfig_tier(const struct dconfig *cfg, const char *name);
 /* True if the first entry for this mount point says `schedule: true`:
  * the descriptors of files on a global (network) mount are then scheduled
  * instead of passed through. */
 bool dconfig_schedules(const struct dconfig *cfg, const char *mount);
 
-/* Checks a policy spec for the configuration: a home-device policy whose
- * options parse.  0, or -errno with a message in err (device.c, where the
- * policies are seen). */
-int dpolicy_check(const char *spec, char *err, size_t errlen);
+/* Checks a policy spec for the configuration: a policy whose options
+ * parse, of the home-device kind, or of the tier-using kind when `tiers`
+ * (a device with `tiers:`).  0, or -errno with a message in err (device.c,
+ * where the policies are seen). */
+int dpolicy_check(const char *spec, bool tiers, char *err, size_t errlen);
 
 #endif /* IOSIGD_DCONFIG_H */

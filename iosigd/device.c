@@ -12,16 +12,24 @@
 
 #include "iosigd.h"
 
-/* The policies that keep data on its home device: the ones iosigd runs
- * until it has tiers (bid-hybrid, mios-d/e and nvcache need them). */
+/* The policies that keep data on its home device, and those that put it
+ * on tiers (docs/tiers.md). */
 static const char *const home_policies[] = { "noop", "deadline", "cfq", "bfq", "bid-hdd", "burst" };
+static const char *const tier_policies[] = { "bid-hybrid", "mios-d", "mios-e", "nvcache" };
 
-int dpolicy_check(const char *spec, char *err, size_t errlen)
+static bool listed(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+int dpolicy_check(const char *spec, bool tiers, char *err, size_t errlen)
 {
 	const struct policy_ops *ops;
 	const char *colon = strchr(spec, ':');
 	size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-	bool home = false;
 	char name[64];
 	void *opts;
 	int r;
@@ -34,15 +42,24 @@ int dpolicy_check(const char *spec, char *err, size_t errlen)
 	name[nlen] = '\0';
 	ops = policy_find(name);
 	if (!ops) {
-		snprintf(err, errlen, "unknown policy '%s' (iosigd runs %s)", name, DCFG_HOME_POLICIES);
+		snprintf(err, errlen, "unknown policy '%s' (iosigd runs %s, and with tiers %s)", name,
+			 DCFG_HOME_POLICIES, DCFG_TIER_POLICIES);
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < sizeof(home_policies) / sizeof(home_policies[0]); i++)
-		home |= !strcmp(name, home_policies[i]);
-	if (!home) {
-		snprintf(err, errlen, "policy '%s' places data on other tiers, which iosigd does not run yet; use one of %s",
-			 name, DCFG_HOME_POLICIES);
+	if (listed(name, tier_policies, sizeof(tier_policies) / sizeof(tier_policies[0]))) {
+		if (!tiers) {
+			snprintf(err, errlen, "policy '%s' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of %s",
+				 name, DCFG_HOME_POLICIES);
+			return -EOPNOTSUPP;
+		}
+	} else if (!listed(name, home_policies, sizeof(home_policies) / sizeof(home_policies[0]))) {
+		snprintf(err, errlen, "policy '%s' is not one iosigd runs; use one of %s (or with tiers %s)",
+			 name, DCFG_HOME_POLICIES, DCFG_TIER_POLICIES);
 		return -EOPNOTSUPP;
+	} else if (tiers) {
+		snprintf(err, errlen, "policy '%s' uses no tiers: remove tiers:, or use one of %s", name,
+			 DCFG_TIER_POLICIES);
+		return -EINVAL;
 	}
 	opts = calloc(1, ops->opts_size ? ops->opts_size : 1);
 	if (!opts) {

@@ -26,12 +26,15 @@
  *      write-back - contiguous ones of a turn coalesced - goes to the
  *      device's policy; ready reads go to the policy (struct iosig_req,
  *      physical address from FIEMAP); the others run at once: fsync
- *      through io_uring, truncate directly, barriers complete;
+ *      through io_uring, truncate directly, barriers complete.  On a
+ *      device whose policy keeps data in a tier (tiers.c) a write goes to
+ *      the policy with its data instead, which may put it in the tier;
  *   6. dispatch(): a policy issues commands through env->issue(); a
  *      write-back becomes an io_uring SYNC_FILE_RANGE (WAIT_BEFORE|WRITE|
  *      WAIT_AFTER: done means on the device; a failure is reported by the
  *      file's next fsync or barrier), a read a READ into the ring's data
- *      area;
+ *      area, a tiered device's write issued home a WRITE linked to such a
+ *      SYNC_FILE_RANGE;
  *   7. completions go back into the rings (and futex wake-ups to waiting
  *      clients); closed sessions with nothing left are freed.
  * A program waiting for an op held back by a policy (an fsync behind
@@ -57,6 +60,7 @@
 #include <linux/falloc.h>
 
 #include "iosigd.h"
+#include "tiers.h"
 
 #ifndef RWF_NOAPPEND
 #define RWF_NOAPPEND 0x00000020   /* Linux 6.9: ignore O_APPEND for this write */
@@ -100,6 +104,15 @@ static struct dfile *op_file(const struct dop *op)
 static int op_fd(const struct dop *op)
 {
 	return op->reg ? op->reg->fd : op->file->fd;
+}
+
+/* Whether a write goes to its device's policy with its data: on a device
+ * whose policy keeps data in a tier (the policy may put it there:
+ * tiers.c).  Elsewhere a write goes into the page cache at once and only
+ * its write-back (op->wb) goes to the policy. */
+static bool write_via_policy(const struct dop *op)
+{
+	return !op->wb && op_file(op)->dev->tiers;
 }
 
 int engine_watch(struct daemon *d, int fd, struct dwatch *w, uint32_t events)
@@ -171,6 +184,8 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 		f = pol_container_of(l, struct dfile, link);
 		if (f->st_dev == st_dev && f->ino == ino) {
 			f->refs++;
+			if (f->tier)
+				tiers_file_fd(d, f, fd);
 			return f;
 		}
 	}
@@ -191,20 +206,37 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 	file_reset_ranges(f);
 	if (fstat(f->fd, &st) == 0)
 		f->logical_end = (uint64_t)st.st_size;
+	if (dev->tiers) {
+		if (tiers_file_new(d, f) < 0) {
+			close(f->fd);
+			free(f);
+			return NULL;
+		}
+		tiers_file_fd(d, f, fd);
+	}
 	pol_list_add_tail(&d->files, &f->link);
 	return f;
+}
+
+void engine_file_destroy(struct daemon *d, struct dfile *f)
+{
+	pol_list_del(&f->link);
+	tiers_file_free(f);
+	close(f->fd);
+	extmap_free(&f->map);
+	free(f);
 }
 
 void engine_file_put(struct daemon *d, struct dfile *f)
 {
 	/* Every op holds its registration, which holds a reference: the
-	 * last one goes when the file has no op left. */
+	 * last one goes when the file has no op left (its tier data home
+	 * first: tiers.c keeps it until then). */
 	if (--f->refs)
 		return;
-	pol_list_del(&f->link);
-	close(f->fd);
-	extmap_free(&f->map);
-	free(f);
+	if (f->tier && tiers_file_release(d, f))
+		return;
+	engine_file_destroy(d, f);
 }
 
 /* Moves the file's blocked ops whose turn came to the ready list. */
@@ -235,7 +267,7 @@ static void wb_finish(struct daemon *d, struct dop *op);
 /* An op is finished: the next ones of its file may go, then its entry is
  * completed (which may free its registration and, with the last one, the
  * file: nothing looks at either afterwards). */
-static void op_finish(struct daemon *d, struct dop *op)
+void engine_op_finish(struct daemon *d, struct dop *op)
 {
 	struct dfile *f;
 	bool was_first;
@@ -282,7 +314,7 @@ static unsigned env_inflight(struct policy_env *env, unsigned dev)
 	return dev == 0 ? env_dev(env)->inflight : 0;
 }
 
-static struct io_uring_sqe *get_sqe(struct daemon *d)
+struct io_uring_sqe *engine_sqe(struct daemon *d)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->uring);
 
@@ -300,11 +332,17 @@ static struct io_uring_sqe *get_sqe(struct daemon *d)
 /* Submits an op's I/O (the rest of a write after a short one). */
 static int op_submit_io(struct daemon *d, struct dop *op)
 {
-	struct io_uring_sqe *sqe;
+	struct io_uring_sqe *sqe, *sync;
 	int fd = op_fd(op);
 	void *buf;
 
-	sqe = get_sqe(d);
+	/* A write through its policy and its sync are linked: both or
+	 * neither fit. */
+	if (is_write_op(op->op) && write_via_policy(op) && io_uring_sq_space_left(&d->uring) < 2) {
+		io_uring_submit(&d->uring);
+		d->uring_pending = 0;
+	}
+	sqe = engine_sqe(d);
 	if (!sqe)
 		return -EBUSY;
 	switch (op->op) {
@@ -321,7 +359,19 @@ static int op_submit_io(struct daemon *d, struct dop *op)
 		io_uring_prep_write(sqe, fd, buf, (unsigned)(op->len - op->done), op->foff + op->done);
 		if (d->noappend)
 			sqe->rw_flags = RWF_NOAPPEND;
-		break;
+		if (!write_via_policy(op))
+			break;   /* into the page cache: cached() */
+		/* Issued by its policy: done means on the device. */
+		sqe->flags |= IOSQE_IO_LINK;
+		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op | TAG_IO);
+		sync = engine_sqe(d);
+		if (!sync)
+			return -EBUSY;
+		io_uring_prep_sync_file_range(sync, fd, (unsigned)(op->len - op->done),
+					      op->foff + op->done, SFR_ALL);
+		io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)op | TAG_SYNC);
+		op->cqes = 2;
+		return 0;
 	case IOSD_OP_READ:
 		io_uring_prep_read(sqe, fd, op->s->ring.data + op->data_off, (unsigned)op->len,
 				   op->foff);
@@ -348,9 +398,10 @@ static void command_done(struct daemon *d, struct dop *head);
 
 /*
  * A run of a merged chain that continues itself in one file through one
- * descriptor: one SYNC_FILE_RANGE (write-backs) or READV for all of it, as
- * the policy meant by merging.  What goes wrong with it (an error, a short
- * read) is sorted out per request.
+ * descriptor: one READV, one SYNC_FILE_RANGE (write-backs) or, on a tiered
+ * device, one WRITEV linked to one SYNC_FILE_RANGE for all of it, as the
+ * policy meant by merging.  What goes wrong with it (an error, a short
+ * transfer) is sorted out per request.
  */
 struct dgroup {
 	unsigned n, cqes;
@@ -366,10 +417,10 @@ static void member_done(struct daemon *d, struct dop *op);
 static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 {
 	struct dgroup *g = malloc(sizeof(*g));
-	struct io_uring_sqe *sqe;
+	struct io_uring_sqe *sqe, *sync;
 	struct dop *first = ops[0];
 	uint64_t total = 0;
-	bool read = first->op == IOSD_OP_READ;
+	bool read = first->op == IOSD_OP_READ, data = read || write_via_policy(first);
 
 	if (!g)
 		return -ENOMEM;
@@ -378,7 +429,7 @@ static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 	g->done = 0;
 	for (unsigned i = 0; i < n; i++) {
 		g->op[i] = ops[i];
-		if (read) {
+		if (data) {
 			g->iov[i].iov_base = ops[i]->s->ring.data + ops[i]->data_off;
 			g->iov[i].iov_len = ops[i]->len;
 		}
@@ -388,19 +439,37 @@ static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 		free(g);
 		return -EINVAL;   /* one by one */
 	}
-	sqe = get_sqe(d);
+	/* A WRITEV and its sync are linked: both or neither fit. */
+	if (!read && data && io_uring_sq_space_left(&d->uring) < 2) {
+		io_uring_submit(&d->uring);
+		d->uring_pending = 0;
+	}
+	sqe = engine_sqe(d);
 	if (!sqe) {
 		free(g);
 		return -EBUSY;
 	}
+	g->cqes = 1;
 	if (read) {
 		io_uring_prep_readv(sqe, op_fd(first), g->iov, n, first->foff);
 		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
-	} else {
+		return 0;
+	}
+	if (!data) {
+		/* Write-backs: the data is in the page cache. */
 		io_uring_prep_sync_file_range(sqe, op_fd(first), (unsigned)total, first->foff, SFR_ALL);
 		io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GSYNC);
+		return 0;
 	}
-	g->cqes = 1;
+	io_uring_prep_writev(sqe, op_fd(first), g->iov, n, first->foff);
+	if (d->noappend)
+		sqe->rw_flags = RWF_NOAPPEND;
+	sqe->flags |= IOSQE_IO_LINK;
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)g | TAG_GROUP);
+	sync = engine_sqe(d);
+	io_uring_prep_sync_file_range(sync, op_fd(first), (unsigned)total, first->foff, SFR_ALL);
+	io_uring_sqe_set_data64(sync, (uint64_t)(uintptr_t)g | TAG_GSYNC);
+	g->cqes = 2;
 	return 0;
 }
 
@@ -428,8 +497,13 @@ static void on_group_cqe(struct daemon *d, struct dgroup *g, unsigned tag, int r
 
 		left -= k;
 		op->done = k;
-		if (g->err)
+		if (g->err) {
 			op->err = g->err;
+		} else if (write_via_policy(op) && k < op->len) {
+			if (op_submit_io(d, op) == 0)
+				continue;
+			op->err = -EIO;
+		}
 		member_done(d, op);
 	}
 	free(g);
@@ -446,13 +520,19 @@ static void member_done(struct daemon *d, struct dop *op)
 
 static int env_issue(struct policy_env *env, struct policy_req *req, unsigned dev, uint64_t offset)
 {
-	struct ddev *dv = env_dev(env);
+	if (dev != 0)
+		return -EINVAL;
+	return engine_issue_home(env_dev(env), req, offset);
+}
+
+int engine_issue_home(struct ddev *dv, struct policy_req *req, uint64_t offset)
+{
 	struct daemon *d = dv->d;
 	struct dop *head;
 	uint64_t now = dnow(), off = offset;
 	unsigned n = 0;
 
-	if (!req || dev != 0)
+	if (!req)
 		return -EINVAL;
 	if (dv->inflight >= dv->info.queue_depth)
 		return -EBUSY;
@@ -518,7 +598,7 @@ static void env_finish(struct policy_env *env, struct policy_req *req, int statu
 	op->result = status < 0 ? status : -EIO;
 	if (status >= 0)
 		dlog(DLOG_ERR, "policy %s finished a request without issuing it", dv->policy_spec);
-	op_finish(dv->d, op);
+	engine_op_finish(dv->d, op);
 }
 
 static void env_wake_at(struct policy_env *env, uint64_t when)
@@ -531,6 +611,7 @@ static void env_wake_at(struct policy_env *env, uint64_t when)
 
 struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t errlen)
 {
+	char specbuf[IOSD_NAME_MAX * 2];
 	struct ddev *dv;
 	const char *spec;
 	int r;
@@ -547,7 +628,6 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 	}
 	device_describe(d, st_dev, dv->name, sizeof(dv->name), &spec, &dv->info, &dv->passthrough);
 	dv->info.name = dv->name;
-	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
 	dv->d = d;
 	dv->st_dev = st_dev;
 	dv->wake = UINT64_MAX;
@@ -556,9 +636,18 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 		.now = env_now, .inflight = env_inflight, .issue = env_issue, .finish = env_finish,
 		.wake_at = env_wake_at,
 	};
+	/* A device with a tier: its policy gets it as device 1 (tiers.c). */
+	r = tiers_device(d, dv, &spec, specbuf, sizeof(specbuf), err, errlen);
+	if (r < 0) {
+		dlog(DLOG_ERR, "device %s: %s", dv->name, err);
+		free(dv);
+		return NULL;
+	}
+	snprintf(dv->policy_spec, sizeof(dv->policy_spec), "%s", spec);
 	r = policy_create(spec, &dv->env, &dv->pol, err, errlen);
 	if (r < 0) {
 		dlog(DLOG_ERR, "device %s: policy %s: %s", dv->name, spec, err);
+		tiers_device_free(d, dv);
 		free(dv);
 		return NULL;
 	}
@@ -584,7 +673,9 @@ static void command_done(struct daemon *d, struct dop *head)
 		m->status = op->err;
 		dv->pol->ops->complete(dv->pol, m);
 		if (m->op == POLICY_OP_READ)
-			dv->bytes_read += m->len;   /* (writes: counted in the page cache) */
+			dv->bytes_read += m->len;
+		else if (write_via_policy(op))
+			dv->bytes_written += m->len;   /* (others: counted in the page cache) */
 		dv->lat_sum_ns += now - m->arrival_ns;
 		dv->lat_n++;
 	}
@@ -594,7 +685,7 @@ static void command_done(struct daemon *d, struct dop *head)
 
 		next = m->merge_next;
 		op->result = op->err ? op->err : (int64_t)(op->op == IOSD_OP_READ ? op->done : op->len);
-		op_finish(d, op);
+		engine_op_finish(d, op);
 	}
 }
 
@@ -790,7 +881,7 @@ static void to_policy(struct daemon *d, struct dop *op, bool waited)
 	r = dv->pol->ops->submit(dv->pol, &op->req);
 	if (r < 0) {
 		op->result = r;
-		op_finish(d, op);
+		engine_op_finish(d, op);
 		return;
 	}
 	/* The flag at submit is not enough for every policy (BID stages
@@ -837,7 +928,7 @@ static void cached(struct daemon *d, struct dop *op)
 		wb->state = OP_READY;
 		pol_list_add_tail(&d->ready, &wb->blink);
 	}
-	op_finish(d, op);
+	engine_op_finish(d, op);
 }
 
 /* A write-back is done (on the device, or failed: the file's next fsync
@@ -869,8 +960,18 @@ static void start(struct daemon *d, struct dop *op)
 		to_policy(d, op, d->draining);
 		return;
 	}
+	/* A file with tier data: an fsync, a closing barrier, a truncate
+	 * or fallocate need its data durable or home first. */
+	if (f->tier && tiers_prestart(d, op))
+		return;
 	switch (op->op) {
+	case IOSD_OP_WRITE:
+	case IOSD_OP_APPEND:
 	case IOSD_OP_READ:
+		/* A write on a tiered device goes to its policy with its data;
+		 * elsewhere into the page cache, below. */
+		if (op->op != IOSD_OP_READ && !write_via_policy(op))
+			break;
 		op->req.hint_size = op->reg->size_per_io;
 		op->req.hint_pattern = op->reg->pattern;
 		op->req.stream = (uint32_t)op->s->pid;
@@ -878,25 +979,30 @@ static void start(struct daemon *d, struct dop *op)
 		return;
 	case IOSD_OP_BARRIER:
 		op->result = 0;
-		op_finish(d, op);
+		engine_op_finish(d, op);
 		return;
 	case IOSD_OP_TRUNCATE:
 		op->result = ftruncate(op->reg->fd, (off_t)op->foff) < 0 ? -errno : 0;
 		extmap_invalidate(&f->map);
-		op_finish(d, op);
+		engine_op_finish(d, op);
 		return;
 	default:
-		/* Writes (into the page cache), fsync, sync_file_range,
-		 * fallocate: through io_uring at once. */
-		op->state = OP_ISSUED;
-		op->done = 0;
-		r = op_submit_io(d, op);
-		if (r < 0) {
-			op->result = r;
-			op_finish(d, op);
-		}
-		return;
+		break;
 	}
+	/* Writes into the page cache, fsync, sync_file_range, fallocate:
+	 * through io_uring at once. */
+	op->state = OP_ISSUED;
+	op->done = 0;
+	r = op_submit_io(d, op);
+	if (r < 0) {
+		op->result = r;
+		engine_op_finish(d, op);
+	}
+}
+
+void engine_op_continue(struct daemon *d, struct dop *op)
+{
+	start(d, op);
 }
 
 /* Requests whose issue failed complete now, outside dispatch(). */
@@ -933,6 +1039,10 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 
 	if (tag == TAG_PROBE || !op)
 		return;
+	if (tag >= TIERS_TAG_MIN && tag <= TIERS_TAG_MAX) {
+		tiers_cqe(d, (void *)(uintptr_t)ud, res);
+		return;
+	}
 	if (tag == TAG_GROUP || tag == TAG_GSYNC) {
 		on_group_cqe(d, (struct dgroup *)(void *)op, tag, res);
 		return;
@@ -944,7 +1054,33 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 		member_done(d, op);
 		return;
 	}
+	if (is_write_op(op->op) && write_via_policy(op)) {
+		/* Issued by its policy: the WRITE and its linked sync. */
+		if (tag == TAG_IO) {
+			if (res < 0 && !op->err)
+				op->err = res;
+			else if (res >= 0)
+				op->done += (uint64_t)res;
+		} else if (res < 0 && res != -ECANCELED && !op->err) {
+			op->err = res;   /* write-back failed: the kernel's EIO/ENOSPC */
+		}
+		if (op->cqes)
+			return;
+		if (!op->err && op->done < op->len) {
+			/* Short write: the link broke before the sync; go on with
+			 * the rest (no progress at all is an error). */
+			if (res == 0 && tag == TAG_IO)
+				op->err = -EIO;
+			else if (op_submit_io(d, op) == 0)
+				return;
+			else
+				op->err = -EIO;
+		}
+		member_done(d, op);
+		return;
+	}
 	if (is_write_op(op->op)) {
+		/* Into the page cache. */
 		if (res < 0)
 			op->err = res;
 		else
@@ -972,7 +1108,7 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 	op->result = res;
 	if (op->op == IOSD_OP_FALLOCATE)
 		extmap_invalidate(&op->reg->file->map);
-	op_finish(d, op);
+	engine_op_finish(d, op);
 }
 
 static void reap_cqes(struct daemon *d)
@@ -1113,29 +1249,25 @@ void engine_fini(struct daemon *d)
 {
 	while (!pol_list_empty(&d->sessions))
 		session_free(d, pol_container_of(d->sessions.next, struct dsession, link));
+	while (!pol_list_empty(&d->files))
+		engine_file_destroy(d, pol_container_of(d->files.next, struct dfile, link));
 	while (!pol_list_empty(&d->devs)) {
 		struct ddev *dv = pol_container_of(d->devs.next, struct ddev, link);
 
 		pol_list_del(&dv->link);
 		policy_destroy(dv->pol);
+		tiers_device_free(d, dv);
 		free(dv);
 	}
-	/* (After the policies, which may hold them.) */
+	/* Write-backs: after the policies, which may hold them (their files
+	 * went above). */
 	while (!pol_list_empty(&d->writeback)) {
 		struct dop *op = pol_container_of(d->writeback.next, struct dop, slink);
 
 		pol_list_del(&op->slink);
-		engine_file_put(d, op->file);
 		free(op);
 	}
-	while (!pol_list_empty(&d->files)) {
-		struct dfile *f = pol_container_of(d->files.next, struct dfile, link);
-
-		pol_list_del(&f->link);
-		close(f->fd);
-		extmap_free(&f->map);
-		free(f);
-	}
+	tiers_close(d);
 	while (!pol_list_empty(&d->free_ops)) {
 		struct dop *op = pol_container_of(d->free_ops.next, struct dop, blink);
 
@@ -1268,8 +1400,14 @@ static void expedite_all(struct daemon *d)
  * new behind it. */
 static bool prepare_sleep(struct daemon *d)
 {
-	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring))
+	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring) ||
+	    !tiers_idle(d))
 		return false;
+	/* A completion after the dispatch (tiers_run()) made a device's
+	 * dispatch due. */
+	for (struct policy_list *l = d->devs.next; l != &d->devs; l = l->next)
+		if (pol_container_of(l, struct ddev, link)->dirty)
+			return false;
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *s = pol_container_of(l, struct dsession, link);
 
@@ -1324,7 +1462,8 @@ int engine_run(struct daemon *d)
 	for (;;) {
 		int n, timeout = prepare_sleep(d) ? -1 : 0;
 
-		if (d->draining && drained(d))
+		/* Drained: then the tiers' data goes home (tiers_shutdown()). */
+		if (d->draining && drained(d) && tiers_shutdown(d))
 			break;
 		n = epoll_wait(d->epfd, evs, 64, timeout);
 		wake_rings(d);
@@ -1376,6 +1515,7 @@ int engine_run(struct daemon *d)
 			}
 		}
 		run_failed(d);
+		tiers_run(d);
 		/* A dispatch may have finished ops (refusals) and made others
 		 * ready; they start in the next turn, which comes at once. */
 		if (d->uring_pending) {
@@ -1393,6 +1533,15 @@ int engine_run(struct daemon *d)
 			session_reap(d, s);
 		}
 		arm_timer(d);
+	}
+	/* Every byte of every file is home: clients need not wait for a
+	 * recovery when they take over. */
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *s = pol_container_of(l, struct dsession, link);
+
+		if (s->version)
+			atomic_fetch_or_explicit(&s->ring.hdr->flags, IOSD_RING_HOME,
+						 memory_order_release);
 	}
 	dlog(DLOG_INFO, "drained: %" PRIu64 " operations done; exiting", d->ops_total);
 	return 0;

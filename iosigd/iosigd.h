@@ -68,6 +68,7 @@ struct ddev {
 	struct policy_dev_info info;
 	struct policy_env env;
 	struct policy *pol;
+	struct dtiers *tiers;      /* its tier (tiers.c), NULL = none */
 	unsigned inflight;         /* commands issued, not completed */
 	uint64_t wake;             /* tick wanted at (ns), UINT64_MAX = none */
 	bool dirty;                /* dispatch() is due */
@@ -110,6 +111,7 @@ struct dfile {
 	int wb_err;                /* a write-back failed: for the next fsync/barrier */
 	struct dop *wb_open;       /* its write-back this turn may still extend */
 	struct dextmap map;
+	struct tfile *tier;        /* its copies in a tier (tiers.c), NULL = no tier */
 };
 
 /* A session's registration of a file under a handle. */
@@ -149,6 +151,7 @@ struct dop {
 	unsigned cqes;             /* io_uring completions still due */
 	int err;                   /* first error of the I/O */
 	uint8_t state;             /* enum dop_state */
+	uint8_t tier_step;         /* tiers.c prepared it (fsync, barrier ...): start it plainly */
 	struct dop *head;          /* policy command: its head (chain) */
 	unsigned members_left;     /* head: chain members not done yet */
 	uint64_t queued_ns;        /* when it went to the policy */
@@ -220,6 +223,7 @@ struct daemon {
 	bool noappend;             /* the kernel takes RWF_NOAPPEND */
 	uint64_t start_ns;
 	uint64_t ops_total, bytes_total;
+	struct tierset *tiers;     /* the configured tier stores (tiers.c), NULL = none */
 };
 
 /* Write-backs (writes in the page cache, not yet on the device) at once:
@@ -251,6 +255,16 @@ void engine_op_free(struct daemon *d, struct dop *op);
 void engine_ops_admit(struct daemon *d, struct policy_list *round);
 /* Expedites every op s has in a policy (its ring is full). */
 void engine_session_expedite(struct daemon *d, struct dsession *s);
+/* For tiers.c: an SQE (the queue handed to the kernel when full), NULL if
+ * none; a chain of workload requests issued home as plain I/O; an op
+ * finished (entry completed, the next ones of its file may go); an op
+ * tiers.c took at start, started now as it would have been; a file with
+ * no registration left, freed. */
+struct io_uring_sqe *engine_sqe(struct daemon *d);
+int engine_issue_home(struct ddev *dv, struct policy_req *req, uint64_t offset);
+void engine_op_finish(struct daemon *d, struct dop *op);
+void engine_op_continue(struct daemon *d, struct dop *op);
+void engine_file_destroy(struct daemon *d, struct dfile *f);
 
 /* ---- session.c ---- */
 

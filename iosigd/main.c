@@ -23,6 +23,7 @@
 
 #include "daemon_socket.h"
 #include "iosigd.h"
+#include "tiers.h"
 
 enum mode { MODE_SYSTEM, MODE_USER, MODE_FOREGROUND };
 
@@ -279,6 +280,15 @@ int main(int argc, char **argv)
 		d.only_uid = getuid();
 	}
 	if (engine_init(&d) < 0) {
+		dconfig_free(&d.cfg);
+		return 1;
+	}
+	/* What a previous daemon left in the tiers goes home before anybody
+	 * is served (docs/tiers.md). */
+	r = tiers_open(&d, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "iosigd: %s\n", err);
+		engine_fini(&d);
 		dconfig_free(&d.cfg);
 		return 1;
 	}

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "iosigd.h"
+#include "tiers.h"
 
 #define MAX_FDS_IN 4    /* descriptors one message may bring (more is an error) */
 
@@ -266,6 +267,10 @@ static void on_register(struct daemon *d, struct dsession *s, const struct iosd_
 		refuse(d, s, m, -ESTALE, "the descriptor is not the file the message names");
 		goto out_close;
 	}
+	if (tiers_is_store(d, st.st_dev, st.st_ino)) {
+		refuse(d, s, m, -EPERM, "a tier store of this daemon");
+		goto out_close;
+	}
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || (fl & O_PATH)) {
 		refuse(d, s, m, -EBADF, "the descriptor cannot do I/O");
@@ -333,6 +338,8 @@ static void on_register(struct daemon *d, struct dsession *s, const struct iosd_
 	s->nregs++;
 	iosd_strfield(ok.device, sizeof(ok.device), dev->name);
 	iosd_strfield(ok.policy, sizeof(ok.policy), dev->policy_spec);
+	if (dev->tiers)
+		ok.flags |= IOSD_REG_TIERED;
 	if (session_send(s, IOSD_REGISTERED, &ok, sizeof(ok), NULL, 0, m->hdr.seq) < 0)
 		session_fail(d, s, -EIO, "cannot send REGISTERED");
 	dlog(DLOG_DEBUG, "session %u (pid %d): handle %u = inode %llu on %s (%s)", s->id, s->pid,
@@ -514,6 +521,15 @@ bool session_ingest(struct daemon *d, struct dsession *s, struct policy_list *ro
 		if (!reg) {
 			session_fail(d, s, -EBADMSG, "ring entry %u (%s) names handle %u, which is not registered",
 				     s->head, iosd_op_name(e.op), e.handle);
+			break;
+		}
+		/* A tiered device's writes go to its policy with their data
+		 * (REGISTERED said IOSD_REG_TIERED): one the client wrote home
+		 * itself would bypass the tier's location table. */
+		if (e.op == IOSD_OP_WRITTEN && reg->file->dev->tiers) {
+			session_fail(d, s, -EBADMSG,
+				     "ring entry %u (WRITTEN) names handle %u, whose device keeps data in a tier: its writes must carry their data",
+				     s->head, e.handle);
 			break;
 		}
 		op = engine_op_new(d);

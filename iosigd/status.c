@@ -11,6 +11,7 @@
 
 #include "iosigd.h"
 #include "json.h"
+#include "tiers.h"
 
 static void emit(void *ctx, const char *key, double value)
 {
@@ -92,6 +93,7 @@ char *status_json(struct daemon *d)
 		if (dv->pol->ops->report)
 			dv->pol->ops->report(dv->pol, emit, &w);
 		json_obj_end(&w);
+		tiers_status(d, dv, &w);
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);

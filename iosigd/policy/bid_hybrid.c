@@ -21,9 +21,17 @@
  *    non-bulky, its writes skip staging and go straight to the SSD; any
  *    other declaration (or none) is profiled as above.
  *
- * The SSD tier is append-only: when ssd_fill of it is used, tiering stops
- * and everything goes to the HDD (a deployment would migrate cold extents
- * back; the paper does not describe it).
+ * The SSD tier is append-only (an update of tiered data goes to a new
+ * place too, so no copy is ever overwritten in place), each placement
+ * aligned to the SSD's block size.  Migration (ours: the paper does not
+ * describe one, so it is off by default - the paper's BID-Hybrid; iosigd
+ * turns it on, docs/tiers.md) moves tiered extents back to the HDD, one
+ * command at a time, lowest home offset first: when the HDD has been idle
+ * for migrate_idle, or at any time once migrate_at of the tier's room is used;
+ * a read from the SSD, then a write of that home range to the HDD, then the
+ * table forgets the extent unless it was rewritten meanwhile.  When the
+ * table is empty the SSD's space is used again from its start; until then,
+ * past ssd_fill, tiering stops and everything goes to the HDD.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +42,7 @@
 
 #define SECTOR 512u
 #define PIECE_POOL 4096
+#define MIG_POOL 4
 
 /* What a stream's signature says (use_hints); V_PROFILE = it said nothing
  * decisive, profile it as usual. */
@@ -44,6 +53,8 @@ struct hyb_opts {
 	uint64_t pf_threshold;   /* sectors per request */
 	double ssd_fill;
 	bool use_hints;
+	double migrate_at;       /* fraction of ssd_limit */
+	uint64_t migrate_idle;   /* ns */
 };
 
 /* The end of a process's latest write and the contiguous bytes up to it. */
@@ -73,9 +84,17 @@ struct hyb {
 	struct pol_map runs;           /* stream -> struct wrun */
 	struct pol_splitter split;     /* pieces of reads straddling the tiers */
 	struct policy_list waiting;    /* reads waiting for pieces */
+	uint64_t align;                /* placements on the SSD start at multiples of it */
+	/* migration: one step (read from the SSD, write to the HDD) at a time */
+	struct pol_pool mig;
+	struct policy_req *mig_req;    /* the step's request in flight, or NULL */
+	struct policy_req *mig_write;  /* its write, waiting for room at the HDD */
+	uint64_t mig_toff;             /* where the range was on the SSD */
+	uint64_t hdd_idle_since;
 	/* counters */
 	uint64_t tiered_queues, bulky_queues, ssd_write_bytes, ssd_read_bytes;
 	uint64_t ssd_writes, split_reads, hinted_light, hinted_bulky, tier_full;
+	uint64_t migrated_bytes, migrations, recycles;
 };
 
 static const struct policy_opt hyb_opts[] = {
@@ -89,6 +108,12 @@ static const struct policy_opt hyb_opts[] = {
 	{ .name = "use_hints", .type = POLICY_OPT_BOOL, .off = offsetof(struct hyb_opts, use_hints),
 	  .def = "0",
 	  .help = "take bulkiness from the stream's declared size_per_io/pattern instead of profiling" },
+	{ .name = "migrate_at", .type = POLICY_OPT_DOUBLE, .off = offsetof(struct hyb_opts, migrate_at),
+	  .def = "1", .fmin = 0, .fmax = 1,
+	  .help = "fraction of the tier's room (ssd_fill) past which tiered extents move back to the HDD even while it is busy (ours; 1 = never; iosigd: 0.5)" },
+	{ .name = "migrate_idle", .type = POLICY_OPT_TIME, .off = offsetof(struct hyb_opts, migrate_idle),
+	  .def = "0", .min = 0, .max = 3600 * POLICY_NS_PER_S,
+	  .help = "HDD idle time after which tiered extents move back to it (ours; 0 = never; iosigd: 1s)" },
 	{ .name = NULL },
 };
 
@@ -139,12 +164,13 @@ static int to_ssd(struct hyb *y, struct policy_req *req, uint64_t toff)
 	return 0;
 }
 
-/* Places a new write on the SSD: allocate, record, queue.  false = no room. */
+/* Places a write on the SSD, at a new place: allocate (aligned), record,
+ * queue.  false = no room. */
 static bool place_on_ssd(struct hyb *y, struct policy_req *w)
 {
-	uint64_t toff = y->ssd_next;
+	uint64_t toff = y->ssd_next, size = (w->len + y->align - 1) / y->align * y->align;
 
-	if (toff + w->len > y->ssd_limit) {
+	if (toff + size > y->ssd_limit) {
 		y->tier_full++;
 		return false;
 	}
@@ -154,7 +180,7 @@ static bool place_on_ssd(struct hyb *y, struct policy_req *w)
 		pol_extmap_clear(&y->loc, w->dev, w->offset, w->len);
 		return false;
 	}
-	y->ssd_next += w->len;
+	y->ssd_next += size;
 	return true;
 }
 
@@ -265,6 +291,7 @@ static int hyb_init(struct policy *pol)
 	}
 	y->ssd = d;
 	y->ssd_limit = (uint64_t)(y->o.ssd_fill * (double)env->dev[d].capacity);
+	y->align = env->dev[d].block_size > SECTOR ? env->dev[d].block_size : SECTOR;
 	r = bid_core_init(&y->bid, env, &y->o.core);
 	if (r < 0)
 		goto out_free;
@@ -275,6 +302,12 @@ static int hyb_init(struct policy *pol)
 	r = pol_splitter_init(&y->split, PIECE_POOL);
 	if (r < 0)
 		goto out_loc;
+	r = pol_pool_init(&y->mig, MIG_POOL);
+	if (r < 0) {
+		pol_splitter_free(&y->split);
+		goto out_loc;
+	}
+	y->hdd_idle_since = env->now(env);
 	pol_map_init(&y->fifos);
 	pol_map_init(&y->verdicts);
 	pol_map_init(&y->runs);
@@ -347,9 +380,16 @@ static int hyb_submit(struct policy *pol, struct policy_req *req)
 		v = hint_verdict(y, req);
 	e = pol_extmap_first(&y->loc, req->dev, req->offset, req->len);
 	if (e && pol_ext_off(e) <= req->offset &&
-	    pol_ext_off(e) + e->len >= req->offset + req->len)
-		/* Entirely on the SSD: read or update it there. */
-		return to_ssd(y, req, e->toff + (req->offset - pol_ext_off(e)));
+	    pol_ext_off(e) + e->len >= req->offset + req->len) {
+		/* Entirely on the SSD: read it there; an update goes to a new
+		 * place on the SSD (or, with no room, to the HDD). */
+		if (req->op == POLICY_OP_READ)
+			return to_ssd(y, req, e->toff + (req->offset - pol_ext_off(e)));
+		if (place_on_ssd(y, req))
+			return 0;
+		pol_extmap_clear(&y->loc, req->dev, req->offset, req->len);
+		return bid_core_stage(&y->bid, req);
+	}
 	if (e && req->op == POLICY_OP_READ) {
 		if (!split_read(y, req))
 			pol_list_add_tail(&y->waiting, &req->link);
@@ -371,12 +411,113 @@ static int hyb_submit(struct policy *pol, struct policy_req *req)
 	return bid_core_stage(&y->bid, req);
 }
 
+/* The first tiered extent (lowest home device, then offset), or NULL. */
+static struct pol_ext *first_tiered(struct hyb *y, unsigned *ret_home)
+{
+	for (unsigned h = 0; h < y->env->ndev; h++) {
+		struct pol_ext *e = h == y->ssd ? NULL : pol_extmap_first(&y->loc, h, 0, UINT64_MAX);
+
+		if (e) {
+			*ret_home = h;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Starts the next migration step when it is time (see the head). */
+static void migrate(struct hyb *y)
+{
+	struct policy_env *env = y->env;
+	uint64_t now = env->now(env);
+	struct policy_req *r;
+	struct pol_ext *e;
+	unsigned home;
+	bool pressure, idle;
+
+	if (y->mig_write && pol_dev_room(env, y->mig_write->dev)) {
+		r = y->mig_write;
+		y->mig_write = NULL;
+		pol_issue(env, r, r->dev, r->offset);
+		return;
+	}
+	if (y->mig_req || y->mig_write)
+		return;
+	e = first_tiered(y, &home);
+	if (!e) {
+		if (y->ssd_next) {
+			y->ssd_next = 0;   /* nothing lives on the SSD: start again */
+			y->recycles++;
+		}
+		return;
+	}
+	pressure = y->o.migrate_at < 1 &&
+		   (double)y->ssd_next >= y->o.migrate_at * (double)y->ssd_limit;
+	idle = y->o.migrate_idle && !env->inflight(env, home) &&
+	       now - y->hdd_idle_since >= y->o.migrate_idle;
+	if (!pressure && !idle) {
+		if (y->o.migrate_idle && !env->inflight(env, home))
+			env->wake_at(env, y->hdd_idle_since + y->o.migrate_idle);
+		return;
+	}
+	if (!pol_dev_room(env, y->ssd))
+		return;
+	r = pol_pool_get(&y->mig, POLICY_OP_READ, (uint16_t)home, pol_ext_off(e),
+			 e->len < y->bid.o.max_merge || !y->bid.o.max_merge ? e->len : y->bid.o.max_merge,
+			 0, now);
+	if (!r)
+		return;
+	y->mig_req = r;
+	y->mig_toff = e->toff;
+	y->migrations++;
+	pol_issue(env, r, y->ssd, e->toff);
+}
+
+/* A migration step's request completed. */
+static void migrate_done(struct hyb *y, struct policy_req *req)
+{
+	struct policy_env *env = y->env;
+	uint64_t off = req->offset, len = req->len;
+	unsigned home = req->dev;
+
+	pol_pool_put(&y->mig, req);
+	y->mig_req = NULL;
+	if (req->op == POLICY_OP_READ) {
+		struct policy_req *w;
+
+		if (req->status)
+			return;
+		/* Now the home range to the HDD, at its own place. */
+		w = pol_pool_get(&y->mig, POLICY_OP_WRITE, (uint16_t)home, off, len, 0, env->now(env));
+		if (!w)
+			return;
+		y->mig_req = w;
+		if (pol_dev_room(env, home))
+			pol_issue(env, w, home, off);
+		else
+			y->mig_write = w;
+		return;
+	}
+	if (!req->status) {
+		struct pol_ext *e = pol_extmap_first(&y->loc, home, off, len);
+
+		/* Forget the extent unless the range was written meanwhile (it
+		 * would have a new place on the SSD, or be at home already). */
+		if (e && e->tdev == y->ssd && pol_ext_off(e) <= off &&
+		    pol_ext_off(e) + e->len >= off + len &&
+		    e->toff + (off - pol_ext_off(e)) == y->mig_toff)
+			pol_extmap_clear(&y->loc, home, off, len);
+		y->migrated_bytes += len;
+	}
+}
+
 static void hyb_dispatch(struct policy *pol)
 {
 	struct hyb *y = pol->priv;
 	struct policy_env *env = y->env;
 
 	bid_core_dispatch(&y->bid);
+	migrate(y);
 	while (!pol_list_empty(&y->rr) && pol_dev_room(env, y->ssd)) {
 		struct ssd_fifo *f = pol_container_of(y->rr.next, struct ssd_fifo, rr);
 		struct policy_req *r = pol_container_of(f->reqs.next, struct policy_req, link);
@@ -399,6 +540,12 @@ static void hyb_complete(struct policy *pol, struct policy_req *req)
 	struct policy_req *parent;
 	int status;
 
+	if (req->issued_dev != y->ssd && !y->env->inflight(y->env, req->issued_dev))
+		y->hdd_idle_since = y->env->now(y->env);
+	if (pol_pool_owns(&y->mig, req)) {
+		migrate_done(y, req);
+		return;
+	}
 	if (!pol_splitter_owns(&y->split, req))
 		return;
 	parent = pol_split_done(&y->split, req, &status);
@@ -423,6 +570,17 @@ static void hyb_tick(struct policy *pol)
 	bid_core_expire(&y->bid);
 }
 
+/* A program waits for req: a staged request's queue is marked now (as
+ * bid-hdd does); one queued for the SSD or waiting to be split goes as soon
+ * as it can anyway. */
+static void hyb_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct hyb *y = pol->priv;
+
+	if (req->pptr && req->pptr != pol_map_get(&y->fifos, req->stream))
+		bid_core_expedite(&y->bid, req);
+}
+
 static void hyb_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct hyb *y = pol->priv;
@@ -439,6 +597,9 @@ static void hyb_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "tier_full_events", (double)y->tier_full);
 	emit(ctx, "hinted_light_streams", (double)y->hinted_light);
 	emit(ctx, "hinted_bulky_streams", (double)y->hinted_bulky);
+	emit(ctx, "migrations", (double)y->migrations);
+	emit(ctx, "migrated_bytes", (double)y->migrated_bytes);
+	emit(ctx, "recycles", (double)y->recycles);
 }
 
 static void hyb_fini(struct policy *pol)
@@ -455,6 +616,7 @@ static void hyb_fini(struct policy *pol)
 		free(y->runs.vals[i]);
 	pol_map_free(&y->runs);
 	pol_splitter_free(&y->split);
+	pol_pool_free(&y->mig);
 	pol_extmap_free(&y->loc);
 	bid_core_fini(&y->bid);
 	free(y);
@@ -474,4 +636,5 @@ const struct policy_ops pol_bid_hybrid_ops = {
 	.tick = hyb_tick,
 	.fini = hyb_fini,
 	.report = hyb_report,
+	.expedite = hyb_expedite,
 };

@@ -419,10 +419,12 @@ static int mios_submit(struct policy *pol, struct policy_req *req)
 
 /* ---- HDD: BCW, reads, GC ---- */
 
-static struct policy_req *internal(struct mios *m, uint8_t op, uint64_t off, uint64_t len,
+/* An internal request about [home_off, + len) of the SSD (the home range
+ * it moves, policy.h); padding and FLUSH concern no home range. */
+static struct policy_req *internal(struct mios *m, uint8_t op, uint64_t home_off, uint64_t len,
 				   uint8_t flags)
 {
-	return pol_pool_get(&m->internal, op, (uint16_t)m->hdd, off, len, flags,
+	return pol_pool_get(&m->internal, op, (uint16_t)m->ssd, home_off, len, flags,
 			    m->env->now(m->env));
 }
 
@@ -508,7 +510,7 @@ static bool gc_step(struct mios *m)
 		uint64_t from = m->gc_pos > c->home_off ? m->gc_pos : c->home_off;
 
 		if (from < c->home_off + c->len && live_range(m, c, from, &m->gc_move)) {
-			struct policy_req *r = internal(m, POLICY_OP_READ, m->gc_move.log_off,
+			struct policy_req *r = internal(m, POLICY_OP_READ, m->gc_move.home_off,
 							m->gc_move.len, 0);
 
 			if (!r)
@@ -671,7 +673,8 @@ static void mios_complete(struct policy *pol, struct policy_req *req)
 			m->gc_req = NULL;
 			if (req->op == POLICY_OP_READ) {
 				/* Now write it to its place in the HDD's data area. */
-				struct policy_req *w = internal(m, POLICY_OP_WRITE, 0, m->gc_move.len, 0);
+				struct policy_req *w = internal(m, POLICY_OP_WRITE, m->gc_move.home_off,
+								 m->gc_move.len, 0);
 
 				if (w) {
 					m->gc_req = w;

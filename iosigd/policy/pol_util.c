@@ -946,7 +946,7 @@ static void xclear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 		if (es < off && ee > end) {
 			/* Spans the range: the left part stays, the right part is new. */
 			struct pol_ext r = { .off = end, .len = ee - end, .tdev = e->tdev,
-					     .toff = e->toff + (end - es) };
+					     .toff = e->toff + (end - es), .tag = e->tag };
 
 			e->len = off - es;
 			fcount(m, home, es, e->len, +1);
@@ -964,7 +964,7 @@ static void xclear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 		} else if (ee > end) {
 			/* Keep the right part: a new offset, so delete and insert. */
 			struct pol_ext r = { .off = end, .len = ee - end, .tdev = e->tdev,
-					     .toff = e->toff + (end - es) };
+					     .toff = e->toff + (end - es), .tag = e->tag };
 
 			xdelete(m, home, q);
 			xinsert(m, home, &r);
@@ -986,10 +986,11 @@ int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t
 	return 0;
 }
 
-int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
-		   unsigned tdev, uint64_t toff)
+int pol_extmap_put(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+		   unsigned tdev, uint64_t toff, uint64_t tag)
 {
-	struct pol_ext e = { .off = off, .len = len, .toff = toff, .tdev = (uint16_t)tdev };
+	struct pol_ext e = { .off = off, .len = len, .toff = toff, .tag = tag,
+			     .tdev = (uint16_t)tdev };
 	struct pol_ext *prev = NULL;
 
 	m->cur = NULL;
@@ -1001,7 +1002,7 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 	if (off && m->root[home] && fmaybe(m, home, off - 1, 1))
 		prev = xat(xfloor(m, home, off));
 	if (prev && prev->off + prev->len == off && prev->tdev == tdev &&
-	    prev->toff + prev->len == toff) {
+	    prev->toff + prev->len == toff && prev->tag == tag) {
 		fcount(m, home, prev->off, prev->len, -1);
 		prev->len += len;   /* continues the previous extent */
 		fcount(m, home, prev->off, prev->len, +1);
@@ -1013,27 +1014,52 @@ int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t l
 	return 0;
 }
 
+/* ---- pieces ---- */
+
+void pol_pieces_begin(struct policy_req *parent, uint64_t n)
+{
+	parent->pdata[0] = n;
+	parent->pdata[1] = 0;
+}
+
+struct policy_req *pol_piece_get(struct pol_pool *p, struct policy_req *parent, uint64_t off,
+				 uint64_t len, uint64_t now)
+{
+	struct policy_req *r = pol_pool_get(p, parent->op, parent->dev, off, len,
+					    parent->flags & POLICY_REQ_SYNC, now);
+
+	if (r) {
+		r->parent = parent;
+		r->stream = parent->stream;
+		r->hint_size = parent->hint_size;
+		r->hint_pattern = parent->hint_pattern;
+	}
+	return r;
+}
+
+struct policy_req *pol_piece_done(struct pol_pool *p, struct policy_req *piece, int *ret_status)
+{
+	struct policy_req *parent = piece->parent;
+
+	if (piece->status && !parent->pdata[1])
+		parent->pdata[1] = (uint64_t)(int64_t)piece->status;
+	pol_pool_put(p, piece);
+	if (--parent->pdata[0])
+		return NULL;
+	*ret_status = (int)(int64_t)parent->pdata[1];
+	return parent;
+}
+
 /* ---- split reads ---- */
 
 int pol_splitter_init(struct pol_splitter *s, size_t cap)
 {
-	int r = pol_pool_init(&s->pool, cap);
-
-	if (r < 0)
-		return r;
-	s->parent = calloc(cap ? cap : 1, sizeof(*s->parent));
-	if (!s->parent) {
-		pol_pool_free(&s->pool);
-		return -ENOMEM;
-	}
-	return 0;
+	return pol_pool_init(&s->pool, cap);
 }
 
 void pol_splitter_free(struct pol_splitter *s)
 {
 	pol_pool_free(&s->pool);
-	free(s->parent);
-	s->parent = NULL;
 }
 
 int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_req *req,
@@ -1052,8 +1078,7 @@ int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_r
 	need += pos < end;
 	if (s->pool.cap - s->pool.used < need)
 		return -EAGAIN;
-	req->pdata[0] = need;
-	req->pdata[1] = 0;
+	pol_pieces_begin(req, need);
 	pos = req->offset;
 	e = pol_extmap_first(m, req->dev, pos, req->len);
 	while (pos < end) {
@@ -1061,11 +1086,8 @@ int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_r
 		bool at_home = start > pos;
 		uint64_t stop = at_home ? start : pol_ext_off(e) + e->len;
 		uint64_t len = (stop < end ? stop : end) - pos;
-		struct policy_req *p = pol_pool_get(&s->pool, POLICY_OP_READ, req->dev, pos, len,
-						    req->flags & POLICY_REQ_SYNC, now);
+		struct policy_req *p = pol_piece_get(&s->pool, req, pos, len, now);
 
-		p->stream = req->stream;
-		s->parent[p - s->pool.items] = req;
 		if (at_home) {
 			ops->home(ctx, p);
 		} else {
@@ -1079,15 +1101,3 @@ int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_r
 	return 0;
 }
 
-struct policy_req *pol_split_done(struct pol_splitter *s, struct policy_req *piece, int *ret_status)
-{
-	struct policy_req *parent = s->parent[piece - s->pool.items];
-
-	if (piece->status && !parent->pdata[1])
-		parent->pdata[1] = (uint64_t)(int64_t)piece->status;
-	pol_pool_put(&s->pool, piece);
-	if (--parent->pdata[0])
-		return NULL;
-	*ret_status = (int)(int64_t)parent->pdata[1];
-	return parent;
-}

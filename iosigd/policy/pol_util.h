@@ -151,6 +151,8 @@ struct pol_ext {
 	uint64_t off;
 	uint64_t len;
 	uint64_t toff;
+	uint64_t tag;              /* the caller's constant (iosigd: a sequence, a file);
+	                              extents merge only when their tags are equal */
 	uint16_t tdev;
 };
 
@@ -177,11 +179,17 @@ struct pol_extmap {
 
 int pol_extmap_init(struct pol_extmap *m, unsigned ndev);
 void pol_extmap_free(struct pol_extmap *m);
-/* Maps [off, off + len) of home to (tdev, toff), replacing whatever
- * overlapped; extends the neighbouring extent when both sides continue it.
- * 0 or -ENOMEM (the table is unchanged then). */
-int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
-		   unsigned tdev, uint64_t toff);
+/* Maps [off, off + len) of home to (tdev, toff) with tag `tag`, replacing
+ * whatever overlapped; extends the previous extent when it continues it
+ * with the same tag.  0 or -ENOMEM (the table is unchanged then). */
+int pol_extmap_put(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+		   unsigned tdev, uint64_t toff, uint64_t tag);
+/* The same with tag 0 (the policies' tables). */
+static inline int pol_extmap_set(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len,
+				 unsigned tdev, uint64_t toff)
+{
+	return pol_extmap_put(m, home, off, len, tdev, toff, 0);
+}
 /* Forgets any mapping of [off, off + len) (the data is at home again).
  * 0 or -ENOMEM (the table is unchanged then). */
 int pol_extmap_clear(struct pol_extmap *m, unsigned home, uint64_t off, uint64_t len);
@@ -194,11 +202,23 @@ static inline uint64_t pol_ext_off(const struct pol_ext *e)
 	return e->off;
 }
 
+/* ---- pieces: internal requests that carry part of a workload request ---- */
+
+/* parent will be served by n pieces (counted in parent->pdata[0..1]). */
+void pol_pieces_begin(struct policy_req *parent, uint64_t n);
+/* A piece of parent for [off, off + len) of its home device: INTERNAL,
+ * parent's op, stream, hints and sync flag, `parent` set (policy.h); NULL
+ * when the pool is empty. */
+struct policy_req *pol_piece_get(struct pol_pool *p, struct policy_req *parent, uint64_t off,
+				 uint64_t len, uint64_t now);
+/* A piece completed: recycles it and returns its parent when that was the
+ * last piece (with *ret_status the first error or 0), else NULL. */
+struct policy_req *pol_piece_done(struct pol_pool *p, struct policy_req *piece, int *ret_status);
+
 /* ---- reads straddling tiers: split into pieces ---- */
 
 struct pol_splitter {
 	struct pol_pool pool;
-	struct policy_req **parent;   /* per pool item: the read it is part of */
 };
 
 /* Where each piece of a split read goes (ctx is the policy's). */
@@ -214,15 +234,18 @@ static inline bool pol_splitter_owns(const struct pol_splitter *s, const struct 
 	return pol_pool_owns(&s->pool, r);
 }
 /*
- * Splits read req along the extents of m into internal pieces (same stream
- * and sync flag) handed to ops, all or nothing: 0, or -EAGAIN when the
- * pool lacks pieces (retry after some complete).  Uses req->pdata[0..1].
+ * Splits read req along the extents of m into pieces (pol_piece_get)
+ * handed to ops, all or nothing: 0, or -EAGAIN when the pool lacks pieces
+ * (retry after some complete).  Uses req->pdata[0..1].
  */
 int pol_split_read(struct pol_splitter *s, struct pol_extmap *m, struct policy_req *req,
 		   uint64_t now, const struct pol_split_ops *ops, void *ctx);
-/* A piece completed: recycles it and returns its read when that was the
- * last piece (with *ret_status the first error or 0), else NULL. */
-struct policy_req *pol_split_done(struct pol_splitter *s, struct policy_req *piece, int *ret_status);
+/* A piece completed (pol_piece_done on the splitter's pool). */
+static inline struct policy_req *pol_split_done(struct pol_splitter *s, struct policy_req *piece,
+						int *ret_status)
+{
+	return pol_piece_done(&s->pool, piece, ret_status);
+}
 
 /* ---- merging ---- */
 

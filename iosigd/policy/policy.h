@@ -40,8 +40,8 @@
 
 /* Bumped whenever a hook, struct policy_req, struct policy_env or the option
  * table changes incompatibly.  Registration rejects any other value.
- * 2: the optional expedite hook. */
-#define POLICY_OPS_VERSION 2
+ * 2: the optional expedite hook.  3: policy_req.parent (pieces). */
+#define POLICY_OPS_VERSION 3
 /* Version of struct policy_env; policy_create() rejects any other value. */
 #define POLICY_ENV_VERSION 1
 
@@ -88,6 +88,21 @@ struct policy_tnode {
  * "in" fields); the policy owns the requests it makes itself (INTERNAL).
  * Fields marked "policy" are scratch space for whichever policy holds the
  * request, valid from submit until complete; the engine never reads them.
+ *
+ * dev/offset/len name the HOME range a request concerns - the bytes of
+ * home device `dev` whose data it reads or writes - and issued_dev /
+ * issued_off say where it went.  That holds for the requests a policy makes
+ * itself too, so an engine that keeps real data (iosigd) knows which data
+ * each one moves: an internal write issued to the home device (write-back,
+ * migration) makes that home range current there; an internal write issued
+ * to another device (GC, a read-ahead fill) puts the newest data of that
+ * home range there; an internal read loads that home range's data from
+ * where it was issued.  PAD writes and FLUSH concern no home range (their
+ * dev/offset are not looked at).  A request that carries part of a workload
+ * request's own data - a piece of a split read or write - is INTERNAL with
+ * `parent` set: its bytes are the parent's from offset - parent->offset,
+ * and the policy finishes the parent with env->finish() once its pieces
+ * completed (docs/policies.md, docs/tiers.md).
  */
 struct policy_req {
 	/* in: set by whoever creates the request, constant afterwards */
@@ -96,6 +111,7 @@ struct policy_req {
 	uint64_t len;           /* bytes; > 0 except for POLICY_OP_FLUSH */
 	uint64_t arrival_ns;    /* when the workload submitted it */
 	uint64_t hint_size;     /* signature prior: declared size_per_io of the stream, 0 = none */
+	struct policy_req *parent;   /* a piece: the workload request whose data it carries */
 	uint32_t stream;        /* process / stream / VM that submitted it */
 	uint16_t dev;           /* home device index: where the data lives */
 	uint8_t op;             /* enum policy_op */

@@ -12,7 +12,7 @@ _Static_assert(sizeof(struct iosd_hdr) == 16, "header layout");
 _Static_assert(sizeof(struct iosd_hello) == 32, "HELLO layout");
 _Static_assert(sizeof(struct iosd_welcome) == 24, "WELCOME layout");
 _Static_assert(sizeof(struct iosd_register) == 48, "REGISTER layout");
-_Static_assert(sizeof(struct iosd_registered) == 8 + 2 * IOSD_NAME_MAX + IOSD_TEXT_MAX,
+_Static_assert(sizeof(struct iosd_registered) == 16 + 2 * IOSD_NAME_MAX + IOSD_TEXT_MAX,
 	       "REGISTERED layout");
 _Static_assert(sizeof(struct iosd_unregister) == 8, "UNREGISTER layout");
 _Static_assert(sizeof(struct iosd_status_reply) == 8, "STATUS_REPLY layout");
@@ -177,6 +177,8 @@ static int check_body(struct iosd_msg *m, const uint8_t *rest, size_t rest_len, 
 
 		if (r->error > 0 || r->error < -4095)
 			return bad(why, "REGISTERED: bad error code");
+		if ((r->flags & ~IOSD_REG_TIERED) || r->reserved0 || (r->error && r->flags))
+			return bad(why, "REGISTERED: unknown flags or reserved field set");
 		if (!strfield_ok(r->device, sizeof(r->device)) ||
 		    !strfield_ok(r->policy, sizeof(r->policy)) ||
 		    !strfield_ok(r->message, sizeof(r->message)))

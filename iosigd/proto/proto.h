@@ -103,11 +103,18 @@ struct iosd_register {
 #define IOSD_NAME_MAX 64
 #define IOSD_TEXT_MAX 192
 
+/* REGISTERED flags. */
+#define IOSD_REG_TIERED 1u         /* the device's policy keeps data in a tier: if the daemon
+                                      dies, wait for a restarted one (its recovery puts that
+                                      data home) before plain I/O (docs/tiers.md) */
+
 /* REGISTERED: error 0 and the device and policy now in charge of the
  * handle, or -errno and why (the client then does plain I/O on it). */
 struct iosd_registered {
 	uint32_t handle;
 	int32_t error;               /* 0 or -errno */
+	uint32_t flags;              /* IOSD_REG_* */
+	uint32_t reserved0;
 	char device[IOSD_NAME_MAX];  /* NUL-terminated */
 	char policy[IOSD_NAME_MAX];
 	char message[IOSD_TEXT_MAX];

@@ -166,7 +166,8 @@ int iosd_entry_check(const struct iosd_ring *r, const struct iosd_entry *e, uint
 	case IOSD_OP_FSYNC:
 	case IOSD_OP_FDATASYNC:
 	case IOSD_OP_BARRIER:
-		if (e->offset || e->length || e->data_off || e->aux)
+		if (e->offset || e->length || e->data_off ||
+		    (e->aux & ~(e->op == IOSD_OP_BARRIER ? IOSD_BARRIER_HOME : 0u)))
 			return bad(ret_why, "arguments on an operation that takes none");
 		return 0;
 	case IOSD_OP_SYNC_RANGE:

@@ -53,6 +53,8 @@
 
 /* Ring flags (hdr.flags, written by the daemon). */
 #define IOSD_RING_NEED_WAKEUP 1u          /* the daemon sleeps: kick it after publishing */
+#define IOSD_RING_HOME 2u                 /* the daemon stopped with everything of this session's
+                                             files at home: no recovery to wait for */
 
 enum iosd_op {
 	IOSD_OP_WRITE = 1,        /* length bytes of data at offset */
@@ -72,6 +74,11 @@ enum iosd_op {
 /* Entry flags (set by the client). */
 #define IOSD_EF_WAITED 1u        /* a thread waits for this entry: finish it soon */
 #define IOSD_EF_MASK IOSD_EF_WAITED
+
+/* BARRIER aux: the process closes its last descriptor of the file, or
+ * detaches it (mmap ...): the file must be complete at home - data the
+ * daemon keeps in a tier written there first (docs/tiers.md). */
+#define IOSD_BARRIER_HOME 1u
 
 /* Entry states. */
 enum iosd_state {

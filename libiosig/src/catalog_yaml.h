@@ -53,6 +53,9 @@ int cat_yaml_err(struct cat_yaml *y, const yaml_node_t *node, const char *fmt, .
  * list"). */
 const char *cat_yaml_scalar(struct cat_yaml *y, const yaml_node_t *node, const char *key,
 			    const char *expect);
+/* A device class name (ram nvm ssd hdd raid network) at node, or the error
+ * (with a suggestion for a typo). */
+int cat_yaml_class(struct cat_yaml *p, const yaml_node_t *node, const char *key, uint8_t *ret);
 /* "a mapping" / "a list" / "a scalar" */
 const char *cat_yaml_kind(const yaml_node_t *node);
 /* Bounded printable copy for messages. */

@@ -48,6 +48,7 @@
 #define CL_RING_ENTRIES 4096u
 #define CL_RING_DATA (8ull << 20)
 #define CL_RETRY_NS (5ull * 1000000000ull)   /* after a failed connect */
+#define CL_TIER_WAIT_NS (60ull * 1000000000ull)  /* for a restarted daemon (tiers) */
 #define CL_ANSWER_MS 5000                    /* the daemon answers within this */
 
 struct cl_state C = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -187,6 +188,15 @@ static int recv_answer(struct cl_session *s, unsigned want, struct iosd_msg *m,
  * the session
  * ---------------------------------------------------------------------- */
 
+/* The process at the other end of a daemon socket, 0 when unknown. */
+static pid_t peer_pid(int sock)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	return getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? 0 : cred.pid;
+}
+
 /* Connects to the first daemon that answers and may see our data
  * (daemon_socket.h: the candidates, root's or our own uid); -1 when none. */
 static int connect_daemon(void)
@@ -294,6 +304,7 @@ static struct cl_session *session_open(void)
 	s->id = m.u.welcome.session;
 	s->max_fds = m.u.welcome.max_fds;
 	s->pid = getpid();
+	s->daemon_pid = peer_pid(s->sock);
 	/* The watcher takes no signal: they are the program's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -452,6 +463,7 @@ bool client_register(int fd, int flags, const struct iosig_sig *sig)
 	f->flags = fl;
 	f->refs = 1;
 	f->nfds = 1;
+	f->tiered = m.u.registered.flags & IOSD_REG_TIERED;
 	s->files[h] = f;
 	C.host->set(f->priv, CL_INTERNAL);
 	if (C.host->set(fd, f) < 0) {
@@ -487,8 +499,10 @@ void cl_file_forget(struct cl_file *f)
 			cl_sys_close(f->priv);
 			f->priv = -1;
 		}
+		cl_file_put(f);
 	}
-	cl_file_put(f);
+	/* Gone already: whatever made it so (a take-over) dropped the
+	 * registration's reference. */
 }
 
 void cl_file_put(struct cl_file *f)
@@ -680,6 +694,43 @@ static int64_t replay(struct cl_session *s, struct iosd_entry *e, uint64_t *ret_
 	return r < 0 ? -errno : 0;
 }
 
+/* The daemon died while it may have kept the newest data of some of our
+ * files in a tier: plain I/O on them must wait until a restarted daemon
+ * (another process on the same socket, as systemd's Restart= makes it)
+ * has put that data home (it listens only once its recovery is done), at
+ * most CL_TIER_WAIT_NS.  Not when the daemon stopped cleanly (it wrote
+ * everything home first and said so in the ring). */
+static void wait_for_recovery(struct cl_session *s)
+{
+	uint64_t t0 = cl_now();
+	bool tiered = false;
+
+	for (uint32_t h = 0; h < s->nfiles_cap && !tiered; h++)
+		tiered = s->files[h] && s->files[h]->tiered && !s->files[h]->gone;
+	if (!tiered || (atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) &
+			IOSD_RING_HOME))
+		return;
+	while (cl_now() - t0 < CL_TIER_WAIT_NS) {
+		int fd = connect_daemon();
+
+		/* Not the dying daemon: it may still take a connection while
+		 * the kernel closes its descriptors. */
+		if (fd >= 0 && s->daemon_pid && peer_pid(fd) == s->daemon_pid) {
+			cl_sys_close(fd);
+			fd = -1;
+		}
+		if (fd >= 0) {
+			cl_sys_close(fd);
+			warn("iosigd is back after %.1f s: what it kept in a tier is home",
+			     (double)(cl_now() - t0) / 1e9);
+			return;
+		}
+		usleep(50 * 1000);
+	}
+	warn("iosigd did not come back within %u s: data it kept in a tier for this process's files is home only once it runs again; going on without it",
+	     (unsigned)(CL_TIER_WAIT_NS / 1000000000ull));
+}
+
 void cl_takeover(struct cl_session *s, const char *why)
 {
 	uint64_t t0;
@@ -689,6 +740,7 @@ void cl_takeover(struct cl_session *s, const char *why)
 		return;
 	t0 = cl_now();
 	s->dead = true;
+	wait_for_recovery(s);
 	/* Every entry published and not done, in ring order: what the
 	 * program was told is written is written, in the order it was. */
 	for (uint32_t pos = s->prod.reclaim; pos != s->prod.tail; pos++) {
@@ -769,8 +821,36 @@ static void *watcher_main(void *arg)
  * drain, fork, exit
  * ---------------------------------------------------------------------- */
 
-/* Waits until everything published so far is done (lock held on entry
- * and exit, released while waiting). */
+/* Publishes, for every file whose device keeps data in a tier, a barrier
+ * that writes that data home: whoever reads the file plainly after the
+ * drain (a forked child, an exec'd image, a process after our exit) must
+ * find it there (lock held; released while the ring is full). */
+static void publish_home_barriers(struct cl_session *s)
+{
+	for (uint32_t h = 0; h < s->nfiles_cap && !s->dead; h++) {
+		struct cl_file *f = s->files[h];
+		struct iosd_entry *e;
+		uint64_t doff;
+
+		if (!f || !f->tiered || f->gone)
+			continue;
+		f->refs++;
+		if (cl_reserve(s, 0, &e, &doff) == 0) {
+			e->op = IOSD_OP_BARRIER;
+			e->flags = IOSD_EF_WAITED;
+			e->handle = f->handle;
+			e->offset = 0;
+			e->length = 0;
+			e->data_off = 0;
+			e->aux = IOSD_BARRIER_HOME;
+			cl_publish(s, false);
+		}
+		cl_file_put(f);
+	}
+}
+
+/* Waits until everything published so far is done, tier data home (lock
+ * held on entry and exit, released while waiting). */
 static void drain_locked(void)
 {
 	struct cl_session *s = C.s;
@@ -780,9 +860,10 @@ static void drain_locked(void)
 	 * memory, which is what it shares the files with. */
 	if (!s || s->dead)
 		return;
+	s->users++;
+	publish_home_barriers(s);
 	end = s->prod.tail;
 	pos = s->prod.reclaim;
-	s->users++;
 	while (!s->dead && pos != end) {
 		/* Entries reclaimed meanwhile are done (and maybe reused). */
 		if ((int32_t)(s->prod.reclaim - pos) > 0)

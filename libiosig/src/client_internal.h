@@ -27,6 +27,7 @@ struct cl_file {
 	int flags;             /* file status flags (O_APPEND, access mode) */
 	int err;               /* errno of a failed write, for the next fsync/close */
 	bool gone;             /* unregistered, detached or taken over: plain */
+	bool tiered;           /* its device keeps data in a tier (IOSD_REG_TIERED) */
 };
 
 /* The process's session with iosigd. */
@@ -51,6 +52,7 @@ struct cl_session {
 	bool watching;         /* the watcher runs */
 	pthread_t watcher;
 	pid_t pid;             /* the process it belongs to */
+	pid_t daemon_pid;      /* the daemon's (SO_PEERCRED), 0 = unknown */
 };
 
 /* Process-wide state. */
@@ -72,7 +74,8 @@ long cl_sys_close(int fd);
 /* A call no longer uses s (lock held). */
 void cl_session_put(struct cl_session *s);
 void cl_file_put(struct cl_file *f);
-/* Unregisters f and drops the table's reference (lock held). */
+/* Unregisters f and drops the table's reference (lock held); nothing if
+ * it is gone already (a take-over dropped that reference). */
 void cl_file_forget(struct cl_file *f);
 /* Reclaims done entries (lock held). */
 void cl_reclaim(struct cl_session *s);

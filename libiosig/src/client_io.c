@@ -259,7 +259,8 @@ static bool op_write(void *fv, int fd, const struct iovec *iov, int cnt, off_t o
 		}
 		off = end - (off_t)total;
 	}
-	if (!append && total >= IOSD_WRITTEN_MIN && cnt <= 64 && !change_pending(s)) {
+	/* (Never on a tiered device: there the policy places every write.) */
+	if (!append && !f->tiered && total >= IOSD_WRITTEN_MIN && cnt <= 64 && !change_pending(s)) {
 		ssize_t r = write_direct(f, fd, iov, cnt, off, kind, total);
 		int saved = errno;
 
@@ -506,11 +507,13 @@ static int op_release(void *fv, int fd)
 		cl_unlock();
 		return 0;
 	}
-	/* The file's last descriptor: complete on disk when close returns. */
+	/* The file's last descriptor: complete on disk when close returns
+	 * (data the daemon keeps in a tier included). */
 	s = f->s;
 	f->refs++;
 	s->users++;
-	if (!f->gone && !s->dead && round_trip(f, IOSD_OP_BARRIER, 0, 0, 0, &pos) != -ENOTCONN)
+	if (!f->gone && !s->dead &&
+	    round_trip(f, IOSD_OP_BARRIER, 0, 0, IOSD_BARRIER_HOME, &pos) != -ENOTCONN)
 		collect_errors(s, f, pos);
 	err = f->err;
 	f->err = 0;
@@ -540,7 +543,8 @@ static void op_detach(void *fv, int fd)
 
 	if (!f)
 		return;
-	round_trip(f, IOSD_OP_BARRIER, 0, 0, 0, NULL);
+	/* Plain from now on: the file complete at home first. */
+	round_trip(f, IOSD_OP_BARRIER, 0, 0, IOSD_BARRIER_HOME, NULL);
 	if (!f->gone) {
 		C.host->clear_value(f);
 		f->nfds = 0;

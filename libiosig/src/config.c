@@ -212,8 +212,7 @@ static const char *const class_names[IOSIG_CLASS_COUNT] = {
 	"ram", "nvm", "ssd", "hdd", "raid", "network",
 };
 
-static int parse_class(struct cat_yaml *p, const yaml_node_t *node, const char *key,
-		       uint8_t *ret)
+int cat_yaml_class(struct cat_yaml *p, const yaml_node_t *node, const char *key, uint8_t *ret)
 {
 	const char *s = cat_yaml_scalar(p, node, key, cat_type_expect(CAT_T_CLASS));
 	const char *hint;
@@ -600,7 +599,7 @@ static int parse_value(struct cat_yaml *p, const struct cfg_key *k, const yaml_n
 		return 0;
 	}
 	case CAT_T_CLASS:
-		return parse_class(p, node, k->name, &v->cls);
+		return cat_yaml_class(p, node, k->name, &v->cls);
 	case CAT_T_LABELS:
 		return parse_labels(p, node, &v->labels);
 	case CAT_T_LAYOUT:
@@ -778,7 +777,7 @@ static int parse_classes(struct cat_yaml *p, const yaml_node_t *node)
 
 		if (!kn || !vn)
 			continue;
-		if (parse_class(p, kn, "classes", &cls) < 0)
+		if (cat_yaml_class(p, kn, "classes", &cls) < 0)
 			return -EINVAL;
 		if (check_dup(p, node->data.mapping.pairs.start, pair, kn, "classes") < 0)
 			return -EINVAL;

@@ -190,6 +190,67 @@ static void print_devices(FILE *fp, struct cat_yaml *y, const yaml_node_t *dv)
 	tool_table_free(t);
 }
 
+/* The tiers of every device (the `tiers` array of a device with one). */
+static void print_tiers(FILE *fp, struct cat_yaml *y, const yaml_node_t *dv)
+{
+	static const char *const hdr[] = { "TIER", "DEVICE", "CLASS", "SIZE", "USED", "DIRTY",
+					   "RECORDS", "WRITE-BACK", "STATE" };
+	struct tool_table *t;
+	size_t n = 0;
+
+	for (size_t i = 0; i < count(dv); i++)
+		n += count(get(y, item(y, dv, i), "tiers"));
+	if (!n)
+		return;
+	fprintf(fp, "\n%zu tier%s\n", n, n == 1 ? "" : "s");
+	t = tool_table_new(9, hdr);
+	for (unsigned c = 3; c < 8; c++)
+		tool_table_align_right(t, c);
+	for (size_t i = 0; i < count(dv); i++) {
+		const yaml_node_t *d = item(y, dv, i), *ts = get(y, d, "tiers");
+
+		for (size_t k = 0; k < count(ts); k++) {
+			const yaml_node_t *tr = item(y, ts, k);
+			char size[32], used[32], dirty[32], rate[48], state[64], wr[32], wb[32], pad[32], note[4400];
+			const char *cells[9];
+
+			fmt_bytes_compact(num(y, tr, "size"), size, sizeof(size));
+			fmt_bytes_compact(num(y, tr, "used"), used, sizeof(used));
+			fmt_bytes_compact(num(y, tr, "dirty_bytes"), dirty, sizeof(dirty));
+			fmt_bytes_compact(num(y, tr, "writeback_rate"), rate, sizeof(rate));
+			strncat(rate, "/s", sizeof(rate) - strlen(rate) - 1);
+			snprintf(state, sizeof(state), "%s%s%s",
+				 !strcmp(str(y, tr, "failed"), "true") ? "failed" :
+				 !strcmp(str(y, tr, "draining"), "true") ? "draining" : "ok",
+				 !strcmp(str(y, tr, "volatile"), "true") ? ", volatile" : "",
+				 num(y, tr, "errors") > 0 ? ", errors" : "");
+			cells[0] = str(y, tr, "name");
+			cells[1] = str(y, d, "mount");
+			cells[2] = str(y, tr, "class");
+			cells[3] = size;
+			cells[4] = used;
+			cells[5] = dirty;
+			cells[6] = str(y, tr, "records");
+			cells[7] = rate;
+			cells[8] = state;
+			tool_table_row(t, cells);
+			fmt_bytes_compact(num(y, tr, "written_bytes"), wr, sizeof(wr));
+			fmt_bytes_compact(num(y, tr, "writeback_bytes"), wb, sizeof(wb));
+			fmt_bytes_compact(num(y, tr, "padding_bytes"), pad, sizeof(pad));
+			snprintf(note, sizeof(note),
+				 "  store %s: written %s, written back %s, padding %s, records in all %s, "
+				 "fallbacks %s, journal %.0f%% used, generation %s",
+				 str(y, tr, "store"), wr, wb, pad, str(y, tr, "records_total"), str(y, tr, "fallbacks"),
+				 num(y, tr, "journal_size") > 0 ? 100 * num(y, tr, "journal_used") / num(y, tr, "journal_size") : 0,
+				 str(y, tr, "generation"));
+			tool_table_note(t, note);
+		}
+	}
+	tool_table_fit(t, 100);
+	tool_table_print(t, fp);
+	tool_table_free(t);
+}
+
 int status_view_print(const char *text, bool json, FILE *fp, char *err, size_t errlen)
 {
 	struct iosig_error ierr;
@@ -213,6 +274,7 @@ int status_view_print(const char *text, bool json, FILE *fp, char *err, size_t e
 		print_daemon(fp, &y, dm);
 		print_clients(fp, &y, get(&y, root, "clients"));
 		print_devices(fp, &y, get(&y, root, "devices"));
+		print_tiers(fp, &y, get(&y, root, "devices"));
 	}
 	cat_yaml_done(&y);
 	return r;

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 		dir = work;
 	if (bench_iosigd_init(&iosigd, work, "iosigd") < 0)
 		return 1;
-	if (bench_iosigd_config(iosigd.cfg, dir, "ssd", "noop", 0) < 0)
+	if (bench_iosigd_config(iosigd.cfg, dir, "ssd", "noop", 0, NULL, NULL) < 0)
 		return 1;
 	if (bench_iosigd_start(&iosigd, IOSIGD, NULL, NULL, NULL) < 0) {
 		fprintf(stderr, "bench_daemon: cannot start %s\n", IOSIGD);

@@ -3,8 +3,8 @@
  * bench_iosigd.h - an iosigd of a benchmark's own: started in the
  * foreground with a private socket and configuration, dying with the
  * benchmark (PR_SET_PDEATHSIG), stopped with SIGTERM; its CPU time and its
- * status (the STATUS message of docs/daemon.md).  Used by bench_daemon and
- * bench_hdd.
+ * status (the STATUS message of docs/daemon.md).  Used by bench_daemon,
+ * bench_hdd and bench_tiers.
  */
 #ifndef IOSIG_BENCH_IOSIGD_H
 #define IOSIG_BENCH_IOSIGD_H
@@ -98,10 +98,14 @@ static inline int bench_iosigd_start(struct bench_iosigd *d, const char *iosigd,
  * Writes a configuration to `path` in which the catalog knows only the
  * mount `mnt` (of `cls`, its data directory inside it, so a tagged file
  * stays where it is opened) and the daemon runs `policy` (a spec) there,
- * with queue_depth commands in flight (0: the daemon's default).  0 or -1.
+ * with queue_depth commands in flight (0: the daemon's default) and, when
+ * `tier` is not NULL, a tier "t" of that description (a YAML flow map:
+ * "{ mount: /mnt/ssd, size: 1GiB, class: ssd }") and the device's
+ * settings `dev_extra` (NULL, or e.g. "defer_close: yes").  0 or -1.
  */
 static inline int bench_iosigd_config(const char *path, const char *mnt, const char *cls,
-				      const char *policy, unsigned queue_depth)
+				      const char *policy, unsigned queue_depth, const char *tier,
+				      const char *dev_extra)
 {
 	char entry[8500];
 	const char *entries[2] = { entry, NULL };
@@ -112,9 +116,20 @@ static inline int bench_iosigd_config(const char *path, const char *mnt, const c
 		 cls, mnt);
 	if (tconf_only(path, entries) < 0 || !(fp = fopen(path, "a")))
 		return -1;
-	fprintf(fp, "daemon:\n  policy: \"%s\"\n", policy);
-	if (queue_depth)
-		fprintf(fp, "  devices:\n    \"%s\": { queue_depth: %u }\n", mnt, queue_depth);
+	/* A tier-using policy is a device's, never the default. */
+	fprintf(fp, "daemon:\n  policy: \"%s\"\n", tier ? "noop" : policy);
+	if (queue_depth || tier) {
+		fprintf(fp, "  devices:\n    \"%s\": { policy: \"%s\"", mnt, policy);
+		if (queue_depth)
+			fprintf(fp, ", queue_depth: %u", queue_depth);
+		if (tier)
+			fprintf(fp, ", tiers: [t]");
+		if (tier && dev_extra)
+			fprintf(fp, ", %s", dev_extra);
+		fprintf(fp, " }\n");
+	}
+	if (tier)
+		fprintf(fp, "  tiers:\n    t: %s\n", tier);
 	r = ferror(fp);
 	return fclose(fp) == 0 && !r ? 0 : -1;
 }

@@ -25,13 +25,24 @@
  *                                    records at random aligned offsets of a
  *                                    64 MiB range, each write() + fdatasync,
  *                                    THINK_US apart
+ *   daemon_io mapreduce burst FILE BYTES IO THINK_US SEED
+ *                                    bursty small writes (bench_tiers):
+ *                                    as small, in bursts of 8 records
+ *                                    back to back, THINK_US between bursts
+ *   daemon_io mapreduce rand FILE BYTES IO THINK_US SEED
+ *                                    a closed-loop writer: as small without
+ *                                    the fdatasync (one fsync at the end)
+ *   daemon_io mapreduce read FILE BYTES IO THINK_US SEED
+ *                                    a closed-loop reader: IO-byte pread()
+ *                                    calls at random aligned offsets of the
+ *                                    first 64 MiB of the existing FILE
  *                                    Both open FILE (plainly: run them under
  *                                    iosig-redirect to tag it), write one
  *                                    byte to descriptor 4 (ready), wait for
  *                                    EOF on descriptor 3 (go), and print the
  *                                    CLOCK_MONOTONIC time they finished (the
  *                                    data durable) and each call's latency:
- *                                    write(), or write() + fdatasync.
+ *                                    write(), write() + fdatasync, pread().
  * Output: one JSON object.  A tagged file is opened through iosig_open()
  * with a site as the compiler plugin would make it.
  */
@@ -223,8 +234,10 @@ static int cmd_untagged(unsigned n)
 
 static int cmd_mapreduce(int argc, char **argv)
 {
-	bool bulk = !strcmp(argv[2], "bulk");
-	const char *path = argv[3];
+	const char *role = argv[2], *path = argv[3];
+	bool bulk = !strcmp(role, "bulk"), reader = !strcmp(role, "read");
+	bool sync = !strcmp(role, "small") || !strcmp(role, "burst");
+	unsigned burst = !strcmp(role, "burst") ? 8 : 1;
 	size_t bytes = strtoull(argv[4], NULL, 0), io = strtoull(argv[5], NULL, 0);
 	unsigned long think_us = argc > 6 ? strtoul(argv[6], NULL, 0) : 0;
 	uint64_t seed = argc > 7 ? strtoull(argv[7], NULL, 0) : 1;
@@ -236,7 +249,7 @@ static int cmd_mapreduce(int argc, char **argv)
 	if (!lat || !buf || !n || (!bulk && (io > SMALL_SPAN || SMALL_SPAN % io)))
 		die("arguments");
 	memset(buf, bulk ? 'B' : 'S', io);
-	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	fd = reader ? open(path, O_RDONLY) : open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 	if (fd < 0)
 		die("open");
 	/* Ready; then wait for the start. */
@@ -244,27 +257,34 @@ static int cmd_mapreduce(int argc, char **argv)
 		die("start");
 	for (size_t i = 0; i < n; i++) {
 		double t0 = bench_now();
+		off_t at = 0;
 
+		if (!bulk) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			at = (off_t)((seed >> 33) % (SMALL_SPAN / io) * io);
+		}
 		if (bulk) {
 			if (write(fd, buf, io) != (ssize_t)io)
 				die("write");
+		} else if (reader) {
+			if (pread(fd, buf, io, at) != (ssize_t)io)
+				die("pread");
 		} else {
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			if (pwrite(fd, buf, io, (off_t)((seed >> 33) % (SMALL_SPAN / io) * io)) != (ssize_t)io)
+			if (pwrite(fd, buf, io, at) != (ssize_t)io)
 				die("pwrite");
-			if (fdatasync(fd) < 0)
+			if (sync && fdatasync(fd) < 0)
 				die("fdatasync");
 		}
 		lat[i] = (bench_now() - t0) * 1e6;
-		if (!bulk && think_us && i + 1 < n)
+		if (!bulk && think_us && i + 1 < n && (i + 1) % burst == 0)
 			usleep((useconds_t)think_us);
 	}
-	if (fsync(fd) < 0)
+	if (!reader && fsync(fd) < 0)
 		die("fsync");
 	if (close(fd) < 0)
 		die("close");
 	end = bench_now();
-	printf("{\"role\": \"%s\", \"end\": %.6f, \"calls\": %zu, \"lat_us\": [", argv[2], end, n);
+	printf("{\"role\": \"%s\", \"end\": %.6f, \"calls\": %zu, \"lat_us\": [", role, end, n);
 	for (size_t i = 0; i < n; i++)
 		printf("%s%.1f", i ? ", " : "", lat[i]);
 	printf("]}\n");
@@ -284,9 +304,12 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "untagged"))
 		return cmd_untagged((unsigned)atoi(argv[2]));
 	if ((argc == 6 && !strcmp(argv[1], "mapreduce") && !strcmp(argv[2], "bulk")) ||
-	    (argc == 8 && !strcmp(argv[1], "mapreduce") && !strcmp(argv[2], "small")))
+	    (argc == 8 && !strcmp(argv[1], "mapreduce") &&
+	     (!strcmp(argv[2], "small") || !strcmp(argv[2], "burst") || !strcmp(argv[2], "rand") ||
+	      !strcmp(argv[2], "read"))))
 		return cmd_mapreduce(argc, argv);
 	fprintf(stderr, "usage: daemon_io write DIR SIZE TOTAL | latency DIR N | fsync DIR N | untagged N |\n"
-		"       mapreduce bulk FILE BYTES IO | mapreduce small FILE BYTES IO THINK_US SEED\n");
+		"       mapreduce bulk FILE BYTES IO |\n"
+		"       mapreduce small|burst|rand|read FILE BYTES IO THINK_US SEED\n");
 	return 2;
 }

@@ -120,6 +120,14 @@ class Daemon:
         self.p = None
         Daemon.all.append(self)
 
+    def refused(self):
+        """Starts it expecting a refusal: (whether it started, its log)."""
+        try:
+            self.start()
+            return True, self.log()
+        except RuntimeError:
+            return False, self.log()
+
     def start(self):
         log = open(self.logpath, "a")
         self.p = subprocess.Popen([IOSIGD, "--foreground", "--socket", self.sock, "--config", self.cfg, "-v"]
@@ -985,7 +993,8 @@ def check_config(s):
 
 def status_cli(s):
     """`iosig status`: no daemon -> exit 1 saying what to do; against a
-    daemon serving a real client, the text and --json views show it."""
+    daemon serving a real client, the text and --json views show it; as
+    root also a device with a tier (status_tiers)."""
     r, o, e = run([TOOL, "status"], env={"IOSIG_DAEMON_SOCKET": s.path("nobody-here.sock")})
     check(r == 1 and "no iosigd answers" in e and "nobody-here.sock" in e and "iosigd(8)" in e and not o,
           "iosig status: no daemon, exit 1 (%r)" % e)
@@ -1039,6 +1048,79 @@ def status_cli(s):
     st = d.status()
     check(not st["clients"] and st["daemon"]["operations"] > 0, "the client's operations were counted")
     check(d.stop() == 0, "iosigd exits 0")
+    if os.geteuid() == 0:
+        status_tiers(s)
+
+
+def status_tiers(s):
+    """`iosig status` of a device with a tier (nvcache, a tmpfs memory
+    tier) after a client wrote through it: the tier's line (size, used,
+    dirty, records, write-back rate, state) and its store's figures; --json
+    has the daemon's `tiers` array."""
+    home, tmnt = s.mount_ext4("st-home", "128M"), s.mount_tmpfs("st-tier", "64m")
+    text = config([(home, "hdd")], "noop", ", policy: nvcache, tiers: [t]")
+    text += '  tiers:\n    t: { mount: "%s", size: 32MiB, class: ram }\n' % tmnt
+    d = Daemon(s, "dstier", text).start()
+    p = records(d, os.path.join(home, "work"), 2, 5, mib=4)
+    collect(p, "a client writing through a tier")
+    r, o, e = run([TOOL, "status", "--json"], env=d.env())
+    js = json.loads(o) if r == 0 else {}
+    dv = device_of(js, home) if js else None
+    tr = (dv or {}).get("tiers") or [{}]
+    check(r == 0 and len(tr) == 1 and tr[0].get("name") == "t" and tr[0].get("class") == "ram" and
+          tr[0].get("volatile") is True and tr[0].get("size", 0) > 0 and tr[0].get("written_bytes", 0) > 0 and
+          "writeback_rate" in tr[0] and "records" in tr[0] and "dirty_bytes" in tr[0] and
+          "counters" in dv and "writes_cached" in dv["counters"],
+          "iosig status --json: the device's tier and the policy's counters (%r %s)" % (e, o[:1500]))
+    r, o, e = run([TOOL, "status", "--socket", d.sock])
+    rows = [ln.split() for ln in o.splitlines()]
+    row = next((x for x in rows if x[:3] == ["t", home, "ram"]), [])
+    check(r == 0 and "\n1 tier\n" in o and "TIER" in o and "WRITE-BACK" in o and len(row) >= 9 and
+          row[7].endswith("/s") and "ok," in row[8] and "volatile" in o and
+          ("store %s: written " % tr[0].get("store")) in o and "policy counters:" in o and "writes_cached=" in o,
+          "iosig status: the tier's line and its store (%r)\n%s" % (e, o))
+    check(d.stop() == 0, "iosigd exits 0")
+    mios_profile(s)
+
+
+def mios_profile(s):
+    """MIOS's write-state predictor on an HDD tier takes `iosig probe`'s
+    BCW profile of the tier's mount from the probe cache (W_f, W_m: its
+    counters; L_f, L_m, L_s: the daemon's log line); without a profile the
+    daemon says MIOS runs with its option defaults; an option set in the
+    configuration wins over the profile."""
+    home, tmnt = s.mount_ext4("bcw-home", "128M"), s.mount_ext4("bcw-tier", "512M")
+    with open("/proc/self/mounts") as f:
+        src = next(ln.split()[0] for ln in f if ln.split()[1] == tmnt)
+    cache = s.path("probe.yaml")
+    with open(cache, "w") as f:
+        f.write('version: 1\nmounts:\n  "%s":\n    fstype: ext4\n    source: %s\n    probed_at: %d\n'
+                '    bcw: {wf: 3145728, wm: 1048576, lf: 0.0001, lm: 0.004, ls: 0.03}\n' % (tmnt, src, time.time()))
+
+    def mios(name, probe, opts=""):
+        text = config([(home, "ssd"), (tmnt, "hdd")], "noop", ', policy: "mios-d%s", tiers: [t]' % opts)
+        text = "".join(ln for ln in text.splitlines(True) if not ln.startswith('    "%s": {' % tmnt))
+        text += '  tiers:\n    t: { mount: "%s", size: 400MiB, class: hdd }\n' % tmnt
+        env = dict(os.environ, IOSIG_PROBE_CACHE=probe)
+        d = Daemon(s, name, text, env=env).start()
+        # The policy runs once a client registers a file of the device.
+        collect(records(d, os.path.join(home, name), 1, 3, mib=4), "a client of " + name)
+        cn = (device_of(d.status(), home) or {}).get("counters", {})
+        log = d.log()
+        check(d.stop() == 0, "%s: iosigd exits 0" % name)
+        return cn, log
+
+    cn, log = mios("dbcw", cache)
+    check(cn.get("w_fast") == 3145728 and cn.get("w_mid") == 1048576 and
+          "tier t: BCW profile of its mount: W_f 3145728 B, W_m 1048576 B, L_f 0.0001 s, L_m 0.004 s, L_s 0.03 s" in log,
+          "mios-d on an HDD tier predicts with the probe cache's BCW profile (%r)\n%s" % (cn, log))
+    cn, log = mios("dbcw-opt", cache, ":w_fast=2MiB")
+    check(cn.get("w_fast") == 2097152 and cn.get("w_mid") == 1048576,
+          "an option in the configuration wins over the profile (%r)" % cn)
+    cn, log = mios("dnobcw", "")
+    check(cn.get("w_fast") == 16 << 20 and cn.get("w_mid") == 8 << 20 and
+          "tier t: no BCW profile of its mount" in log,
+          "without a profile: MIOS's defaults, and the daemon says so (%r)\n%s" % (cn, log))
 
 
 def client_connects(s):
@@ -1472,23 +1554,24 @@ GROUPS = {"cli": test_cli, "systemd": test_systemd, "user": test_user, "programs
           "hostile": test_hostile, "load": test_load}
 
 
-def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in GROUPS:
-        print("usage: daemon_test.py {%s}" % "|".join(GROUPS))
+def run_group(groups, script):
+    """The main() of a test script: runs the group sys.argv[1] names, in
+    a private mount namespace when root (the loop mounts vanish with it)."""
+    if len(sys.argv) != 2 or sys.argv[1] not in groups:
+        print("usage: %s {%s}" % (script, "|".join(groups)))
         return 2
     if os.geteuid() == 0 and os.environ.get("IOSIGD_TEST_NS") != "1":
-        # A private mount namespace: the loop mounts vanish with the test.
         unshare = shutil.which("unshare")
         if not unshare:
             skip("unshare(1) is not installed (util-linux)")
         env = dict(os.environ, IOSIGD_TEST_NS="1")
         os.execve(unshare, [unshare, "--mount", "--propagation", "private", sys.executable] + sys.argv, env)
     try:
-        GROUPS[sys.argv[1]]()
+        groups[sys.argv[1]]()
     finally:
         Daemon.kill_all()
     return finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_group(GROUPS, "daemon_test.py"))

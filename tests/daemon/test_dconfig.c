@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dconfig.h"
+#include "iosig.h"
 
 static int load(struct dconfig *cfg, const char *text, char *err, size_t errlen)
 {
@@ -92,11 +93,11 @@ static const struct {
 } bad[] = {
 	{ "daemon:\n  polcy: noop\n", "c.yaml:2:3: daemon: unknown key 'polcy'; did you mean 'policy'?" },
 	{ "daemon:\n  zzz: 1\n",
-	  "c.yaml:2:3: daemon: unknown key 'zzz': expected socket, policy, devices or limits" },
+	  "c.yaml:2:3: daemon: unknown key 'zzz': expected socket, policy, devices, limits or tiers" },
 	{ "daemon:\n  policy: nope\n",
-	  "c.yaml:2:11: daemon: policy: unknown policy 'nope' (iosigd runs noop, deadline, cfq, bfq, bid-hdd, burst)" },
+	  "c.yaml:2:11: daemon: policy: unknown policy 'nope' (iosigd runs noop, deadline, cfq, bfq, bid-hdd, burst, and with tiers bid-hybrid, mios-d, mios-e, nvcache)" },
 	{ "daemon:\n  policy: mios-d\n",
-	  "c.yaml:2:11: daemon: policy: policy 'mios-d' places data on other tiers, which iosigd does not run yet; use one of noop, deadline, cfq, bfq, bid-hdd, burst" },
+	  "c.yaml:2:11: daemon: policy: policy 'mios-d' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of noop, deadline, cfq, bfq, bid-hdd, burst" },
 	{ "daemon:\n  policy: \"noop:bogus=1\"\n", "c.yaml:2:11: daemon: policy: noop: unknown option 'bogus' (valid: max_merge)" },
 	{ "daemon:\n  policy: [a]\n", "c.yaml:2:11: daemon: policy: expected a policy such as noop or bid-hdd, got a list" },
 	{ "daemon:\n  socket: relative.sock\n",
@@ -109,7 +110,7 @@ static const struct {
 	{ "daemon:\n  devices:\n    /a: { queue_depth: 0 }\n",
 	  "c.yaml:3:24: queue_depth: expected a whole number from 1 to 4096, got '0'" },
 	{ "daemon:\n  devices:\n    /a: { depth: 1 }\n",
-	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth or schedule" },
+	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth, tiers, defer_close or schedule" },
 	{ "daemon:\n  devices:\n    /a: { schedule: maybe }\n",
 	  "c.yaml:3:21: daemon: device '/a': schedule: bad value 'maybe': expected true or false" },
 	{ "daemon:\n  devices:\n    /a: { policy: \"cfq:quantum=0\" }\n",
@@ -122,7 +123,87 @@ static const struct {
 	  "c.yaml:5:1: daemon: given twice (first at line 1)" },
 	{ "daemon:\n  devices: [1]\n",
 	  "c.yaml:2:12: daemon: devices: expected a mapping of mount points to settings, got a list" },
+	/* tiers (docs/tiers.md) */
+	{ "daemon:\n  devices:\n    /a: { policy: bid-hybrid }\n",
+	  "c.yaml:3:19: daemon: device '/a': policy 'bid-hybrid' places data on tiers: give the device its tiers (tiers: [NAME] of daemon: tiers:), or use one of noop, deadline, cfq, bfq, bid-hdd, burst" },
+	{ "daemon:\n  devices:\n    /a: { tiers: [s] }\n  tiers:\n    s: { mount: /m, size: 1GiB }\n",
+	  "c.yaml:3:18: daemon: device '/a': policy 'noop' uses no tiers: remove tiers:, or use one of bid-hybrid, mios-d, mios-e, nvcache" },
+	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n",
+	  "c.yaml:3:35: daemon: device '/a': tiers: no tier 's' in daemon: tiers:" },
+	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n    /b: { policy: nvcache, tiers: s }\n"
+	  "  tiers:\n    s: { mount: /m, size: 1GiB }\n",
+	  "c.yaml:4:35: daemon: device '/b': tiers: tier 's' already belongs to another device" },
+	{ "daemon:\n  devices:\n    \"/a*\": { policy: nvcache, tiers: [s] }\n  tiers:\n    s: { mount: /m, size: 1GiB }\n",
+	  "c.yaml:3:38: daemon: device '/a*': tiers: a tier belongs to one device: give the mount point itself, not a pattern" },
+	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [S!] }\n",
+	  "c.yaml:3:36: daemon: device '/a': tiers: 'S!' is not a tier name ([a-z0-9_-], at most 63)" },
+	{ "daemon:\n  tiers:\n    s: { size: 1GiB }\n",
+	  "c.yaml:3:5: daemon: tier 's': give either path: (a store file or block device) or mount: (a store file on that mount), not neither" },
+	{ "daemon:\n  tiers:\n    s: { mount: /m, path: /x }\n",
+	  "c.yaml:3:5: daemon: tier 's': give either path: (a store file or block device) or mount: (a store file on that mount), not both" },
+	{ "daemon:\n  tiers:\n    s: { mount: /m }\n",
+	  "c.yaml:3:5: daemon: tier 's': size: needed for a store file on a mount, e.g. size: 4GiB" },
+	{ "daemon:\n  tiers:\n    s: { mount: m, size: 1GiB }\n",
+	  "c.yaml:3:17: daemon: tier 's': mount: 'm' is not an absolute path" },
+	{ "daemon:\n  tiers:\n    s: { mount: /m, size: 1KiB }\n",
+	  "c.yaml:3:27: size: expected a size in bytes from 1048576 to 1125899906842624, got '1KiB'" },
+	{ "daemon:\n  tiers:\n    s: { mount: /m, size: 1GiB, class: sdd }\n",
+	  "c.yaml:3:40: class: bad value 'sdd': expected one of ram, nvm, ssd, hdd, raid, network; did you mean 'ssd'?" },
+	{ "daemon:\n  tiers:\n    s: { mount: /m, size: 1GiB, journl: 1MiB }\n",
+	  "c.yaml:3:33: daemon: tier 's': unknown key 'journl'; did you mean 'journal'?" },
+	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s], defer_close: maybe }\n  tiers:\n    s: { mount: /m, size: 1GiB }\n",
+	  "c.yaml:3:53: daemon: device '/a': defer_close: expected true or false, got 'maybe'" },
 };
+
+static void test_tiers(void **state)
+{
+	static const char text[] =
+		"daemon:\n"
+		"  devices:\n"
+		"    /mnt/hdd:\n"
+		"      policy: \"bid-hybrid:pf_threshold=64\"\n"
+		"      tiers: [ssd]\n"
+		"    /mnt/mem:\n"
+		"      policy: nvcache\n"
+		"      tiers: ram\n"
+		"      defer_close: yes\n"
+		"  tiers:\n"
+		"    ssd:\n"
+		"      mount: /mnt/ssd/\n"
+		"      size: 4GiB\n"
+		"      journal: 64MiB\n"
+		"      queue_depth: 16\n"
+		"    ram:\n"
+		"      path: /dev/shm/iosigd-ram.tier\n"
+		"      size: 256MiB\n"
+		"      class: ram\n";
+	const struct dcfg_device *dv;
+	const struct dcfg_tier *t;
+	struct dconfig cfg;
+	char err[512];
+
+	if (load(&cfg, text, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	dv = dconfig_device_for(&cfg, "/mnt/hdd");
+	assert_non_null(dv);
+	assert_int_equal(dv->ntiers, 1);
+	assert_string_equal(dv->tiers[0], "ssd");
+	assert_false(dv->defer_close);
+	assert_true(dconfig_device_for(&cfg, "/mnt/mem")->defer_close);
+	t = dconfig_tier(&cfg, "ssd");
+	assert_non_null(t);
+	assert_string_equal(t->path, "/mnt/ssd/.iosigd/ssd.tier");
+	assert_int_equal(t->size, 4ull << 30);
+	assert_int_equal(t->journal, 64 << 20);
+	assert_int_equal(t->queue_depth, 16);
+	assert_int_equal(t->cls, -1);
+	t = dconfig_tier(&cfg, "ram");
+	assert_string_equal(t->path, "/dev/shm/iosigd-ram.tier");
+	assert_null(t->mount);
+	assert_int_equal(t->cls, IOSIG_CLASS_RAM);
+	assert_null(dconfig_tier(&cfg, "nope"));
+	dconfig_free(&cfg);
+}
 
 static void test_errors(void **state)
 {
@@ -155,6 +236,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_tiers),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_file),
 	};

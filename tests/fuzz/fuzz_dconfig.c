@@ -28,13 +28,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		char e2[256];
 
-		if (dpolicy_check(cfg.policy, e2, sizeof(e2)) < 0)
+		if (dpolicy_check(cfg.policy, false, e2, sizeof(e2)) < 0)
 			abort();
 		for (size_t i = 0; i < cfg.ndevices; i++) {
-			if (cfg.devices[i].policy && dpolicy_check(cfg.devices[i].policy, e2, sizeof(e2)) < 0)
+			if (cfg.devices[i].policy &&
+			    dpolicy_check(cfg.devices[i].policy, cfg.devices[i].ntiers > 0, e2,
+					  sizeof(e2)) < 0)
 				abort();
+			for (size_t k = 0; k < cfg.devices[i].ntiers; k++)
+				if (!dconfig_tier(&cfg, cfg.devices[i].tiers[k]))
+					abort();
 			dconfig_policy_for(&cfg, cfg.devices[i].pattern, &qd);
 		}
+		for (size_t i = 0; i < cfg.ntiers; i++)
+			if (!cfg.tiers[i].path || cfg.tiers[i].path[0] != '/')
+				abort();
 	}
 	dconfig_free(&cfg);
 	return 0;

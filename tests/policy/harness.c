@@ -168,6 +168,17 @@ static int cb_issue(struct policy_env *env, struct policy_req *req, unsigned dev
 	c.op = req->op;
 	c.flags = req->flags;
 	c.stream = req->stream;
+	c.hdev = req->dev;
+	c.hoff = req->offset;
+	c.hlen = req->len;
+	if (req->parent) {
+		c.piece = true;
+		c.parent_id = req->parent->id;
+		c.parent_off = req->parent->offset;
+		c.parent_len = req->parent->len;
+		c.parent_op = req->parent->op;
+		c.parent_workload = !(req->parent->flags & POLICY_REQ_INTERNAL);
+	}
 	dist = off > d->pos ? off - d->pos : d->pos - off;
 	svc = m->overhead_ns + (uint64_t)((double)m->seek_ns_per_gib * (double)dist / (1u << 30)) +
 	      (m->bytes_per_s ? (uint64_t)((double)len * 1e9 / (double)m->bytes_per_s) : 0);

@@ -44,6 +44,14 @@ struct hx_cmd {
 	uint64_t first_id;   /* id of the head request */
 	uint8_t op, flags;   /* of the head request */
 	uint32_t stream;
+	/* the home range the head request concerns (policy.h) */
+	unsigned hdev;
+	uint64_t hoff, hlen;
+	/* a piece: its parent (a workload request) */
+	bool piece;
+	uint64_t parent_id, parent_off, parent_len;
+	uint8_t parent_op;
+	bool parent_workload;
 };
 
 /* A workload request and what became of it. */

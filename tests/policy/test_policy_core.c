@@ -79,7 +79,7 @@ static void test_register_rejects(void **state)
 	ops[0] = dummy_ops("t-version");
 	ops[0].version = POLICY_OPS_VERSION + 1;
 	assert_int_equal(policy_register(&ops[0], err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "ops version 3, this build needs 2"));
+	assert_non_null(strstr(err, "ops version 4, this build needs 3"));
 
 	ops[1] = dummy_ops("t-hook");
 	ops[1].tick = NULL;
@@ -500,6 +500,20 @@ static void test_extmap(void **state)
 	assert_int_equal(pol_extmap_clear(&m, 0, 0, 1000), 0);
 	assert_int_equal(m.count, 0);
 	assert_null(pol_extmap_first(&m, 0, 0, 1000));
+
+	/* Tags: a continuation with another tag is an extent of its own; a
+	 * split keeps the tag on both sides. */
+	assert_int_equal(pol_extmap_put(&m, 1, 0, 100, 2, 0, 7), 0);
+	assert_int_equal(pol_extmap_put(&m, 1, 100, 100, 2, 100, 8), 0);
+	assert_int_equal(m.count, 2);
+	assert_int_equal(pol_extmap_put(&m, 1, 200, 50, 2, 200, 8), 0);
+	assert_int_equal(m.count, 2);
+	assert_int_equal(pol_extmap_clear(&m, 1, 20, 10), 0);
+	assert_int_equal(pol_extmap_first(&m, 1, 10, 1)->tag, 7);
+	assert_int_equal(pol_extmap_first(&m, 1, 40, 1)->tag, 7);
+	assert_int_equal(pol_extmap_first(&m, 1, 40, 1)->toff, 30);
+	assert_int_equal(pol_extmap_first(&m, 1, 240, 1)->tag, 8);
+	assert_int_equal(pol_extmap_first(&m, 1, 240, 1)->len, 150);
 	pol_extmap_free(&m);
 }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Smoke test of bench_tiers (not a timed test: it checks no figure against
+a threshold).  Runs `bench_tiers ARGS...` and checks that its JSON is well
+formed and complete: every scenario with its modes and every figure, every
+process's calls counted, the home device having taken the bytes, each
+tiered mode having used its tier where the workload lets it (bid-hybrid's
+small writes, MIOS's redirected writes, nvcache's cached writes), and the
+ratios to each scenario's baseline.  Exit 77 when the benchmark skips (its
+reason is printed), 1 with what is missing otherwise.
+
+  check_bench_tiers.py BENCH_TIERS [ARGS...]
+"""
+import json
+import math
+import subprocess
+import sys
+
+MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
+         "nvcache": ["noop", "nvcache"], "useless": ["noop", "bid-hybrid", "nvcache"]}
+# Where a tier must have been written (the tier's own count of bytes).
+USES_TIER = {("bid", "bid-hybrid"), ("mios", "mios-d"), ("mios", "mios-e"), ("mios", "mios-d+defer_close"),
+             ("nvcache", "nvcache")}
+
+
+def number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def check(r, need):
+    need(r.get("bench") == "tiers", "bench: tiers")
+    scen = {s.get("scenario"): s for s in r.get("scenarios", [])}
+    need(sorted(scen) == sorted(MODES), "scenarios %s (got %s)" % (sorted(MODES), sorted(scen)))
+    for name, s in scen.items():
+        modes = {m.get("mode"): m for m in s.get("modes", [])}
+        need(sorted(modes) == sorted(MODES.get(name, [])), "%s: modes %s" % (name, sorted(modes)))
+        roles = [ro.get("role") for ro in s.get("roles", [])]
+        need(roles, "%s: roles" % name)
+        for pol, m in modes.items():
+            where = "%s/%s" % (name, pol)
+            need(number(m.get("makespan_s")) and m["makespan_s"] > 0, "%s: makespan_s" % where)
+            for ro in s.get("roles", []):
+                c = m.get(ro.get("role"), {})
+                for k in ("completion_mean_s", "MiB_s_each", "call_mean_ms", "call_p99_ms"):
+                    need(number(c.get(k)) and c[k] > 0, "%s: %s.%s" % (where, ro.get("role"), k))
+                need(c.get("calls") == ro.get("MiB_each", 0) * 1048576 // ro.get("io_bytes", 1) * ro.get("processes"),
+                     "%s: %s: every call counted" % (where, ro.get("role")))
+            for k in ("home_written_MiB", "home_written_run_MiB", "tier_device_written_MiB", "tier_written_MiB",
+                      "tier_writeback_MiB"):
+                need(number(m.get(k)) and m[k] >= 0, "%s: %s" % (where, k))
+            if "read" not in roles or len(roles) > 1:
+                need(m.get("home_written_MiB", 0) > 0, "%s: the home device was written" % where)
+            if (name, pol) in USES_TIER:
+                need(m.get("tier_written_MiB", 0) > 0, "%s: the tier was written (%s)" % (where, m))
+            if m.get("tier") == "none":
+                need(m.get("tier_written_MiB") == 0, "%s: no tier, nothing written to one" % where)
+        vs = s.get("vs_baseline", {})
+        need(vs.get("baseline") == "noop", "%s: baseline noop" % name)
+        for pol in MODES.get(name, [])[1:]:
+            v = vs.get(pol, {})
+            need(number(v.get("makespan")) and v["makespan"] > 0, "%s: vs_baseline.%s.makespan" % (name, pol))
+            for ro in roles:
+                for k in ("call_mean", "call_p99", "throughput"):
+                    key = "%s_%s" % (ro, k)
+                    need(number(v.get(key)) and v[key] > 0, "%s: vs_baseline.%s.%s" % (name, pol, key))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
+    if p.returncode == 77:
+        print(p.stdout.strip())
+        return 77
+    if p.returncode != 0:
+        print("bench_tiers exited %d:\n%s%s" % (p.returncode, p.stdout, p.stderr))
+        return 1
+    try:
+        r = json.loads(p.stdout)
+    except ValueError as e:
+        print("bench_tiers printed no JSON (%s):\n%s" % (e, p.stdout))
+        return 1
+    problems = []
+    check(r, lambda cond, what: cond or problems.append(what))
+    if problems:
+        print("bench_tiers's JSON is incomplete:\n  " + "\n  ".join(problems) + "\n" + p.stdout)
+        return 1
+    print(json.dumps({s["scenario"]: {m["mode"]: m["makespan_s"] for m in s["modes"]} for s in r["scenarios"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

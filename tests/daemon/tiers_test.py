@@ -1,0 +1,562 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Tests of iosigd's tiers (docs/tiers.md) with real processes on real mounts.
+
+Groups (tiers_test.py GROUP):
+  programs   every tier policy (bid-hybrid, mios-d, mios-e, nvcache) on its
+             own home mount and tier: dd, tar, gzip, sqlite3 and dwork's
+             every-call program under iosig-redirect: outputs and files
+             byte-identical to plain runs; the tier was used; after SIGTERM
+             the store is empty (a restart recovers nothing)
+  faults     kill -9 of the daemon at random points while its tier holds
+             data (IOSIGD_TIER_KILLS per policy, default 20): checksummed
+             workloads (dwork records) lose nothing a write() acknowledged
+             and never read a stale or torn record, through a restarted
+             daemon's recovery and the client's take-over
+  powerloss  simulated power losses of the persistent tiers: a workload
+             fsyncs, then writes on; the daemon and the workload are killed,
+             the journal's records written after the last fsync torn or
+             zeroed at a random byte; after recovery every fsync-acknowledged
+             record is home, none older, and the torn records were refused
+  stale      readers in other processes, tagged while the writer writes and
+             untagged after it closed, during migration, GC and write-back:
+             every read checksummed, 0 stale
+  badstores  a store of a newer format, a foreign file, garbage, a truncated
+             store: iosigd refuses to start, names the path and what to do,
+             and changes nothing
+  fallback   a tier too small for the workload (its data area fills, its
+             journal drains again and again): writes go home, nothing lost;
+             a tier whose filesystem is not mounted: iosigd refuses to start
+
+Every group runs in a private mount namespace (it re-executes itself under
+unshare) with its own loop mounts, daemons and configurations.  Exit 77 =
+skipped, with the reason printed.
+"""
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, collect, device_of, prepare_tree,  # noqa: E402
+                         records, redirected, run_group, takeovers)
+from iosig_testlib import (Scratch, check, differing, need_root, run,  # noqa: E402
+                           sqlite_workload, tree, write_config)
+
+ALL_POLICIES = ["bid-hybrid", "mios-d", "mios-e", "nvcache"]
+# IOSIGD_TIER_POLICIES=a,b: only these (a soak of one policy, a bisection).
+POLICIES = [p for p in os.environ.get("IOSIGD_TIER_POLICIES", ",".join(ALL_POLICIES)).split(",") if p]
+PERSISTENT = [p for p in POLICIES if p in ("bid-hybrid", "mios-d")]
+
+# ---------------------------------------------------------------------------
+# a home mount with a tier, for each policy
+# ---------------------------------------------------------------------------
+
+
+class Setup:
+    """The home mount, the tier's mount and a configuration for `policy`:
+    bid-hybrid an "HDD" with an "SSD" tier, MIOS an "SSD" with an "HDD"
+    tier (the log and a data area as large as the SSD), nvcache a block
+    device with a memory tier."""
+
+    def __init__(self, s, name, policy, opts="", tier_size=None, journal=None):
+        self.policy, self.name = policy, name
+        base = policy.split(":")[0]
+        if base.startswith("mios"):
+            self.home = s.mount_ext4(name + "-home", "256M")
+            self.tmnt = s.mount_ext4(name + "-tier", "800M")
+            home_cls, tier_cls, size = "ssd", "hdd", "700MiB"
+        elif base == "nvcache":
+            self.home = s.mount_ext4(name + "-home", "512M")
+            self.tmnt = s.mount_tmpfs(name + "-tier", "200m")
+            home_cls, tier_cls, size = "hdd", "ram", "128MiB"
+        else:
+            self.home = s.mount_ext4(name + "-home", "512M")
+            self.tmnt = s.mount_ext4(name + "-tier", "256M")
+            home_cls, tier_cls, size = "hdd", "ssd", "160MiB"
+        size = tier_size or size
+        self.store = os.path.join(self.tmnt, ".iosigd", "t.tier")
+        path = s.path(name + ".cfg")
+        write_config(path, [(self.home, self.home + "/iosig-data", ["class: " + home_cls])])
+        with open(path) as f:
+            text = f.read()
+        text += textwrap.dedent("""\
+            daemon:
+              devices:
+                "%s": { policy: "%s%s", tiers: [t] }
+              tiers:
+                t: { mount: "%s", size: %s, class: %s%s }
+            """) % (self.home, policy, opts, self.tmnt, size, tier_cls,
+                     ", journal: " + journal if journal else "")
+        self.config = text
+
+    def tier(self, st):
+        dv = device_of(st, self.home)
+        return dv["tiers"][0] if dv and dv.get("tiers") else None
+
+
+def daemon_for(s, setup, name):
+    return Daemon(s, name, setup.config).start()
+
+
+def recovery_lines(d, mark=0):
+    """The recovery lines of d's log from byte `mark` on (a restarted
+    daemon appends to the log of the one it replaces)."""
+    return [line for line in d.log()[mark:].splitlines() if "recovery:" in line]
+
+
+# ---------------------------------------------------------------------------
+# programs
+# ---------------------------------------------------------------------------
+
+def test_programs():
+    need_root()
+    s = Scratch("iosigd-tprog.")
+    sql = sqlite_workload(2000, 100)
+    try:
+        for policy in POLICIES:
+            st = Setup(s, policy, policy)
+            d = daemon_for(s, st, "d-" + policy)
+            work, plain = os.path.join(st.home, "work"), os.path.join(st.home, "plain")
+            for x in (work, plain):
+                os.makedirs(x)
+                prepare_tree(x)
+            for args in STEPS:
+                r1, o1, e1 = redirected(d, work, args, cwd=work)
+                r2, o2, e2 = run(args, cwd=plain)
+                check(r1 == r2 == 0 and o1 == o2 and e1 == e2,
+                      "%s: %s: same status and output as a plain run (%d %d %r)"
+                      % (policy, " ".join(args), r1, r2, e1))
+            if shutil.which("sqlite3"):
+                r1, o1, e1 = redirected(d, work, ["sqlite3", "app.db"], cwd=work, input=sql.encode())
+                r2, o2, e2 = run(["sqlite3", "app.db"], cwd=plain, input=sql.encode())
+                check(r1 == r2 == 0 and o1 == o2 and o1.strip().endswith("ok"),
+                      "%s: sqlite3 workload: same output, integrity_check ok (%r)" % (policy, e1[-300:]))
+            r1, o1, e1 = redirected(d, work, [DWORK, "calls", os.path.join(work, "calls")])
+            r2, o2, e2 = run([DWORK, "calls", os.path.join(plain, "calls")])
+            check(r1 == r2 == 0 and o1 == o2, "%s: every call returns what it returns plainly" % policy)
+            p = records(d, os.path.join(work, "rec"), 3.0, 77, mib=48)
+            collect(p, "%s: dwork records" % policy)
+            shutil.rmtree(os.path.join(work, "rec"), ignore_errors=True)
+            os.unlink(os.path.join(work, "rec.log"))
+            diff = differing(tree(work), tree(plain))
+            check(not diff, "%s: every file is byte-identical to the plain run's %s" % (policy, diff[:5]))
+            t = st.tier(d.status())
+            check(t is not None and t["written_bytes"] > 0 and t["failed"] is False,
+                  "%s: data went through the tier (%s)" % (policy, json.dumps(t)))
+            rc = d.stop()
+            check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (policy, rc))
+            d2 = daemon_for(s, st, "d2-" + policy)
+            check(not recovery_lines(d2), "%s: after a clean stop nothing is left to recover (%s)"
+                  % (policy, recovery_lines(d2)))
+            check(d2.stop() == 0, "%s: the second daemon exits 0" % policy)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# faults: kill -9 while the tier holds data
+# ---------------------------------------------------------------------------
+
+def test_faults():
+    need_root()
+    kills = int(os.environ.get("IOSIGD_TIER_KILLS", "20"))
+    rng = random.Random(int(os.environ.get("IOSIGD_SEED", "4242")))
+    s = Scratch("iosigd-tfaults.")
+    try:
+        for policy in POLICIES:
+            st = Setup(s, policy, policy)
+            totals = {"records": 0, "checked": 0, "takeovers": 0, "replayed": 0, "dirty_at_kill": 0,
+                      "live_at_kill": 0, "recovered_records": 0, "recovered_bytes": 0}
+            for cycle in range(kills):
+                d = daemon_for(s, st, "d-%s-%d" % (policy, cycle))
+                work = os.path.join(st.home, "c%d" % cycle)
+                p = records(d, work, 2.5, 5000 + cycle, mib=40)
+                time.sleep(rng.uniform(0.1, 1.2))
+                try:
+                    t = st.tier(d.status())
+                    if t and t["dirty_bytes"] > 0:
+                        totals["dirty_at_kill"] += 1
+                except OSError:
+                    pass
+                # A fast run may be over before the kill: its client has
+                # nothing to take over.
+                totals["live_at_kill"] += p.poll() is None
+                d.kill9()
+                # systemd restarts it (Restart=on-failure) on the same
+                # socket, after a while; its clients wait for it.
+                time.sleep(rng.uniform(0.0, 1.0))
+                mark = len(d.log())
+                d2 = daemon_for(s, st, "d-%s-%d" % (policy, cycle))
+                for line in recovery_lines(d2, mark):
+                    m = re.search(r"(\d+) records, (\d+) files, (\d+) bytes written home", line)
+                    if m:
+                        totals["recovered_records"] += int(m.group(1))
+                        totals["recovered_bytes"] += int(m.group(3))
+                c = collect(p, "%s cycle %d" % (policy, cycle))
+                if c:
+                    totals["records"] += c["records"]
+                    totals["checked"] += c["checked"]
+                n, ops = takeovers(work)
+                totals["takeovers"] += n
+                totals["replayed"] += ops
+                shutil.rmtree(work, ignore_errors=True)
+                check(d2.stop() == 0, "%s cycle %d: the restarted daemon exits 0" % (policy, cycle))
+            print("faults %s: %d kills; %s" % (policy, kills, json.dumps(totals)))
+            check(totals["takeovers"] >= totals["live_at_kill"] >= kills // 4,
+                  "%s: every client running at a kill took over (%d take-overs, %d running at %d kills)"
+                  % (policy, totals["takeovers"], totals["live_at_kill"], kills))
+            # nvcache writes its dirty data back within milliseconds of an
+            # idle moment: the tier holds some at a few of the kills only.
+            need = 1 if policy == "nvcache" else kills // 2
+            check(totals["dirty_at_kill"] >= need and totals["recovered_bytes"] > 0,
+                  "%s: the tier held data at %d kills or more and recovery wrote it home (%s)"
+                  % (policy, need, json.dumps(totals)))
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# powerloss: torn records after the last fsync
+# ---------------------------------------------------------------------------
+
+# The workload: records (16 bytes of header + payload) in files, fsync'ed
+# now and then; after each fsync it prints what is acknowledged.  Then it
+# writes on (never fsync'ed) and waits to be killed.
+POWER_WORKLOAD = r'''
+import os, sys, struct, random, hashlib, time
+d, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(seed)
+files = [os.open(os.path.join(d, "p%d" % i), os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644) for i in range(3)]
+ver = {}
+def rec(f, slot, v):
+    body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, v)).digest() * 64
+    return struct.pack("<IIII", 0x52434431, f, slot, v) + body[:2032]
+acked = {}
+for i in range(n):
+    f, slot = rng.randrange(3), rng.randrange(256)
+    v = ver.get((f, slot), 0) + 1
+    ver[(f, slot)] = v
+    os.pwrite(files[f], rec(f, slot, v), slot * 2048)
+    if i % 40 == 39:
+        for fd in files:
+            os.fsync(fd)
+        acked = dict(ver)
+print("ACKED " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(acked.items())), flush=True)
+print("MORE", flush=True)
+for i in range(n // 2):
+    f, slot = rng.randrange(3), rng.randrange(256)
+    v = ver.get((f, slot), 0) + 1
+    ver[(f, slot)] = v
+    os.pwrite(files[f], rec(f, slot, v), slot * 2048)
+print("WRITTEN", flush=True)
+time.sleep(600)
+'''
+
+
+def check_power(home, acked, seed, what):
+    """Every acknowledged record present at its version or a newer one."""
+    bad = 0
+    for (f, slot), v in acked.items():
+        with open(os.path.join(home, "p%d" % f), "rb") as fp:
+            fp.seek(slot * 2048)
+            b = fp.read(2048)
+        if len(b) < 16:
+            bad += 1
+            continue
+        magic, ff, ss, vv = __import__("struct").unpack("<IIII", b[:16])
+        body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, vv)).digest() * 64
+        if magic != 0x52434431 or ff != f or ss != slot or vv < v or b[16:] != body[:2032]:
+            if not bad:
+                print("%s: first bad: file %d slot %d: want version >= %d, found magic %x file %d slot %d version %d, body %s"
+                      % (what, f, slot, v, magic, ff, ss, vv, "ok" if b[16:] == body[:2032] else "differs"))
+            bad += 1
+    check(bad == 0, "%s: every fsync-acknowledged record is home, none older or torn (%d bad of %d)"
+          % (what, bad, len(acked)))
+    return bad
+
+
+def test_powerloss():
+    need_root()
+    rounds = int(os.environ.get("IOSIGD_POWER_ROUNDS", "10"))
+    rng = random.Random(int(os.environ.get("IOSIGD_SEED", "777")))
+    s = Scratch("iosigd-tpower.")
+    script = s.path("power.py")
+    with open(script, "w") as f:
+        f.write(POWER_WORKLOAD)
+    try:
+        for policy in PERSISTENT:
+            st = Setup(s, policy, policy)
+            rejected = 0
+            for r in range(rounds):
+                d = daemon_for(s, st, "d-%s-%d" % (policy, r))
+                work = os.path.join(st.home, "w%d" % r)
+                os.makedirs(work)
+                seed = 9000 + r
+                env = dict(os.environ)
+                env.update(d.env())
+                p = subprocess.Popen([REDIRECT, "-q", "-s", "random size_per_io(2*KiB)", work + "/**", "--",
+                                      sys.executable, script, work, str(seed), "600"],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                acked = {}
+                line = p.stdout.readline()
+                for item in line.split()[1:]:
+                    f, slot, v = map(int, item.split(":"))
+                    acked[(f, slot)] = v
+                check(line.startswith("ACKED") and acked, "%s round %d: the workload ran (%r)" % (policy, r, line))
+                # Durable so far: the journal up to here.  What comes after
+                # is not acknowledged.
+                synced = st.tier(d.status())["journal_used"]
+                p.stdout.readline()   # MORE
+                p.stdout.readline()   # WRITTEN
+                end = st.tier(d.status())["journal_used"]
+                # Power loss: everything dies at once.
+                d.kill9()
+                p.kill()
+                p.wait()
+                # The records after the sync torn at a random byte: zeros
+                # (never written) or garbage (half written).
+                with open(st.store, "r+b") as f:
+                    sb = f.read(256)
+                    joff = int.from_bytes(sb[56:64], "little")
+                    if end > synced + 64:
+                        cut = rng.randrange(synced, end)
+                        f.seek(joff + cut)
+                        f.write(b"\0" * (end - cut) if r % 2 else os.urandom(end - cut))
+                        os.fsync(f.fileno())
+                d2 = daemon_for(s, st, "d-%s-%d-after" % (policy, r))
+                for line in recovery_lines(d2):
+                    m = re.search(r"rejected: (\d+) torn or corrupt", line)
+                    if m:
+                        rejected += int(m.group(1))
+                check_power(work, acked, seed, "%s round %d" % (policy, r))
+                check(d2.stop() == 0, "%s round %d: the daemon after it exits 0" % (policy, r))
+                shutil.rmtree(work, ignore_errors=True)
+            print("powerloss %s: %d rounds, %d torn or corrupt stretches refused" % (policy, rounds, rejected))
+            check(rejected > 0, "%s: torn records were seen and refused (%d)" % (policy, rejected))
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# stale: readers in other processes during migration, GC and write-back
+# ---------------------------------------------------------------------------
+
+# A writer of checksummed blocks (version in the block) that publishes each
+# version after write() returned, pausing now and then (the policy moves
+# data home or collects its log meanwhile); readers read blocks and check
+# the checksum and that the version is at least the one published before
+# the read began.
+STALE_WRITER = r'''
+import os, sys, struct, hashlib, time, random
+path, pub, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(seed)
+fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+pf = os.open(pub, os.O_RDWR)
+ver = [0] * 128
+def block(i, v):
+    body = hashlib.sha256(b"%d %d" % (i, v)).digest() * 128
+    return struct.pack("<II", i, v) + body[:4088]
+for i in range(128):
+    ver[i] = 1
+    os.pwrite(fd, block(i, 1), i * 4096)
+    os.pwrite(pf, struct.pack("<I", 1), i * 4)
+for k in range(n):
+    i = rng.randrange(128)
+    ver[i] += 1
+    os.pwrite(fd, block(i, ver[i]), i * 4096)
+    os.pwrite(pf, struct.pack("<I", ver[i]), i * 4)
+    if k % 200 == 199:
+        time.sleep(1.3)    # idle: migration, GC, write-back run now
+os.close(fd)
+print("DONE", flush=True)
+'''
+
+STALE_READER = r'''
+import os, sys, struct, hashlib, time
+path, pub, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+pf = os.open(pub, os.O_RDONLY)
+while not os.path.exists(path):
+    time.sleep(0.01)
+fd = os.open(path, os.O_RDONLY)
+t0, reads, stale, torn = time.time(), 0, 0, 0
+i = 0
+while time.time() - t0 < seconds:
+    i = (i * 7 + 3) % 128
+    want = struct.unpack("<I", os.pread(pf, 4, i * 4))[0]
+    if not want:
+        continue
+    b = os.pread(fd, 4096, i * 4096)
+    reads += 1
+    if len(b) < 8:
+        stale += 1
+        continue
+    bi, bv = struct.unpack("<II", b[:8])
+    body = hashlib.sha256(b"%d %d" % (bi, bv)).digest() * 128
+    if bi != i or b[8:] != body[:4088]:
+        torn += 1
+    elif bv < want:
+        stale += 1
+print("READS %d STALE %d TORN %d" % (reads, stale, torn), flush=True)
+'''
+
+
+def test_stale():
+    need_root()
+    s = Scratch("iosigd-tstale.")
+    for name, text in (("writer.py", STALE_WRITER), ("reader.py", STALE_READER)):
+        with open(s.path(name), "w") as f:
+            f.write(text)
+    try:
+        for policy in POLICIES:
+            opts = ":L=0,gc_idle=500ms" if policy.startswith("mios") else ""
+            st = Setup(s, policy, policy, opts)
+            d = daemon_for(s, st, "d-" + policy)
+            work = os.path.join(st.home, "st")
+            os.makedirs(work)
+            target, pub = os.path.join(work, "blocks"), s.path("pub-" + policy)
+            with open(pub, "wb") as f:
+                f.write(b"\0" * 512)
+            env = dict(os.environ)
+            env.update(d.env())
+            wrap = [REDIRECT, "-q", "-s", "random size_per_io(4*KiB)", work + "/**", "--", sys.executable]
+            w = subprocess.Popen(wrap + [s.path("writer.py"), target, pub, "1200", "5"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            readers = [subprocess.Popen(wrap + [s.path("reader.py"), target, pub, "9"], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                       for _ in range(3)]
+            wo, we = w.communicate(timeout=300)
+            check(w.returncode == 0 and "DONE" in wo, "%s: the writer ran (%s)" % (policy, we[-300:]))
+            total = {"reads": 0, "stale": 0, "torn": 0}
+            for p in readers:
+                o, e = p.communicate(timeout=300)
+                m = re.search(r"READS (\d+) STALE (\d+) TORN (\d+)", o)
+                check(m is not None, "%s: a reader ran (%s)" % (policy, e[-300:]))
+                if m:
+                    total["reads"] += int(m.group(1))
+                    total["stale"] += int(m.group(2))
+                    total["torn"] += int(m.group(3))
+            # The writer closed: plain (untagged) readers see every block.
+            r, o, e = run([sys.executable, s.path("reader.py"), target, pub, "1"])
+            m = re.search(r"READS (\d+) STALE (\d+) TORN (\d+)", o)
+            check(m is not None and m.group(2) == "0" and m.group(3) == "0",
+                  "%s: after the close an untagged reader sees it all (%s %s)" % (policy, o.strip(), e))
+            t = st.tier(d.status())
+            moved = t["writeback_bytes"] if t else 0
+            print("stale %s: %s, tier: written %d, moved home %d" % (policy, json.dumps(total),
+                                                                   t["written_bytes"] if t else 0, moved))
+            check(total["reads"] > 1000 and total["stale"] == 0 and total["torn"] == 0,
+                  "%s: tagged readers in other processes: 0 stale, 0 torn (%s)" % (policy, json.dumps(total)))
+            check(t and t["written_bytes"] > 0 and moved > 0,
+                  "%s: data went to the tier and was moved home meanwhile (%s)" % (policy, json.dumps(t)))
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# badstores: refusals
+# ---------------------------------------------------------------------------
+
+def test_badstores():
+    need_root()
+    s = Scratch("iosigd-tbad.")
+    try:
+        st = Setup(s, "bad", "bid-hybrid")
+        d = daemon_for(s, st, "d-make")
+        check(d.stop() == 0, "a store is made and the daemon exits 0")
+        good = open(st.store, "rb").read()
+        cases = []
+        newer = bytearray(good)
+        newer[8] = 9   # format 9 in slot 0
+        cases.append(("newer", bytes(newer), "newer iosigd"))
+        cases.append(("foreign", b"#!/bin/sh\necho not a store\n" + b"x" * 20000, "not an iosig tier store"))
+        garbage = bytearray(good)
+        for o in (40, 4096 + 40):
+            garbage[o] ^= 0x55
+        cases.append(("garbage", bytes(garbage), "damaged"))
+        cases.append(("truncated", good[:len(good) // 3], "truncated"))
+        for name, content, want in cases:
+            with open(st.store, "wb") as f:
+                f.write(content)
+            before = hashlib.sha256(open(st.store, "rb").read()).hexdigest()
+            started, log = Daemon(s, "d-" + name, st.config).refused()
+            check(not started and want in log and st.store in log,
+                  "%s store: refused with the path and what to do (%s)" % (name, log.strip()[-400:]))
+            after = hashlib.sha256(open(st.store, "rb").read()).hexdigest()
+            check(before == after, "%s store: not changed by a byte" % name)
+        with open(st.store, "wb") as f:
+            f.write(good)
+        d = daemon_for(s, st, "d-good-again")
+        check(d.stop() == 0, "the good store is taken again")
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
+# fallback: a tier that fills up, a tier whose filesystem is not mounted
+# ---------------------------------------------------------------------------
+
+def test_fallback():
+    need_root()
+    s = Scratch("iosigd-tfall.")
+    try:
+        # bid-hybrid only: MIOS's tier holds its log and a data area as
+        # large as the SSD (its GC's destination), so it cannot be small.
+        for policy in [p for p in POLICIES if p == "bid-hybrid"]:
+            # A tier of 8 MiB with a journal of 64 KiB under 40 MiB of
+            # records: its data area fills, its journal drains (everything
+            # home, a new generation) again and again, writes go home
+            # meanwhile; the program sees nothing of it.
+            st = Setup(s, "full-" + policy, policy, tier_size="8MiB", journal="64KiB")
+            d = daemon_for(s, st, "d-full-" + policy)
+            work = os.path.join(st.home, "full")
+            p = records(d, work, 4.0, 31, mib=40)
+            c = collect(p, "%s, tier full: dwork records" % policy)
+            t = st.tier(d.status())
+            print("fallback %s: %s" % (policy, json.dumps(t)))
+            check(c is not None and c["records"] > 100, "%s: the workload ran (%s)" % (policy, c))
+            check(t is not None and t["drains"] > 0 and t["resets"] > 0 and t["failed"] is False,
+                  "%s: the full journal drained home and the tier started afresh (%s)"
+                  % (policy, json.dumps(t)))
+            check(t is not None and t["written_bytes"] > 0 and t["fallbacks"] > 0,
+                  "%s: writes the tier could not take went home (%s)" % (policy, json.dumps(t)))
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
+        # The tier's filesystem is not mounted: the store would land on
+        # the filesystem below (and a previous daemon's records there would
+        # never be applied): iosigd refuses to start and says why; plain
+        # programs are not affected.
+        st = Setup(s, "gone", "bid-hybrid")
+        d = daemon_for(s, st, "d-gone-1")
+        check(d.stop() == 0, "a daemon with the tier mounted runs and exits 0")
+        r = subprocess.run(["umount", st.tmnt], capture_output=True, text=True)
+        check(r.returncode == 0, "the tier is unmounted (%s)" % r.stderr.strip())
+        s.mounts.remove(st.tmnt)
+        started, log = Daemon(s, "d-gone-2", st.config).refused()
+        check(not started and "is not a mount point" in log and st.tmnt in log,
+              "no tier mount: refused, naming the mount (%s)" % log.strip()[-300:])
+        check(not os.path.exists(os.path.join(st.tmnt, ".iosigd")),
+              "no store was made on the filesystem below the mount point")
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+GROUPS = {"fallback": test_fallback, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
+          "stale": test_stale, "badstores": test_badstores}
+
+
+if __name__ == "__main__":
+    sys.exit(run_group(GROUPS, "tiers_test.py"))
