@@ -26,8 +26,8 @@
 #include <stdint.h>
 
 #define IOSD_MAGIC 0x44534f49u      /* "IOSD" in memory order on little-endian machines */
-#define IOSD_VERSION_MIN 1          /* oldest protocol version this code speaks */
-#define IOSD_VERSION 1              /* newest */
+#define IOSD_VERSION_MIN 2          /* oldest protocol version this code speaks */
+#define IOSD_VERSION 2              /* newest */
 
 /* Largest message (a REGISTER with the longest signature); receivers use a
  * buffer one byte larger to see an oversized packet as such. */

@@ -96,7 +96,10 @@ def _die_with_parent():
 MAGIC = 0x44534f49
 
 
-def msg(mtype, body=b"", seq=1, version=1, magic=MAGIC, length=None):
+PROTO_VERSION = 2   # IOSD_VERSION (iosigd/proto/proto.h)
+
+
+def msg(mtype, body=b"", seq=1, version=PROTO_VERSION, magic=MAGIC, length=None):
     n = 16 + len(body) if length is None else length
     return struct.pack("<IHHII", magic, version, mtype, n, seq) + body
 
@@ -691,7 +694,7 @@ class Hostile:
     def hello(self, memfd=None, kick=None, entries=RING_N, data=RING_D, nbytes=RING_BYTES, fds=None):
         memfd = self.ring() if memfd is None else memfd
         kick = self.efd() if kick is None else kick
-        body = struct.pack("<HHIIIQQ", 1, 1, os.getpid(), entries, 0, data, nbytes)
+        body = struct.pack("<HHIIIQQ", PROTO_VERSION, PROTO_VERSION, os.getpid(), entries, 0, data, nbytes)
         socket.send_fds(self.c, [msg(1, body)], [memfd, kick] if fds is None else fds)
         self.memfd, self.kick = memfd, kick
         return self.recv()
@@ -747,7 +750,7 @@ def scenarios(work):
             return h.publish(entries, tail)
         return do
 
-    hello_body = struct.pack("<HHIIIQQ", 1, 1, 1, RING_N, 0, RING_D, RING_BYTES)
+    hello_body = struct.pack("<HHIIIQQ", PROTO_VERSION, PROTO_VERSION, 1, RING_N, 0, RING_D, RING_BYTES)
     return [
         ("garbage", lambda h: send(h, b"garbage!"), "truncated header"),
         ("bad magic", lambda h: send(h, msg(6, magic=0x1234)), "bad magic"),
@@ -756,7 +759,10 @@ def scenarios(work):
         ("oversized", lambda h: send(h, msg(6, b"x" * 9000)), "larger than the protocol allows"),
         ("unknown type", lambda h: send(h, msg(77)), "unknown message type"),
         ("future version", lambda h: send(h, msg(6, version=9)), "unsupported protocol version"),
-        ("WELCOME from a client", lambda h: send(h, msg(2, struct.pack("<HHIIIQ", 1, 0, 1, 1, 0, 1))),
+        ("HELLO of version 1 only", lambda h: send(h, msg(1, struct.pack("<HHIIIQQ", 1, 1, 1, RING_N, 0, RING_D,
+                                                                        RING_BYTES), version=1)),
+         "unsupported protocol version"),
+        ("WELCOME from a client", lambda h: send(h, msg(2, struct.pack("<HHIIIQ", PROTO_VERSION, 0, 1, 1, 0, 1))),
          "not a message clients send"),
         ("HELLO without descriptors", lambda h: h.hello(fds=[]), "HELLO with 0 descriptors"),
         ("HELLO with five descriptors", lambda h: h.hello(fds=[h.efd() for _ in range(5)]),

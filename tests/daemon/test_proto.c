@@ -19,7 +19,7 @@ static uint8_t buf[IOSD_MSG_MAX + 64];
 
 static struct iosd_hello good_hello(void)
 {
-	return (struct iosd_hello){ .ver_min = 1, .ver_max = 1, .pid = 1234,
+	return (struct iosd_hello){ .ver_min = IOSD_VERSION_MIN, .ver_max = IOSD_VERSION, .pid = 1234,
 				    .ring_entries = 1024, .ring_data = 4 << 20,
 				    .ring_bytes = 123 };
 }
@@ -35,7 +35,7 @@ static int enc(unsigned type, const void *body, size_t blen, const void *extra, 
 static void test_roundtrip(void **state)
 {
 	struct iosd_hello h = good_hello();
-	struct iosd_welcome w = { .version = 1, .session = 3, .max_fds = 10, .max_queued = 1 << 20 };
+	struct iosd_welcome w = { .version = IOSD_VERSION, .session = 3, .max_fds = 10, .max_queued = 1 << 20 };
 	struct iosd_register r = { .handle = 5, .open_flags = 02, .dev = 8, .ino = 99, .stream = 4,
 				   .size_per_io = 4096, .pattern = IOSD_PATTERN_RANDOM };
 	struct iosd_registered rd = { .handle = 5, .error = 0 };
@@ -55,12 +55,12 @@ static void test_roundtrip(void **state)
 	assert_int_equal(m.u.hello.ring_data, 4 << 20);
 
 	n = enc(IOSD_WELCOME, &w, sizeof(w), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 	assert_int_equal(m.u.welcome.session, 3);
 
 	r.sig_len = (uint32_t)strlen(sig) + 1;
 	n = enc(IOSD_REGISTER, &r, sizeof(r), sig, r.sig_len);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 	assert_int_equal(m.u.reg.ino, 99);
 	assert_string_equal(m.text, sig);
 	assert_int_equal(m.text_len, strlen(sig));
@@ -69,25 +69,25 @@ static void test_roundtrip(void **state)
 	iosd_strfield(rd.policy, sizeof(rd.policy), "bid-hdd");
 	iosd_strfield(rd.message, sizeof(rd.message), "");
 	n = enc(IOSD_REGISTERED, &rd, sizeof(rd), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 	assert_string_equal(m.u.registered.policy, "bid-hdd");
 
 	n = enc(IOSD_UNREGISTER, &u, sizeof(u), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 	assert_int_equal(m.u.unregister.handle, 5);
 
 	n = enc(IOSD_STATUS, NULL, 0, NULL, 0);
 	assert_int_equal(n, (int)sizeof(struct iosd_hdr));
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 
 	n = enc(IOSD_STATUS_REPLY, &sr, sizeof(sr), "{\"a\": 1}", 8);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 	assert_int_equal(m.text_len, 8);
 	assert_memory_equal(m.text, "{\"a\": 1}", 8);
 
 	iosd_strfield(e.message, sizeof(e.message), "too many sessions");
 	n = enc(IOSD_ERROR, &e, sizeof(e), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), 0);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), 0);
 	assert_int_equal(m.u.error.error, -EPROTO);
 }
 
@@ -98,13 +98,13 @@ static void test_encode_limits(void **state)
 
 	memset(big, 'a', sizeof(big));
 	/* Too big for the buffer, and too big for the protocol. */
-	assert_int_equal(iosd_encode(buf, 20, 1, IOSD_REGISTER, 0, &r, sizeof(r), big, 10),
+	assert_int_equal(iosd_encode(buf, 20, IOSD_VERSION, IOSD_REGISTER, 0, &r, sizeof(r), big, 10),
 			 -EMSGSIZE);
-	assert_int_equal(iosd_encode(buf, sizeof(buf), 1, IOSD_REGISTER, 0, &r, sizeof(r), big,
+	assert_int_equal(iosd_encode(buf, sizeof(buf), IOSD_VERSION, IOSD_REGISTER, 0, &r, sizeof(r), big,
 				     sizeof(big)), -EMSGSIZE);
 	/* The longest signature fits. */
 	big[IOSD_SIG_MAX - 1] = '\0';
-	assert_true(iosd_encode(buf, sizeof(buf), 1, IOSD_REGISTER, 0, &r, sizeof(r), big,
+	assert_true(iosd_encode(buf, sizeof(buf), IOSD_VERSION, IOSD_REGISTER, 0, &r, sizeof(r), big,
 				IOSD_SIG_MAX) > 0);
 }
 
@@ -144,6 +144,8 @@ static void m_long(uint8_t *m, size_t *len) { *len += 4; H(m)->length = (uint32_
 static void m_huge(uint8_t *m, size_t *len) { *len = IOSD_MSG_MAX + 1; H(m)->length = (uint32_t)*len; }
 static void m_vrange(uint8_t *m, size_t *len) { HB(m)->ver_min = 2; HB(m)->ver_max = 1; }
 static void m_vnone(uint8_t *m, size_t *len) { HB(m)->ver_min = 50; HB(m)->ver_max = 60; }
+/* Version 1 (REGISTERED without its flags, no WRITTEN) is not spoken. */
+static void m_vold(uint8_t *m, size_t *len) { HB(m)->ver_min = 1; HB(m)->ver_max = 1; }
 static void m_pid(uint8_t *m, size_t *len) { HB(m)->pid = 0; }
 static void m_pid_neg(uint8_t *m, size_t *len) { HB(m)->pid = 0x80000000u; }
 static void m_hres(uint8_t *m, size_t *len) { HB(m)->reserved0 = 1; }
@@ -156,7 +158,7 @@ static const struct bad_case hello_cases[] = {
 	{ "magic", m_magic, 0, "bad magic" },
 	{ "version", m_version, 0, "unsupported protocol version" },
 	{ "version 0", m_version0, 0, "unsupported protocol version" },
-	{ "negotiated version", m_version, 1, "unsupported protocol version" },
+	{ "negotiated version", m_version, IOSD_VERSION, "unsupported protocol version" },
 	{ "type 0", m_type0, 0, "unknown message type" },
 	{ "type 200", m_type_big, 0, "unknown message type" },
 	{ "length field", m_length, 0, "length field does not match the message" },
@@ -165,6 +167,7 @@ static const struct bad_case hello_cases[] = {
 	{ "oversized", m_huge, 0, "message too long" },
 	{ "version range", m_vrange, 0, "HELLO: bad version range" },
 	{ "no common version", m_vnone, 0, "HELLO: no protocol version in common" },
+	{ "version 1 only", m_vold, 0, "HELLO: no protocol version in common" },
 	{ "pid 0", m_pid, 0, "HELLO: bad pid" },
 	{ "pid too large", m_pid_neg, 0, "HELLO: bad pid" },
 	{ "reserved", m_hres, 0, "HELLO: reserved field not zero" },
@@ -182,15 +185,15 @@ static void m_pattern(uint8_t *m, size_t *len) { RB(m)->pattern = 3; }
 static void m_rres(uint8_t *m, size_t *len) { RB(m)->reserved[2] = 1; }
 
 static const struct bad_case register_cases[] = {
-	{ "signature without NUL", m_sig_nul, 1, "REGISTER: signature not NUL-terminated" },
-	{ "control character", m_sig_ctl, 1, "REGISTER: control character in the signature" },
-	{ "signature length 0", m_sig_len0, 1, "REGISTER: bad signature length" },
-	{ "signature length too big", m_sig_len_big, 1, "REGISTER: bad signature length" },
-	{ "signature length off by one", m_sig_len_off, 1,
+	{ "signature without NUL", m_sig_nul, IOSD_VERSION, "REGISTER: signature not NUL-terminated" },
+	{ "control character", m_sig_ctl, IOSD_VERSION, "REGISTER: control character in the signature" },
+	{ "signature length 0", m_sig_len0, IOSD_VERSION, "REGISTER: bad signature length" },
+	{ "signature length too big", m_sig_len_big, IOSD_VERSION, "REGISTER: bad signature length" },
+	{ "signature length off by one", m_sig_len_off, IOSD_VERSION,
 	  "REGISTER: length does not match the signature length" },
-	{ "pattern", m_pattern, 1, "REGISTER: bad pattern" },
-	{ "reserved", m_rres, 1, "REGISTER: reserved field not zero" },
-	{ "truncated fixed part", m_trunc, 1, "REGISTER: length does not match the signature length" },
+	{ "pattern", m_pattern, IOSD_VERSION, "REGISTER: bad pattern" },
+	{ "reserved", m_rres, IOSD_VERSION, "REGISTER: reserved field not zero" },
+	{ "truncated fixed part", m_trunc, IOSD_VERSION, "REGISTER: length does not match the signature length" },
 };
 
 static void run_cases(const struct bad_case *cases, size_t n, const uint8_t *good, size_t glen)
@@ -218,7 +221,7 @@ static void test_bad_hello(void **state)
 {
 	struct iosd_hello h = good_hello();
 	uint8_t good[128];
-	int n = iosd_encode(good, sizeof(good), 1, IOSD_HELLO, 1, &h, sizeof(h), NULL, 0);
+	int n = iosd_encode(good, sizeof(good), IOSD_VERSION, IOSD_HELLO, 1, &h, sizeof(h), NULL, 0);
 
 	assert_true(n > 0);
 	run_cases(hello_cases, sizeof(hello_cases) / sizeof(hello_cases[0]), good, (size_t)n);
@@ -228,7 +231,7 @@ static void test_bad_register(void **state)
 {
 	struct iosd_register r = { .handle = 1, .sig_len = 8 };
 	uint8_t good[128];
-	int n = iosd_encode(good, sizeof(good), 1, IOSD_REGISTER, 1, &r, sizeof(r), "random\0", 8);
+	int n = iosd_encode(good, sizeof(good), IOSD_VERSION, IOSD_REGISTER, 1, &r, sizeof(r), "random\0", 8);
 
 	assert_true(n > 0);
 	run_cases(register_cases, sizeof(register_cases) / sizeof(register_cases[0]), good,
@@ -239,7 +242,7 @@ static void test_bad_register(void **state)
 static void test_bad_answers(void **state)
 {
 	struct iosd_registered rd = { .handle = 1 };
-	struct iosd_welcome w = { .version = 1, .session = 1, .max_fds = 1, .max_queued = 1 };
+	struct iosd_welcome w = { .version = IOSD_VERSION, .session = 1, .max_fds = 1, .max_queued = 1 };
 	struct iosd_error e = { .error = -EIO };
 	struct iosd_status_reply sr = { .len = 4 };
 	struct iosd_msg m;
@@ -248,40 +251,40 @@ static void test_bad_answers(void **state)
 
 	memset(rd.device, 'x', sizeof(rd.device));   /* no NUL */
 	n = enc(IOSD_REGISTERED, &rd, sizeof(rd), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), -EBADMSG);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), -EBADMSG);
 	assert_string_equal(why, "REGISTERED: malformed string field");
 	memset(rd.device, 0, sizeof(rd.device));
 	rd.device[0] = 'a';
 	rd.device[5] = 'b';                          /* garbage after the NUL */
 	n = enc(IOSD_REGISTERED, &rd, sizeof(rd), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), -EBADMSG);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), -EBADMSG);
 	rd.device[5] = 0;
 	rd.error = 5;
 	n = enc(IOSD_REGISTERED, &rd, sizeof(rd), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), -EBADMSG);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), -EBADMSG);
 	assert_string_equal(why, "REGISTERED: bad error code");
 
 	w.version = 9;
 	n = enc(IOSD_WELCOME, &w, sizeof(w), NULL, 0);
 	assert_int_equal(iosd_decode(buf, (size_t)n, 0, &m, &why), -EBADMSG);
 	assert_string_equal(why, "WELCOME: unsupported version");
-	w.version = 1;
+	w.version = IOSD_VERSION;
 	w.max_fds = 0;
 	n = enc(IOSD_WELCOME, &w, sizeof(w), NULL, 0);
 	assert_int_equal(iosd_decode(buf, (size_t)n, 0, &m, &why), -EBADMSG);
 
 	e.error = 0;
 	n = enc(IOSD_ERROR, &e, sizeof(e), NULL, 0);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), -EBADMSG);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), -EBADMSG);
 	assert_string_equal(why, "ERROR: bad error code");
 
 	n = enc(IOSD_STATUS_REPLY, &sr, sizeof(sr), "abc", 3);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), -EBADMSG);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), -EBADMSG);
 	assert_string_equal(why, "STATUS_REPLY: bad text length");
 	sr.flags = 4;
 	sr.len = 3;
 	n = enc(IOSD_STATUS_REPLY, &sr, sizeof(sr), "abc", 3);
-	assert_int_equal(iosd_decode(buf, (size_t)n, 1, &m, &why), -EBADMSG);
+	assert_int_equal(iosd_decode(buf, (size_t)n, IOSD_VERSION, &m, &why), -EBADMSG);
 	assert_string_equal(why, "STATUS_REPLY: unknown flags");
 }
 

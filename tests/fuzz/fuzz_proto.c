@@ -3,7 +3,7 @@
  * fuzz_proto - the daemon protocol from arbitrary bytes, as a hostile
  * client would send it:
  *   first byte 0..127: the rest is one control message, decoded before the
- *                      handshake (version 0) and after it (version 1); a
+ *                      handshake (version 0) and after it (IOSD_VERSION); a
  *                      message that decodes must encode back to itself;
  *   first byte 128..:  the rest is a ring as a client could leave it - a
  *                      producer tail and entries written over a real ring
@@ -28,7 +28,7 @@ static void one_message(const uint8_t *p, size_t n)
 	const char *why;
 	struct iosd_msg m;
 
-	for (unsigned version = 0; version <= 1; version++) {
+	for (unsigned version = 0; version <= IOSD_VERSION; version += IOSD_VERSION) {
 		if (iosd_decode(p, n, version, &m, &why) < 0) {
 			if (!why || !*why)
 				abort();
