@@ -27,6 +27,10 @@ Groups (tiers_test.py GROUP):
   fallback   a tier too small for the workload (its data area fills, its
              journal drains again and again): writes go home, nothing lost;
              a tier whose filesystem is not mounted: iosigd refuses to start
+  protocol   REGISTERED says IOSD_REG_TIERED for a file on a tiered device;
+             large writes there go through the ring (the policy places
+             them), never as WRITTEN entries; a client that sends a WRITTEN
+             entry for such a file anyway has its session closed
 
 Every group runs in a private mount namespace (it re-executes itself under
 unshare) with its own loop mounts, daemons and configurations.  Exit 77 =
@@ -38,6 +42,7 @@ import os
 import random
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import textwrap
@@ -45,8 +50,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, collect, device_of, prepare_tree,  # noqa: E402
-                         records, redirected, run_group, takeovers)
+from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, Hostile, collect, device_of, entry,  # noqa: E402
+                         prepare_tree, records, redirected, run_group, takeovers)
 from iosig_testlib import (Scratch, check, differing, need_root, run,  # noqa: E402
                            sqlite_workload, tree, write_config)
 
@@ -148,6 +153,8 @@ def test_programs():
             os.unlink(os.path.join(work, "rec.log"))
             diff = differing(tree(work), tree(plain))
             check(not diff, "%s: every file is byte-identical to the plain run's %s" % (policy, diff[:5]))
+            check("session closed" not in d.log(), "%s: no client's session was closed (%s)"
+                  % (policy, [x for x in d.log().splitlines() if "session closed" in x][:3]))
             t = st.tier(d.status())
             check(t is not None and t["written_bytes"] > 0 and t["failed"] is False,
                   "%s: data went through the tier (%s)" % (policy, json.dumps(t)))
@@ -554,7 +561,65 @@ def test_fallback():
         s.close()
 
 
-GROUPS = {"fallback": test_fallback, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
+# ---------------------------------------------------------------------------
+# protocol: a tiered registration's writes carry their data
+# ---------------------------------------------------------------------------
+
+def test_protocol():
+    need_root()
+    s = Scratch("iosigd-tproto.")
+    try:
+        for policy in [p for p in POLICIES if p == "bid-hybrid"]:
+            st = Setup(s, "proto-" + policy, policy)
+            d = daemon_for(s, st, "d-proto-" + policy)
+            # Large writes (dd bs=1M, pwrite of 256 KiB) of a tagged program:
+            # through the ring, so the policy decides where each goes.
+            work = os.path.join(st.home, "work")
+            os.makedirs(work)
+            with open(os.path.join(work, "input"), "wb") as f:
+                f.write(os.urandom(8 << 20))
+            r, o, e = redirected(d, work, ["dd", "if=input", "of=big.out", "bs=1M", "status=none"], cwd=work)
+            r2, o2, e2 = redirected(d, work, ["dd", "if=input", "of=pw.out", "bs=256k", "conv=notrunc",
+                                              "status=none"], cwd=work)
+            same = [open(os.path.join(work, x), "rb").read() == open(os.path.join(work, "input"), "rb").read()
+                    for x in ("big.out", "pw.out")]
+            check(r == r2 == 0 and all(same), "%s: dd of 1 MiB and 256 KiB blocks: exit 0, output identical (%r %r)"
+                  % (policy, e[-200:], e2[-200:]))
+            check("session closed" not in d.log() and "WRITTEN" not in d.log(),
+                  "%s: no WRITTEN entry reached the daemon, no session closed" % policy)
+            # A client that sends WRITTEN for a tiered registration anyway.
+            target = os.path.join(st.home, "hostile")
+            h = Hostile(d)
+            try:
+                h.hello()
+                reg = h.register(target)
+                flags = struct.unpack_from("<I", reg[1], 16 + 8)[0] if reg and reg[1] else None
+                check(reg is not None and reg[0] == 4 and flags == 1,
+                      "%s: REGISTERED says IOSD_REG_TIERED (%r)" % (policy, flags))
+                with open(target, "r+b") as f:
+                    f.write(b"x" * (64 << 10))
+                h.publish([entry(off=0, length=64 << 10, op=10)])
+                h.c.settimeout(5)
+                try:
+                    while h.c.recv(9000):
+                        pass
+                except OSError:
+                    pass
+            finally:
+                h.close()
+            log = d.log()
+            check("names handle 0, whose device keeps data in a tier" in log and "session closed" in log,
+                  "%s: a WRITTEN entry on a tiered registration closes the session (%s)"
+                  % (policy, log.strip()[-300:]))
+            check(d.alive(), "%s: the daemon survives it" % policy)
+            collect(records(d, os.path.join(st.home, "honest"), 1.0, 5), "%s: an honest client after it" % policy)
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+GROUPS = {"fallback": test_fallback, "protocol": test_protocol, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
           "stale": test_stale, "badstores": test_badstores}
 
 
