@@ -232,6 +232,37 @@ static void refuse(struct daemon *d, struct dsession *s, const struct iosd_msg *
 		session_fail(d, s, -EIO, "cannot send REGISTERED");
 }
 
+/*
+ * Another session has f registered too: both rings say so (IOSD_RING_SHARED,
+ * for good), before s hears REGISTERED.  A client writes large writes
+ * itself (WRITTEN) only while its ring does not say so: the ring orders
+ * one process's writes, and a write of another process it was told about
+ * may still be in that process's ring (docs/daemon.md "The ring").
+ */
+static void mark_shared(struct daemon *d, struct dsession *s, struct dfile *f)
+{
+	bool shared = false;
+
+	if (f->refs <= 1)
+		return;   /* only this registration holds it */
+	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
+		struct dsession *o = pol_container_of(l, struct dsession, link);
+
+		if (o == s || !o->version || o->dead)
+			continue;
+		for (unsigned h = 0; h < o->nregs_cap; h++) {
+			if (o->regs[h] && o->regs[h]->file == f) {
+				atomic_fetch_or_explicit(&o->ring.hdr->flags, IOSD_RING_SHARED,
+							 memory_order_release);
+				shared = true;
+				break;
+			}
+		}
+	}
+	if (shared)
+		atomic_fetch_or_explicit(&s->ring.hdr->flags, IOSD_RING_SHARED, memory_order_release);
+}
+
 static void on_register(struct daemon *d, struct dsession *s, const struct iosd_msg *m, int fd)
 {
 	const struct iosd_register *rm = &m->u.reg;
@@ -340,6 +371,7 @@ static void on_register(struct daemon *d, struct dsession *s, const struct iosd_
 	iosd_strfield(ok.policy, sizeof(ok.policy), dev->policy_spec);
 	if (dev->tiers)
 		ok.flags |= IOSD_REG_TIERED;
+	mark_shared(d, s, reg->file);
 	if (session_send(s, IOSD_REGISTERED, &ok, sizeof(ok), NULL, 0, m->hdr.seq) < 0)
 		session_fail(d, s, -EIO, "cannot send REGISTERED");
 	dlog(DLOG_DEBUG, "session %u (pid %d): handle %u = inode %llu on %s (%s)", s->id, s->pid,

@@ -55,6 +55,9 @@
 #define IOSD_RING_NEED_WAKEUP 1u          /* the daemon sleeps: kick it after publishing */
 #define IOSD_RING_HOME 2u                 /* the daemon stopped with everything of this session's
                                              files at home: no recovery to wait for */
+#define IOSD_RING_SHARED 4u               /* another session has (had) one of this session's files
+                                             registered: writes go through the ring, none as
+                                             WRITTEN (set before that session's REGISTERED) */
 
 enum iosd_op {
 	IOSD_OP_WRITE = 1,        /* length bytes of data at offset */

@@ -259,8 +259,12 @@ static bool op_write(void *fv, int fd, const struct iovec *iov, int cnt, off_t o
 		}
 		off = end - (off_t)total;
 	}
-	/* (Never on a tiered device: there the policy places every write.) */
-	if (!append && !f->tiered && total >= IOSD_WRITTEN_MIN && cnt <= 64 && !change_pending(s)) {
+	/* (Never on a tiered device: there the policy places every write;
+	 * nor when another process has one of our files registered: a write
+	 * of its it told us about may still be in its ring.) */
+	if (!append && !f->tiered && total >= IOSD_WRITTEN_MIN && cnt <= 64 &&
+	    !(atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) & IOSD_RING_SHARED) &&
+	    !change_pending(s)) {
 		ssize_t r = write_direct(f, fd, iov, cnt, off, kind, total);
 		int saved = errno;
 

@@ -31,7 +31,9 @@ Groups (daemon_test.py GROUP):
             stream filling a small ext4: ENOSPC by fclose, plainly and tagged
   xproc     read-after-write between two processes that tagged one file,
             with policies that hold writes back; fsync: every block written
-            before it is on the device (read below the filesystem)
+            before it is on the device (read below the filesystem); a file
+            registered by two sessions: both rings say IOSD_RING_SHARED
+            before the second hears REGISTERED, a third session's not
   faults    kill -9 of the daemon at random points of checksummed
             write/fsync/read workloads (IOSIGD_KILLS, default 24): nothing a
             write() acknowledged is lost, no read is stale or torn; a
@@ -474,12 +476,45 @@ def test_stdio():
 # xproc and fsync
 # ---------------------------------------------------------------------------
 
+def ring_shared(h):
+    """Whether h's ring says IOSD_RING_SHARED (hdr.flags: offset 132)."""
+    mm = mmap.mmap(h.memfd, RING_BYTES)
+    try:
+        return bool(struct.unpack_from("<I", mm, 132)[0] & 4)
+    finally:
+        mm.close()
+
+
+def shared_flags(s, mnt):
+    """Sessions A and C register a file each, then B registers A's: when B
+    hears REGISTERED, A's and B's rings say IOSD_RING_SHARED (their clients
+    then send large writes through the ring), C's does not."""
+    with serving(s, "d-shared", config([(mnt, "hdd")], "noop"), "shared flags") as d:
+        f1, f2 = os.path.join(mnt, "shared-1"), os.path.join(mnt, "shared-2")
+        hs = [Hostile(d) for _ in range(3)]
+        a, b, c = hs
+        try:
+            for h in hs:
+                h.hello()
+            ra, rc = a.register(f1), c.register(f2)
+            check(ra and ra[0] == 4 and rc and rc[0] == 4 and not ring_shared(a) and not ring_shared(c),
+                  "one session per file: no ring says SHARED")
+            rb = b.register(f1)
+            check(rb and rb[0] == 4 and ring_shared(a) and ring_shared(b) and not ring_shared(c),
+                  "a file of two sessions: both rings say SHARED when the second hears REGISTERED, "
+                  "a third session's not (%s %s %s)" % (ring_shared(a), ring_shared(b), ring_shared(c)))
+        finally:
+            for h in hs:
+                h.close()
+
+
 def test_xproc():
     need_root()
     s = Scratch("iosigd-xproc.")
     try:
         mnt = s.mount_ext4("ext4", "256M")
         dev = s.device(mnt)
+        shared_flags(s, mnt)
         plugin_dwork = dwork_plugin(s)
         # bid-hdd holding writes for up to 5 s: a read behind them must
         # expedite them rather than wait.
