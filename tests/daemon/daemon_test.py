@@ -762,6 +762,15 @@ class Hostile:
         os.eventfd_write(self.kick, 1)
         return self.recv()
 
+    def drained(self):
+        """Reads until the daemon closes the session (after its ERROR), 5 s at most."""
+        self.c.settimeout(5)
+        try:
+            while self.c.recv(9000):
+                pass
+        except OSError:
+            pass
+
     def close(self):
         self.c.close()
         for f in self.fds:
@@ -857,12 +866,7 @@ def test_hostile():
                 except OSError:
                     pass
                 # The daemon answers with ERROR and closes; wait for it.
-                h.c.settimeout(5)
-                try:
-                    while h.c.recv(9000):
-                        pass
-                except OSError:
-                    pass
+                h.drained()
                 h.close()
                 if rnd == 0:
                     new = d.log()[len(before):]
