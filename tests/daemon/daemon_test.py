@@ -443,6 +443,7 @@ def stdio_full(s, mnt, plugin_dstdio):
         for how, fn in runs:
             work = os.path.join(mnt, "full-" + how)
             os.makedirs(work)
+            free = os.statvfs(mnt).f_bavail
             before = device_of(d.status(), mnt)
             r, o, e = fn(work)
             after = device_of(d.status(), mnt)
@@ -450,6 +451,14 @@ def stdio_full(s, mnt, plugin_dstdio):
             w = after["bytes_written"] - (before["bytes_written"] if before else 0)
             check(w >= 16 << 20, "full %s: through the daemon (%d written)" % (how, w))
             shutil.rmtree(work)
+            # The space comes back when the daemon closed its copy of the
+            # file: once the session is gone and the file's write-backs are
+            # done (a moment after the program's exit).
+            until = time.time() + 30
+            while (d.status()["clients"] or os.statvfs(mnt).f_bavail < free * 0.9) and time.time() < until:
+                time.sleep(0.05)
+            check(os.statvfs(mnt).f_bavail >= free * 0.9, "full %s: the space is free again after the file's removal"
+                  % how)
 
 
 def test_stdio():
