@@ -177,6 +177,10 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 		c->strict = true;
 		return 1;
 	}
+	if (!strcmp(a, "--check")) {
+		c->check = true;
+		return 1;
+	}
 	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 		c->quiet = true;
 		return 1;
@@ -230,58 +234,19 @@ static void check_log(struct cli *c)
 	c->log = NULL;
 }
 
-/*
- * Warns (errors with --strict) when no mount of the catalog satisfies a
- * rule's signature, naming each mount and why it was left out.  Returns
- * true if every rule can be satisfied.
- */
+/* Warns (errors with --strict) when no mount of the catalog satisfies a
+ * rule's signature (rules_check).  Returns true if it can be satisfied. */
 static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
 		       const struct rules_rule *r)
 {
-	size_t n = iosig_catalog_size(cat), len = 0, ineligible = 0;
-	struct iosig_candidate *cands;
-	struct iosig_choice choice;
-	char origin[300], why[2048];
+	char msg[3072];
 
-	cands = calloc(n + 1, sizeof(*cands));
-	if (!cands)
+	if (rules_check(cat, r, msg, sizeof(msg)))
 		return true;
-	if (iosig_select(cat, &r->sig, r->pat.text, cands, &choice) < 0 || choice.mount) {
-		free(cands);
-		return true;
-	}
-	/* The mounts that could have taken it and why they did not; the
-	 * ineligible ones (ignored, read-only, no data directory) in a count. */
-	why[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		int k;
-
-		if (cands[i].verdict == IOSIG_V_INELIGIBLE) {
-			ineligible++;
-			continue;
-		}
-		if (len >= sizeof(why) - 1)
-			continue;
-		k = snprintf(why + len, sizeof(why) - len, "%s%s: %s", len ? "; " : "",
-			     cands[i].mount->path, cands[i].why);
-		len += k > 0 ? (size_t)k : 0;
-	}
-	if (len >= sizeof(why) - 1)
-		len = sizeof(why) - 1;
-	if (!len)
-		snprintf(why, sizeof(why), "no mount is eligible (%zu not: see 'iosig devices --all')",
-			 ineligible);
-	else if (ineligible)
-		snprintf(why + len, sizeof(why) - len, " (and %zu mounts not eligible: see 'iosig devices --all')",
-			 ineligible);
-	rules_rule_origin(r, origin, sizeof(origin));
 	if (c->strict)
-		cli_err(c, "rule %s ('%s'): no mount satisfies '%s': %s; --strict stops here (see 'iosig explain')",
-			origin, r->shown, r->sigtext, why);
+		cli_err(c, "%s; --strict stops here (see 'iosig explain')", msg);
 	else
-		cli_warn(c, "rule %s ('%s'): no mount satisfies '%s': %s; files it matches stay where the program puts them",
-			 origin, r->shown, r->sigtext, why);
-	free(cands);
+		cli_warn(c, "%s; files it matches stay where the program puts them", msg);
 	return false;
 }
 
@@ -304,9 +269,23 @@ int cli_finish(struct cli *c)
 	}
 	if (c->strict)
 		setenv("IOSIG_STRICT", "1", 1);
+	/* The preload library's own warnings (the first open a rule matches
+	 * in a process that no mount can take) follow --quiet. */
+	if (c->quiet)
+		setenv(RULES_QUIET_ENV, "1", 1);
+	else
+		unsetenv(RULES_QUIET_ENV);
 	rules_resolve_links(c->rs);
 	for (size_t i = 0; i < c->rs->nnotes; i++)
 		cli_warn(c, "%s", c->rs->notes[i]);
+	/* Building the catalog (the mounts, libmount, the configuration) is
+	 * most of what a run costs before the program starts; a program is
+	 * run without it unless the user asks for the check (--check), needs
+	 * it (--strict), names a configuration to be read (--config: its
+	 * errors are reported here) or prepares files.  Otherwise the preload
+	 * library checks a rule at the first open it matches (rules_check). */
+	if (!c->mode && !c->check && !c->strict && !c->config)
+		return RX_OK;
 
 	memset(&err, 0, sizeof(err));
 	cat = cat_default(&err);

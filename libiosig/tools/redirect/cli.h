@@ -36,6 +36,7 @@ struct cli {
 	const char *log;         /* --log */
 	bool dry_run;            /* -n, --dry-run */
 	bool strict;             /* --strict */
+	bool check;              /* --check */
 	bool quiet;              /* -q, --quiet */
 };
 
@@ -53,7 +54,7 @@ void cli_done(struct cli *c);
 
 /*
  * Consumes the option at argv[*i] if it is one of the shared ones (-s, -r,
- * --config, --log, -n/--dry-run, --strict, -q/--quiet), advancing *i past
+ * --config, --log, -n/--dry-run, --strict, --check, -q/--quiet), advancing *i past
  * its arguments.  Returns 1 when consumed, 0 when argv[*i] is not a shared
  * option, or RX_OWN (negated: -RX_OWN) after printing what is wrong.
  */
@@ -62,8 +63,9 @@ int cli_option(struct cli *c, int argc, char **argv, int *i);
 /*
  * After the options: exports --config/--log/--dry-run/--strict to the
  * environment of the runtime (absolute paths), resolves links in the rules'
- * directories, prints the rules' notes, builds the catalog and warns about
- * every rule whose signature no mount satisfies (an error with --strict).
+ * directories, prints the rules' notes; with --check, --strict, --config
+ * or in prepare/finalize, builds the catalog and warns about every rule
+ * whose signature no mount satisfies (an error with --strict).
  * RX_OK or RX_OWN (message printed).
  */
 int cli_finish(struct cli *c);
