@@ -618,6 +618,19 @@ def test_install():
         r, o, e = run([tool, "-q", "-s", "tmp", "x", "sh", "-c", 'echo "$LD_PRELOAD"'])
         check(r == 0 and o == os.path.realpath(lib) + "\n",
               "the installed tool preloads the installed library (%r %r)" % (o, e))
+        # What iosig-redirect hands over (rules files, the catalog check) goes
+        # to the installed iosig-redirect-full, which finds the installed
+        # library from its own directory (the prefix is not the configured one).
+        check(os.access(os.path.join(prefix, "libexec", "iosig", "iosig-redirect-full"), os.X_OK),
+              "iosig-redirect-full is installed in libexec/iosig")
+        rules = s.path("rules.yaml")
+        with open(rules, "w") as f:
+            f.write("rules:\n  - path: /nowhere/x\n    sig: tmp\n")
+        for extra in (["--check"], ["-r", rules]):
+            r, o, e = run([tool, "-q"] + extra + ["-s", "tmp", "x", "sh", "-c", 'echo "$LD_PRELOAD"'])
+            check(r == 0 and o == os.path.realpath(lib) + "\n",
+                  "%s: the installed tool hands over to the installed iosig-redirect-full (%r %r)" %
+                  (extra[0], o, e))
         r, o, _ = run([tool, "-q", "-s", "tmp", s.path("work", "*.out"), "sh", "-c",
                        "mkdir -p %s && echo x > %s/a.out && cat %s/a.out" % ((s.path("work"),) * 3)],
                       env={"IOSIG_DISABLE": ""})

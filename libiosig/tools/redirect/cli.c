@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cli.c - options and checks shared by the modes of iosig-redirect (cli.h). */
+/* cli.c - options and checks shared by the modes of iosig-redirect (cli.h):
+ * only libc, as iosig-redirect itself needs (launcher.c). */
 #include "cli.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog_internal.h"
 #include "declog.h"
 #include "env.h"
 #include "fmt.h"
@@ -81,10 +81,7 @@ void cli_done(struct cli *c)
 	c->rs = NULL;
 }
 
-/* Prints an error of -s or a rules file: "file:line:col: msg", and for a
- * signature on the command line the text with a caret under the column. */
-static void print_rule_error(const struct cli *c, const struct iosig_error *err,
-			     const char *sigtext)
+void cli_rule_error(const struct cli *c, const struct iosig_error *err, const char *sigtext)
 {
 	if (err->line > 0)
 		cli_err(c, "%s:%d:%d: %s", err->file, err->line, err->column, err->msg);
@@ -133,7 +130,7 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 		memset(&err, 0, sizeof(err));
 		r = rules_add_cli(c->rs, c->nsig, argv[*i + 1], argv[*i + 2], c->cwd, &err);
 		if (r < 0) {
-			print_rule_error(c, &err, err.column > 0 ? argv[*i + 1] : NULL);
+			cli_rule_error(c, &err, err.column > 0 ? argv[*i + 1] : NULL);
 			return -RX_OWN;
 		}
 		*i += 2;
@@ -149,19 +146,11 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 			return -RX_OWN;
 		}
 		c->nfiles++;
-		memset(&err, 0, sizeof(err));
-		r = rules_load_file(c->rs, file, c->cwd, &err);
-		if (r < 0) {
-			if (r != -EINVAL && err.line <= 0)
-				cli_err(c, "%s: %s; give a readable rules file (see iosig-rules(5))",
-					file, err.msg);
-			else
-				print_rule_error(c, &err, NULL);
-			return -RX_OWN;
-		}
-		return 1;
+		return cli_load_rules(c, file) ? -RX_OWN : 1;
 	}
 	if (is_opt(a, "--config")) {
+		if ((r = cli_handover(c)))
+			return -r;
 		c->config = opt_value(c, argc, argv, i, "--config", "a configuration file");
 		return c->config ? 1 : -RX_OWN;
 	}
@@ -173,12 +162,10 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 		c->dry_run = true;
 		return 1;
 	}
-	if (!strcmp(a, "--strict")) {
-		c->strict = true;
-		return 1;
-	}
-	if (!strcmp(a, "--check")) {
-		c->check = true;
+	if (!strcmp(a, "--strict") || !strcmp(a, "--check")) {
+		if ((r = cli_handover(c)))
+			return -r;
+		*(a[2] == 's' ? &c->strict : &c->check) = true;
 		return 1;
 	}
 	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -234,28 +221,8 @@ static void check_log(struct cli *c)
 	c->log = NULL;
 }
 
-/* Warns (errors with --strict) when no mount of the catalog satisfies a
- * rule's signature (rules_check).  Returns true if it can be satisfied. */
-static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
-		       const struct rules_rule *r)
-{
-	char msg[3072];
-
-	if (rules_check(cat, r, msg, sizeof(msg)))
-		return true;
-	if (c->strict)
-		cli_err(c, "%s; --strict stops here (see 'iosig explain')", msg);
-	else
-		cli_warn(c, "%s; files it matches stay where the program puts them", msg);
-	return false;
-}
-
 int cli_finish(struct cli *c)
 {
-	const struct iosig_catalog *cat;
-	struct iosig_error err;
-	bool ok = true;
-
 	if (c->config && export_path(c, "IOSIG_CONFIG", c->config))
 		return RX_OWN;
 	if (c->log && export_path(c, "IOSIG_LOG", c->log))
@@ -286,18 +253,5 @@ int cli_finish(struct cli *c)
 	 * library checks a rule at the first open it matches (rules_check). */
 	if (!c->mode && !c->check && !c->strict && !c->config)
 		return RX_OK;
-
-	memset(&err, 0, sizeof(err));
-	cat = cat_default(&err);
-	if (!cat) {
-		if (err.line > 0)
-			cli_err(c, "storage catalog: %s:%d:%d: %s", err.file, err.line, err.column, err.msg);
-		else
-			cli_err(c, "storage catalog: %s%s%s", err.file, err.file[0] ? ": " : "",
-				err.msg[0] ? err.msg : "cannot be built");
-		return RX_OWN;
-	}
-	for (size_t i = 0; i < c->own_rules; i++)
-		ok &= check_rule(c, cat, &c->rs->r[i]);
-	return !ok && c->strict ? RX_OWN : RX_OK;
+	return cli_check(c);
 }
