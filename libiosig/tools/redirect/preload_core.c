@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "declog.h"
 #include "env.h"
 #include "preload_core.h"
+#include "runtime.h"
 
 /*
  * Before an unlink of `path`: is it the user's link with a data file's
@@ -83,8 +83,7 @@ struct checked {
 	struct checked *next;
 };
 
-static pthread_mutex_t checked_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct checked *checked_list;
+static struct checked *checked_list;   /* guarded by the runtime lock (rt_lock) */
 
 /* The first call a rule matches: can some mount take its files?  If not,
  * one warning on stderr (as iosig-redirect --check prints it) and in the
@@ -96,12 +95,12 @@ static void matched(const struct rules_rule *rule)
 	char msg[3072], line[3200];
 	int n;
 
-	pthread_mutex_lock(&checked_lock);
+	rt_lock();
 	for (e = checked_list; e; e = e->next)
 		if (e->rule == rule)
 			break;
 	if (e) {
-		pthread_mutex_unlock(&checked_lock);
+		rt_unlock();
 		return;
 	}
 	/* Out of memory: checked again next time, which is all it costs. */
@@ -111,7 +110,7 @@ static void matched(const struct rules_rule *rule)
 		e->next = checked_list;
 		checked_list = e;
 	}
-	pthread_mutex_unlock(&checked_lock);
+	rt_unlock();
 	cat = cat_default(NULL);
 	if (!cat || rules_check(cat, rule, msg, sizeof(msg)))
 		return;
