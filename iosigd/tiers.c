@@ -1055,8 +1055,7 @@ static void member_done(struct daemon *d, struct tcmd *c, struct tmember *m)
 		dv->bytes_read += r->len;
 	else
 		dv->bytes_written += r->len;
-	dv->lat_sum_ns += dnow() - r->arrival_ns;
-	dv->lat_n++;
+	(void)pol_hist_add(&dv->lat, dnow() - r->arrival_ns);  /* ENOMEM: a sample lost */
 	op_of(r)->result = m->err ? m->err : (int64_t)(r->op == POLICY_OP_READ ? m->bytes : r->len);
 	if (m->round && !m->err) {
 		struct twait *w = calloc(1, sizeof(*w));

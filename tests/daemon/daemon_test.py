@@ -1047,6 +1047,12 @@ def status_cli(s):
     collect(p, "a client while iosig status looked")
     st = d.status()
     check(not st["clients"] and st["daemon"]["operations"] > 0, "the client's operations were counted")
+    dv = st["devices"][0] if st["devices"] else {}
+    check(dv.get("requests", 0) > 0 and
+          0 < dv.get("p50_latency_ms", 0) <= dv.get("p99_latency_ms", 0),
+          "the device's latency: 0 < p50 <= p99 (%s)" % json.dumps(dv))
+    r, o, e = run([TOOL, "status", "--socket", d.sock])
+    check(r == 0 and "P99 LAT" in o, "iosig status shows the p99 latency (%r)\n%s" % (e, o))
     check(d.stop() == 0, "iosigd exits 0")
     if os.geteuid() == 0:
         status_tiers(s)
