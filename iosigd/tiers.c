@@ -36,8 +36,11 @@
  *  - a write never overwrites another range's live copy, nor a place not
  *    reusable yet (it goes home instead: a fallback the policy does not
  *    see);
- *  - a write into a sector holding bytes a store sync may have made
- *    durable puts its record first (tstore_log_data's `ordered`);
+ *  - a record goes into the journal before its payload (a kill -9
+ *    between them must not leave a sector shared with another copy's
+ *    acknowledged bytes matching no record); a write into a sector holding
+ *    bytes a store sync may have made durable also syncs in between
+ *    (tstore_log_data's `ordered`);
  *  - a HOME record is written only after the home file was fsync'ed, and
  *    a workload write covering tiered data completes only once its HOME is
  *    written (a daemon killed before that leaves the write to the client,
