@@ -200,6 +200,7 @@ def test_faults():
                 mark = len(d.log())
                 d2 = daemon_for(s, st, "d-%s-%d" % (policy, cycle))
                 for line in recovery_lines(d2, mark):
+                    print("  %s cycle %d: %s" % (policy, cycle, line.strip()))
                     m = re.search(r"(\d+) records, (\d+) files, (\d+) bytes written home", line)
                     if m:
                         totals["recovered_records"] += int(m.group(1))
