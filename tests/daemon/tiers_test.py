@@ -192,7 +192,8 @@ def test_faults():
                     pass
                 # A fast run may be over before the kill: its client has
                 # nothing to take over.
-                totals["live_at_kill"] += p.poll() is None
+                live = p.poll() is None
+                totals["live_at_kill"] += live
                 d.kill9()
                 # systemd restarts it (Restart=on-failure) on the same
                 # socket, after a while; its clients wait for it.
@@ -210,6 +211,8 @@ def test_faults():
                     totals["records"] += c["records"]
                     totals["checked"] += c["checked"]
                 n, ops = takeovers(work)
+                print("  %s cycle %d: running at the kill: %s, take-overs: %d (%d operations)"
+                      % (policy, cycle, live, n, ops))
                 totals["takeovers"] += n
                 totals["replayed"] += ops
                 shutil.rmtree(work, ignore_errors=True)
