@@ -221,9 +221,11 @@ def test_faults():
             check(totals["takeovers"] >= totals["live_at_kill"] >= kills // 4,
                   "%s: every client running at a kill took over (%d take-overs, %d running at %d kills)"
                   % (policy, totals["takeovers"], totals["live_at_kill"], kills))
-            need = kills // 2
+            # A run over before its kill closed its files (their data went
+            # home): half the kills that caught the workload running.
+            need = max(1, totals["live_at_kill"] // 2)
             check(totals["dirty_at_kill"] >= need and totals["recovered_bytes"] > 0,
-                  "%s: the tier held data at %d kills or more and recovery wrote it home (%s)"
+                  "%s: the tier held data at %d kills or more (half of those with the workload running) and recovery wrote it home (%s)"
                   % (policy, need, json.dumps(totals)))
     finally:
         Daemon.kill_all()
