@@ -46,7 +46,7 @@
 
 static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits", "tiers" };
 static const char *const device_keys[] = { "policy", "queue_depth", "tiers", "defer_close",
-					   "schedule" };
+					   "schedule", "experimental" };
 static const char *const tier_keys[] = { "path", "mount", "size", "journal", "queue_depth",
 					 "class" };
 static const char *const limit_keys[] = { "clients", "fds_per_client", "ring_size",
@@ -160,7 +160,7 @@ static int check_spec(struct cat_yaml *y, const yaml_node_t *node, const char *c
 {
 	char perr[256];
 
-	if (dpolicy_check(spec, false, perr, sizeof(perr)) < 0)
+	if (dpolicy_check(spec, false, false, perr, sizeof(perr)) < 0)
 		return cat_yaml_err(y, node, "%s: %s", ctx, perr);
 	return 0;
 }
@@ -341,6 +341,7 @@ static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 					    c->ctx, s);
 		return 0;
 	default: {
+		const char *key = idx == 4 ? "schedule" : "experimental";
 		char sb[64];
 		bool b;
 
@@ -348,9 +349,9 @@ static int device_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 		if (!s)
 			return -EINVAL;
 		if (!cat_parse_bool(s, &b))
-			return cat_yaml_err(y, vn, "%s: schedule: bad value '%s': expected true or false",
-					    c->ctx, cat_yaml_shown(s, sb, sizeof(sb)));
-		c->dv->schedule = b;
+			return cat_yaml_err(y, vn, "%s: %s: bad value '%s': expected true or false",
+					    c->ctx, key, cat_yaml_shown(s, sb, sizeof(sb)));
+		*(idx == 4 ? &c->dv->schedule : &c->dv->experimental) = b;
 		return 0;
 	}
 	}
@@ -554,7 +555,7 @@ static int check_devices(struct cat_yaml *y, struct dconfig *cfg)
 		char perr[256], ctx[96], b[64];
 
 		snprintf(ctx, sizeof(ctx), "daemon: device '%s'", cat_yaml_shown(dv->pattern, b, sizeof(b)));
-		if (dpolicy_check(spec, dv->ntiers > 0, perr, sizeof(perr)) < 0)
+		if (dpolicy_check(spec, dv->ntiers > 0, dv->experimental, perr, sizeof(perr)) < 0)
 			return err_at(y, dv->policy ? dv->policy_line : dv->tiers_line,
 				      dv->policy ? dv->policy_col : dv->tiers_col, "%s: %s", ctx, perr);
 		if (!dv->ntiers)

@@ -25,6 +25,7 @@ struct dcfg_device {
 	char **tiers;              /* `tiers:` names, in order (the policy's devices 1..) */
 	size_t ntiers;
 	bool defer_close;          /* `defer_close:` the last close does not write tiered data home */
+	bool experimental;         /* `experimental:` a policy not yet crash-safe may run (mios-d/e) */
 	int policy_line, policy_col;   /* where `policy:` / `tiers:` were given (checks) */
 	int tiers_line, tiers_col;
 };
@@ -91,6 +92,6 @@ bool dconfig_schedules(const struct dconfig *cfg, const char *mount);
  * parse, of the home-device kind, or of the tier-using kind when `tiers`
  * (a device with `tiers:`).  0, or -errno with a message in err (device.c,
  * where the policies are seen). */
-int dpolicy_check(const char *spec, bool tiers, char *err, size_t errlen);
+int dpolicy_check(const char *spec, bool tiers, bool experimental, char *err, size_t errlen);
 
 #endif /* IOSIGD_DCONFIG_H */

@@ -631,6 +631,7 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 	dv->d = d;
 	dv->st_dev = st_dev;
 	dv->wake = UINT64_MAX;
+	pol_hist_init(&dv->lat);
 	dv->env = (struct policy_env){
 		.version = POLICY_ENV_VERSION, .ctx = dv, .ndev = 1, .dev = &dv->info,
 		.now = env_now, .inflight = env_inflight, .issue = env_issue, .finish = env_finish,
@@ -676,8 +677,9 @@ static void command_done(struct daemon *d, struct dop *head)
 			dv->bytes_read += m->len;
 		else if (write_via_policy(op))
 			dv->bytes_written += m->len;   /* (others: counted in the page cache) */
-		dv->lat_sum_ns += now - m->arrival_ns;
-		dv->lat_n++;
+		/* A histogram that cannot get its buckets (ENOMEM) only
+		 * loses this sample from the status. */
+		(void)pol_hist_add(&dv->lat, now - m->arrival_ns);
 	}
 	/* Second walk: complete() may have looked at later members. */
 	for (m = &head->req; m; m = next) {
@@ -1257,6 +1259,7 @@ void engine_fini(struct daemon *d)
 		pol_list_del(&dv->link);
 		policy_destroy(dv->pol);
 		tiers_device_free(d, dv);
+		pol_hist_free(&dv->lat);
 		free(dv);
 	}
 	/* Write-backs: after the policies, which may hold them (their files

@@ -30,6 +30,7 @@
 
 #include "dconfig.h"
 #include "iosig.h"
+#include "pol_hist.h"   /* latency histograms, shared with iosig-sim */
 #include "pol_util.h"   /* lists (pol_list_*), shared with the policies */
 #include "policy.h"
 #include "proto.h"
@@ -76,7 +77,7 @@ struct ddev {
 	/* counters for status */
 	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
-	uint64_t lat_sum_ns, lat_n;
+	struct pol_hist lat;       /* arrival to completion of every request (ns) */
 };
 
 /* Where a file's bytes lie on its device (extmap.c). */

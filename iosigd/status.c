@@ -87,8 +87,9 @@ char *status_json(struct daemon *d)
 		json_uint(&w, "bytes_read", dv->bytes_read);
 		json_uint(&w, "bytes_written", dv->bytes_written);
 		json_uint(&w, "expedited", dv->expedited);
-		json_num(&w, "mean_latency_ms",
-			 dv->lat_n ? (double)dv->lat_sum_ns / (double)dv->lat_n / 1e6 : 0);
+		json_num(&w, "mean_latency_ms", pol_hist_mean(&dv->lat) / 1e6);
+		json_num(&w, "p50_latency_ms", pol_hist_percentile(&dv->lat, 50) / 1e6);
+		json_num(&w, "p99_latency_ms", pol_hist_percentile(&dv->lat, 99) / 1e6);
 		json_obj_begin(&w, "counters");
 		if (dv->pol->ops->report)
 			dv->pol->ops->report(dv->pol, emit, &w);

@@ -588,16 +588,14 @@ int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
 			p = buf ? (const uint8_t *)buf + (sec * TIER_SECTOR - loc) : zeros;
 		s->crcs[sec - s0] = tier_crc32c(0, p, TIER_SECTOR);
 	}
-	if (ordered) {
-		e = append_rec(s, &r);
-		if (e == 0)
-			e = tstore_sync(s);
+	/* The record first, then the payload (tier_store.h). */
+	e = append_rec(s, &r);
+	if (e == 0 && ordered) {
+		e = tstore_sync(s);
 		if (e == 0)
 			s->ordered++;
-		return e < 0 ? e : write_payload(s, buf, len, loc);
 	}
-	e = write_payload(s, buf, len, loc);
-	return e < 0 ? e : append_rec(s, &r);
+	return e < 0 ? e : write_payload(s, buf, len, loc);
 }
 
 int tstore_pwrite(struct tstore *s, const void *buf, size_t len, uint64_t loc)

@@ -94,12 +94,19 @@ int tstore_log_file(struct tstore *s, uint64_t seq, uint32_t fid, const struct t
  * store).  The journal room is checked first, so a full journal leaves the
  * data area untouched.
  *
+ * The record always goes into the journal before the payload: a daemon
+ * killed between the two leaves the touched sectors as they were, which
+ * the older records still describe.  Written the other way round, a
+ * payload whose record never came would leave a sector shared with
+ * another record's acknowledged bytes (a neighbour in the log or the data
+ * area, not yet synced but in the page cache, which outlives a kill -9)
+ * matching no record, and recovery would drop those bytes.
+ *
  * `ordered`: the sectors touched hold bytes a sync may have made durable
  * that must survive this write (an update in place, a neighbour in a
- * shared sector).  The record then goes first and is made durable before
- * the payload is written: a payload that reaches the disk while its record
- * does not would leave those sectors matching no record.  Otherwise the
- * payload goes first and the record after it, with no sync.
+ * shared sector).  The record is then also made durable before the
+ * payload is written: after a power loss a payload that reached the disk
+ * while its record did not would leave those sectors matching no record.
  */
 int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
 		    uint64_t file_off, const void *buf, uint64_t len, uint64_t loc, bool ordered);

@@ -36,8 +36,11 @@
  *  - a write never overwrites another range's live copy, nor a place not
  *    reusable yet (it goes home instead: a fallback the policy does not
  *    see);
- *  - a write into a sector holding bytes a store sync may have made
- *    durable puts its record first (tstore_log_data's `ordered`);
+ *  - a record goes into the journal before its payload (a kill -9
+ *    between them must not leave a sector shared with another copy's
+ *    acknowledged bytes matching no record); a write into a sector holding
+ *    bytes a store sync may have made durable also syncs in between
+ *    (tstore_log_data's `ordered`);
  *  - a HOME record is written only after the home file was fsync'ed, and
  *    a workload write covering tiered data completes only once its HOME is
  *    written (a daemon killed before that leaves the write to the client,
@@ -166,6 +169,8 @@ struct dtiers {
 	int round_phase;                   /* 0 idle, 1 homes and store, 2 store again */
 	bool round_durable;                /* a waiter needs the HOME records synced */
 	uint64_t round_epoch;              /* the store's epoch the round's sync started at */
+	uint64_t home_writes;              /* writes home over tier data so far (tags of `due`) */
+	uint64_t round_homes;              /* home_writes when the round's fsyncs started */
 	struct tcache cache[CACHE_MAX];
 	uint64_t cache_age;
 	/* counters */
@@ -180,12 +185,14 @@ struct tfile {
 	uint32_t fid;
 	uint64_t logged_gen;               /* generation its FILE record is in, 0 = none */
 	struct pol_extmap loc;             /* file range -> tdev 1, toff = place, tag = seq << 1 | state */
-	struct pol_extmap due;             /* file range -> tag = sequence of the home write */
+	struct pol_extmap due;             /* file range -> tag = its home write's number (home_writes) */
 	int wfd;                           /* a writable descriptor of the file, -1 = none yet */
 	uint64_t home_size;                /* size of the home file as far as we know */
 	uint64_t round_for;                /* wants a round numbered above this (0 = no) */
+	bool again;                        /* in the running round, and wants the next one too */
 	bool flush;                        /* everything home, then a FENCE, at the next round */
 	uint64_t flush_seq;                /* the last sequence when the flush copied it home */
+	uint64_t flush_during;             /* the round running when it was flushed, 0 = none */
 	bool released;                     /* no registration left: destroy once home */
 	bool stuck;                        /* a HOME could not be written (journal full) */
 	unsigned busy;                     /* commands in flight touching it */
@@ -710,8 +717,19 @@ void tiers_file_free(struct dfile *f)
 
 static void want_round(struct tfile *tf)
 {
-	if (!tf->round_for || tf->round_for < tf->td->round)
-		tf->round_for = tf->td->round;
+	struct dtiers *td = tf->td;
+
+	/* Fsync'ed by the running round (round_start took it): that round's
+	 * end writes the HOMEs of what went home before it; what comes now
+	 * needs the next round too.  Raising round_for here would make the
+	 * round's end skip the file, and its waiters - finished at that end
+	 * - would be told their write is home without its HOME record. */
+	if (td->round_phase && tf->round_for && tf->round_for < td->round) {
+		tf->again = true;
+		return;
+	}
+	if (!tf->round_for || tf->round_for < td->round)
+		tf->round_for = td->round;
 }
 
 static struct twait *wait_round(struct dtiers *td, struct dop *op, struct tfile *tf, int kind)
@@ -1055,8 +1073,7 @@ static void member_done(struct daemon *d, struct tcmd *c, struct tmember *m)
 		dv->bytes_read += r->len;
 	else
 		dv->bytes_written += r->len;
-	dv->lat_sum_ns += dnow() - r->arrival_ns;
-	dv->lat_n++;
+	(void)pol_hist_add(&dv->lat, dnow() - r->arrival_ns);  /* ENOMEM: a sample lost */
 	op_of(r)->result = m->err ? m->err : (int64_t)(r->op == POLICY_OP_READ ? m->bytes : r->len);
 	if (m->round && !m->err) {
 		struct twait *w = calloc(1, sizeof(*w));
@@ -1272,7 +1289,6 @@ static uint64_t write_home(struct daemon *d, struct tcmd *c, struct tfile *tf, c
 			   uint64_t foff, uint64_t len, int *ret_err)
 {
 	bool rec = covers_records(tf, foff, len);
-	uint64_t seq = T(d)->seq;
 	int r;
 
 	r = home_pwrite(d, tf, buf, len, foff);
@@ -1287,7 +1303,7 @@ static uint64_t write_home(struct daemon *d, struct tcmd *c, struct tfile *tf, c
 	retire_copies(tf, foff, len, OC_PEND_HOME);
 	if (!rec)
 		return 0;
-	pol_extmap_put(&tf->due, 0, foff, len, 0, 0, seq);
+	pol_extmap_put(&tf->due, 0, foff, len, 0, 0, ++tf->td->home_writes);
 	want_round(tf);
 	return tf->td->round + 1;
 }
@@ -1767,6 +1783,7 @@ static void flush_file(struct tfile *tf)
 
 	tf->flush = true;
 	tf->flush_seq = T(d)->seq;
+	tf->flush_during = tf->td->round_phase ? tf->td->round : 0;
 	want_round(tf);
 	if (!buf)
 		return;
@@ -1789,7 +1806,7 @@ static void flush_file(struct tfile *tf)
 			done += k;
 		}
 		/* The copy equals home now; the FENCE retires it. */
-		pol_extmap_put(&tf->due, 0, off, len, 0, 0, T(d)->seq);
+		pol_extmap_put(&tf->due, 0, off, len, 0, 0, ++tf->td->home_writes);
 	}
 	free(buf);
 }
@@ -1851,6 +1868,7 @@ static void round_start(struct daemon *d, struct dtiers *td)
 		td->round_pending += sub_fsync(d, td, TAG_ROUND, tf->wfd >= 0 ? tf->wfd : tf->f->fd,
 					       true);
 	}
+	td->round_homes = td->home_writes;
 	/* The store: what was written to it so far, durable. */
 	td->round_epoch = t->epoch;
 	if (t->unsynced && !t->is_volatile) {
@@ -1872,11 +1890,20 @@ static void round_end(struct daemon *d, struct dtiers *td)
 		t->synced = td->round_epoch;
 		for (struct policy_list *l = td->files.next, *nx; l != &td->files; l = nx) {
 			struct tfile *tf = pol_container_of(l, struct tfile, link);
+			uint64_t at = 0;
 
 			nx = l->next;
 			if (!tf->round_for || tf->round_for >= td->round)
 				continue;
-			tf->round_for = 0;
+			/* Written home again during the round: the next one too. */
+			tf->round_for = tf->again ? td->round : 0;
+			tf->again = false;
+			if (tf->flush && tf->flush_during == td->round) {
+				/* Flushed after this round's fsync began: its FENCE (or
+				 * HOMEs) once the next round made the copies durable. */
+				tf->round_for = td->round;
+				continue;
+			}
 			if (tf->flush && newer_than(tf, tf->flush_seq)) {
 				/* Written to the tier again since the flush copied it
 				 * home (another process's descriptor): no FENCE - it
@@ -1902,12 +1929,18 @@ static void round_end(struct daemon *d, struct dtiers *td)
 				tf->flush = false;
 				continue;
 			}
-			/* HOME for what went home (a newer copy in the tier took its
-			 * range out of `due`). */
+			/* HOME for what went home before the round's fsync (a newer
+			 * copy in the tier took its range out of `due`); what went
+			 * home since waits for the next round. */
 			tf->stuck = false;
-			for (struct pol_ext *e; (e = pol_extmap_first(&tf->due, 0, 0, UINT64_MAX));) {
+			for (struct pol_ext *e; (e = pol_extmap_first(&tf->due, 0, at, UINT64_MAX - at));) {
 				uint64_t off = pol_ext_off(e), len = e->len;
 
+				at = off + len;
+				if (e->tag > td->round_homes) {
+					tf->round_for = td->round;
+					continue;
+				}
 				if (tf->logged_gen == t->st->sb.generation) {
 					if (tstore_log_home(t->st, next_seq(d), tf->fid, off, len) < 0) {
 						/* Journal full: its writers wait for the drain's

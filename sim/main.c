@@ -305,8 +305,8 @@ static void summary(const struct sim_engine *e, struct sim_dev **devs, unsigned 
 	       m->errors);
 	printf("makespan   %.6f s\n", span);
 	printf("latency    mean %.1f us  p99 %.1f us  p99.9 %.1f us  max %.1f us\n",
-	       sim_hist_mean(&m->lat) / 1e3, sim_hist_percentile(&m->lat, 99) / 1e3,
-	       sim_hist_percentile(&m->lat, 99.9) / 1e3, m->lat.count ? m->lat.max / 1e3 : 0.0);
+	       pol_hist_mean(&m->lat) / 1e3, pol_hist_percentile(&m->lat, 99) / 1e3,
+	       pol_hist_percentile(&m->lat, 99.9) / 1e3, m->lat.count ? m->lat.max / 1e3 : 0.0);
 	for (unsigned d = 0; d < ndev; d++) {
 		const struct sim_dev_counters *c = sim_engine_dev_counters(e, d);
 

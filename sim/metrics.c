@@ -29,11 +29,11 @@ void sim_metrics_init(struct sim_metrics *m)
 {
 	*m = (struct sim_metrics){ .first_arrival_ns = UINT64_MAX,
 				   .first_arrival_op = { UINT64_MAX, UINT64_MAX } };
-	sim_hist_init(&m->lat);
+	pol_hist_init(&m->lat);
 	for (int o = 0; o < 2; o++) {
-		sim_hist_init(&m->lat_op[o]);
+		pol_hist_init(&m->lat_op[o]);
 		for (int c = 0; c < SIM_SIZE_CLASSES; c++)
-			sim_hist_init(&m->lat_cls[o][c]);
+			pol_hist_init(&m->lat_cls[o][c]);
 	}
 }
 
@@ -41,11 +41,11 @@ void sim_metrics_free(struct sim_metrics *m)
 {
 	if (!m)
 		return;
-	sim_hist_free(&m->lat);
+	pol_hist_free(&m->lat);
 	for (int o = 0; o < 2; o++) {
-		sim_hist_free(&m->lat_op[o]);
+		pol_hist_free(&m->lat_op[o]);
 		for (int c = 0; c < SIM_SIZE_CLASSES; c++)
-			sim_hist_free(&m->lat_cls[o][c]);
+			pol_hist_free(&m->lat_cls[o][c]);
 	}
 }
 
@@ -83,20 +83,20 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
 		m->writes++;
 		m->bytes_written += len;
 	}
-	if ((r = sim_hist_add(&m->lat, lat)) < 0 || (r = sim_hist_add(&m->lat_op[op], lat)) < 0 ||
-	    (r = sim_hist_add(&m->lat_cls[op][sim_size_class(len)], lat)) < 0)
+	if ((r = pol_hist_add(&m->lat, lat)) < 0 || (r = pol_hist_add(&m->lat_op[op], lat)) < 0 ||
+	    (r = pol_hist_add(&m->lat_cls[op][sim_size_class(len)], lat)) < 0)
 		return r;
 	return 0;
 }
 
-void sim_hist_json(const struct sim_hist *h, const char *key, struct json_writer *w)
+void pol_hist_json(const struct pol_hist *h, const char *key, struct json_writer *w)
 {
 	json_obj_begin(w, key);
 	json_uint(w, "count", h->count);
-	json_num(w, "mean_us", sim_hist_mean(h) / 1e3);
-	json_num(w, "p50_us", sim_hist_percentile(h, 50) / 1e3);
-	json_num(w, "p99_us", sim_hist_percentile(h, 99) / 1e3);
-	json_num(w, "p999_us", sim_hist_percentile(h, 99.9) / 1e3);
+	json_num(w, "mean_us", pol_hist_mean(h) / 1e3);
+	json_num(w, "p50_us", pol_hist_percentile(h, 50) / 1e3);
+	json_num(w, "p99_us", pol_hist_percentile(h, 99) / 1e3);
+	json_num(w, "p999_us", pol_hist_percentile(h, 99.9) / 1e3);
 	json_num(w, "max_us", h->count ? (double)h->max / 1e3 : 0);
 	json_obj_end(w);
 }
@@ -139,15 +139,15 @@ void sim_metrics_json(const struct sim_metrics *m, double device_time_s, struct 
 	json_obj_end(w);
 
 	json_obj_begin(w, "latency");
-	sim_hist_json(&m->lat, "all", w);
-	sim_hist_json(&m->lat_op[0], "read", w);
-	sim_hist_json(&m->lat_op[1], "write", w);
+	pol_hist_json(&m->lat, "all", w);
+	pol_hist_json(&m->lat_op[0], "read", w);
+	pol_hist_json(&m->lat_op[1], "write", w);
 	json_arr_begin(w, "by_size");
 	for (unsigned c = 0; c < SIM_SIZE_CLASSES; c++) {
 		json_obj_begin(w, NULL);
 		json_str(w, "class", class_names[c]);
-		sim_hist_json(&m->lat_cls[0][c], "read", w);
-		sim_hist_json(&m->lat_cls[1][c], "write", w);
+		pol_hist_json(&m->lat_cls[0][c], "read", w);
+		pol_hist_json(&m->lat_cls[1][c], "write", w);
 		json_obj_end(w);
 	}
 	json_arr_end(w);

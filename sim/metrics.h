@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "hist.h"
+#include "pol_hist.h"
 #include "json.h"
 
 #define SIM_SIZE_CLASSES 6
@@ -33,9 +33,9 @@ struct sim_metrics {
 	uint64_t first_arrival_op[2];   /* the same per op (read, write): the span of the */
 	uint64_t last_completion_op[2]; /* reads and of the writes, for their throughput */
 	double latency_sum_ns;          /* cumulative I/O completion time of the requests */
-	struct sim_hist lat;            /* every successful read and write */
-	struct sim_hist lat_op[2];      /* by op: read, write */
-	struct sim_hist lat_cls[2][SIM_SIZE_CLASSES];
+	struct pol_hist lat;            /* every successful read and write */
+	struct pol_hist lat_op[2];      /* by op: read, write */
+	struct pol_hist lat_cls[2][SIM_SIZE_CLASSES];
 };
 
 void sim_metrics_init(struct sim_metrics *m);
@@ -48,6 +48,6 @@ int sim_metrics_add(struct sim_metrics *m, int op, uint64_t len, uint64_t arriva
  * cumulative I/O completion time) goes into "time". */
 void sim_metrics_json(const struct sim_metrics *m, double device_time_s, struct json_writer *w);
 /* Writes {count, mean_us, p50_us, p99_us, p999_us, max_us} named key. */
-void sim_hist_json(const struct sim_hist *h, const char *key, struct json_writer *w);
+void pol_hist_json(const struct pol_hist *h, const char *key, struct json_writer *w);
 
 #endif /* IOSIG_SIM_METRICS_H */

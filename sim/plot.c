@@ -170,12 +170,12 @@ static bool run_gnuplot(const char *dir, const char *script)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-static void write_cdf(FILE *fp, const struct sim_hist *h)
+static void write_cdf(FILE *fp, const struct pol_hist *h)
 {
 	if (!h->count)
 		return;
 	for (unsigned i = 1; i <= 1000; i++)
-		fprintf(fp, "%.6f %.3f\n", sim_hist_percentile(h, i / 10.0) / 1e3, i / 1000.0);
+		fprintf(fp, "%.6f %.3f\n", pol_hist_percentile(h, i / 10.0) / 1e3, i / 1000.0);
 	fputs("\n\n", fp);
 }
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "engine.h"
-#include "hist.h"
+#include "pol_hist.h"
 
 #define SIM_PLOT_MAX_POINTS 20000   /* per series, approximately */
 

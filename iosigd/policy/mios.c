@@ -117,7 +117,7 @@ struct mios {
 	/* counters */
 	uint64_t ssd_write_bytes, ssd_writes, hdd_write_bytes, hdd_writes_n;
 	uint64_t pad_bytes, pad_writes, s_events, sequences, recalibrations;
-	uint64_t hdd_read_bytes, gc_bytes, gc_runs, log_peak, split_reads, big_kept;
+	uint64_t hdd_read_bytes, gc_bytes, gc_runs, log_peak, split_reads, big_kept, spilled;
 };
 
 static const struct policy_opt mios_opts[] = {
@@ -533,6 +533,23 @@ static bool gc_step(struct mios *m)
 	return false;
 }
 
+/* The log cannot take what BCW needs next (padding filled it): the
+ * queued writes go to the SSD instead, and the sequence ends (GC may run).
+ * Without this they waited for a completion that never came. */
+static void spill_writes(struct mios *m)
+{
+	while (!pol_list_empty(&m->hdd_writes)) {
+		struct policy_req *w = pol_container_of(m->hdd_writes.next, struct policy_req, link);
+
+		pol_list_del(&w->link);
+		m->hdd_wq_bytes -= w->len;
+		pol_extmap_clear(&m->loc, w->dev, w->offset, w->len);
+		to_ssd_q(m, w);
+		m->spilled++;
+	}
+	m->bcw = false;
+}
+
 static void hdd_dispatch(struct mios *m)
 {
 	struct policy_env *env = m->env;
@@ -569,6 +586,12 @@ static void hdd_dispatch(struct mios *m)
 		if (!pol_list_empty(&m->hdd_writes)) {
 			struct policy_req *w = pol_container_of(m->hdd_writes.next, struct policy_req, link);
 
+			if (m->log_head + w->len > m->log_size ||
+			    (predict(m, 0, w->len) == ST_S &&
+			     m->log_head + m->o.pad_slow + w->len > m->log_size)) {
+				spill_writes(m);
+				goto gc;
+			}
 			if (predict(m, 0, w->len) == ST_S) {
 				pad(m, m->o.pad_slow);   /* skip the S state with padding */
 				return;
@@ -591,6 +614,7 @@ static void hdd_dispatch(struct mios *m)
 		}
 		m->bcw = false;   /* sequence over: the HDD is free for GC */
 	}
+gc:
 	if (m->gc) {
 		gc_step(m);
 		return;
@@ -730,6 +754,7 @@ static void mios_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "log_peak_bytes", (double)m->log_peak);
 	emit(ctx, "split_reads", (double)m->split_reads);
 	emit(ctx, "big_writes_kept_on_ssd", (double)m->big_kept);
+	emit(ctx, "writes_spilled_to_ssd", (double)m->spilled);
 	emit(ctx, "w_fast", (double)m->wf);
 	emit(ctx, "w_mid", (double)m->wm);
 }

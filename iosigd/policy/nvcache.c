@@ -55,6 +55,7 @@ struct nv_ext {
 	uint64_t len;
 	uint64_t used;             /* EX_CLEAN: last use (c->tick), the LRU list's order */
 	uint64_t dseq;             /* EX_DIRTY: when it joined the dirty FIFO */
+	uint64_t dtime;            /* EX_DIRTY: the time (ns) it joined the dirty FIFO */
 	uint64_t cmd;              /* EX_LOADING: id of the read-ahead filling it;
 	                              EX_DIRTY: id of its write-back in flight, 0 = none */
 	uint32_t gen;              /* bumped when the record is recycled (see struct nv_ref) */
@@ -69,6 +70,7 @@ struct nv_opts {
 	uint64_t ra_size;
 	uint64_t wb_inflight;
 	uint64_t max_merge;
+	uint64_t wb_delay;
 };
 
 /* A remembered extent: a guess where the next lookup lands (valid while
@@ -132,6 +134,9 @@ static const struct policy_opt nv_opts[] = {
 	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
 	  .def = "512KiB", .min = 4096, .max = 1ull << 30,
 	  .help = "largest write-back command" },
+	{ .name = "wb_delay", .type = POLICY_OPT_TIME, .off = offsetof(struct nv_opts, wb_delay),
+	  .def = "0", .min = 0, .max = 3600ull * 1000000000ull,
+	  .help = "dirty data is written back once it has been dirty this long (0 = at once)" },
 	{ .name = NULL },
 };
 
@@ -275,6 +280,7 @@ static void lru_add(struct nv *c, struct nv_ext *e)
 static void dirty_add(struct nv *c, struct nv_ext *e)
 {
 	e->dseq = ++c->dseq;
+	e->dtime = c->env->now(c->env);
 	pol_list_add_tail(&c->dirty, &e->dlink);
 }
 
@@ -380,6 +386,7 @@ static struct nv_ext *split(struct nv *c, struct nv_ext *e, uint64_t at)
 	n->len = ext_end(e) - at;
 	n->used = e->used;
 	n->dseq = e->dseq;
+	n->dtime = e->dtime;
 	n->cmd = e->cmd;
 	n->state = e->state;
 	n->held = e->held;
@@ -752,7 +759,8 @@ static int nv_submit(struct policy *pol, struct policy_req *req)
 }
 
 /* One write-back command: the oldest dirty extent, at most max_merge bytes
- * of it.  false when nothing could be started. */
+ * of it, once it has been dirty for wb_delay.  false when nothing could be
+ * started. */
 static bool write_back(struct nv *c)
 {
 	struct nv_ext *e;
@@ -762,6 +770,10 @@ static bool write_back(struct nv *c)
 	if (pol_list_empty(&c->dirty) || reserve(c, 1) < 0)
 		return false;
 	e = pol_container_of(c->dirty.next, struct nv_ext, dlink);
+	if (c->o.wb_delay && c->env->now(c->env) < e->dtime + c->o.wb_delay) {
+		c->env->wake_at(c->env, e->dtime + c->o.wb_delay);   /* the oldest is not due yet */
+		return false;
+	}
 	len = e->len < c->o.max_merge ? e->len : c->o.max_merge;
 	r = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home, ext_start(e), len, 0,
 			 c->env->now(c->env));

@@ -153,24 +153,26 @@ static void counters_note(struct cat_yaml *y, const yaml_node_t *cn, char *buf, 
 static void print_devices(FILE *fp, struct cat_yaml *y, const yaml_node_t *dv)
 {
 	static const char *const hdr[] = { "MOUNT", "POLICY", "QD", "INFLIGHT", "REQUESTS",
-					   "COMMANDS", "READ", "WRITTEN", "EXPEDITED", "MEAN LAT" };
+					   "COMMANDS", "READ", "WRITTEN", "EXPEDITED", "MEAN LAT",
+					   "P99 LAT" };
 	struct tool_table *t;
 	size_t n = count(dv);
 
 	fprintf(fp, "\n%zu device%s\n", n, n == 1 ? "" : "s");
 	if (!n)
 		return;
-	t = tool_table_new(10, hdr);
-	for (unsigned c = 2; c < 10; c++)
+	t = tool_table_new(11, hdr);
+	for (unsigned c = 2; c < 11; c++)
 		tool_table_align_right(t, c);
 	for (size_t i = 0; i < n; i++) {
 		const yaml_node_t *d = item(y, dv, i);
-		char rd[32], wr[32], lat[32], note[1024];
-		const char *cells[10];
+		char rd[32], wr[32], lat[32], p99[32], note[1024];
+		const char *cells[11];
 
 		fmt_bytes_compact(num(y, d, "bytes_read"), rd, sizeof(rd));
 		fmt_bytes_compact(num(y, d, "bytes_written"), wr, sizeof(wr));
 		fmt_duration_compact(num(y, d, "mean_latency_ms") / 1e3, lat, sizeof(lat));
+		fmt_duration_compact(num(y, d, "p99_latency_ms") / 1e3, p99, sizeof(p99));
 		cells[0] = str(y, d, "mount");
 		cells[1] = str(y, d, "policy");
 		cells[2] = str(y, d, "queue_depth");
@@ -181,6 +183,7 @@ static void print_devices(FILE *fp, struct cat_yaml *y, const yaml_node_t *dv)
 		cells[7] = wr;
 		cells[8] = str(y, d, "expedited");
 		cells[9] = lat;
+		cells[10] = p99;
 		tool_table_row(t, cells);
 		counters_note(y, get(y, d, "counters"), note, sizeof(note));
 		tool_table_note(t, note);

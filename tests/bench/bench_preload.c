@@ -3,7 +3,7 @@
  * bench_preload.c - what libiosig-preload.so costs a program whose opens
  * match no rule (docs/redirect.md, "Performance"); prints JSON.
  *
- *   bench_preload [--runs N] [--opens N] [--files N]
+ *   bench_preload [--runs N] [--opens N] [--files N] [--compare REDIRECT]
  *
  * 1. Opens: this same binary, re-executed as a child, times N open+close
  *    pairs of an existing file, plainly and under iosig-redirect with rules
@@ -22,7 +22,10 @@
  *    --runs, and the slowdown in percent as the median of the ratios within
  *    each round (runs next to each other in time share the machine's
  *    noise).  For reference, `env tar ...`: what any program that execs
- *    another costs here (a second process start).
+ *    another costs here (a second process start).  --compare REDIRECT adds
+ *    the first rules under another iosig-redirect (an older build, with its
+ *    own preload library) to the same rounds: before and after a change,
+ *    side by side.
  *
  * Built without sanitizers and without libiosig: the children run under
  * the real (uninstrumented) preload library, as any program would.
@@ -149,7 +152,7 @@ static void make_tree(const char *root, int files)
 
 int main(int argc, char **argv)
 {
-	const char *redirect = IOSIG_REDIRECT;
+	const char *redirect = IOSIG_REDIRECT, *compare = NULL;
 	long opens = 200000;
 	int runs = 11, files = 10000;
 	char self[PATH_MAX], scratch[] = "/var/tmp/iosig-bench-preload.XXXXXX";
@@ -166,8 +169,10 @@ int main(int argc, char **argv)
 			opens = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--files") && i + 1 < argc)
 			files = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--compare") && i + 1 < argc)
+			compare = argv[++i];
 		else {
-			fprintf(stderr, "usage: bench_preload [--runs N] [--opens N] [--files N]\n");
+			fprintf(stderr, "usage: bench_preload [--runs N] [--opens N] [--files N] [--compare REDIRECT]\n");
 			return 2;
 		}
 	}
@@ -224,18 +229,24 @@ int main(int argc, char **argv)
 	char *tar_dir[] = { (char *)redirect, "-s", "tmp", rules_nomatch, "--", "tar", "cf",
 			    archive, "tree", NULL };
 	char *tar_env[] = { "env", "tar", "cf", archive, "tree", NULL };
-	char *const *tars[] = { tar_plain, tar_rules, tar_dir, tar_env };
-	enum { T_COUNT = 4 };
-	double *tw[T_COUNT], *tc[T_COUNT], *rw[T_COUNT - 1], *rc[T_COUNT - 1];
-	double tm[T_COUNT], cm[T_COUNT], rwm[T_COUNT - 1], rcm[T_COUNT - 1];
+	/* --compare: the first rules under another iosig-redirect (an older
+	 * build), in the same rounds. */
+	char *tar_cmp[] = { (char *)compare, "-s", "persist", "/srv/db/*.db", "-s", "tmp",
+			    "/**/*-journal", "-s", "tmp", "/**/*.o", "--", "tar", "cf", archive,
+			    "tree", NULL };
+	char *const *tars[] = { tar_plain, tar_rules, tar_dir, tar_env, tar_cmp };
+	enum { T_MAX = 5 };
+	const int ntar = compare ? T_MAX : T_MAX - 1;
+	double *tw[T_MAX], *tc[T_MAX], *rw[T_MAX - 1], *rc[T_MAX - 1];
+	double tm[T_MAX], cm[T_MAX], rwm[T_MAX - 1], rcm[T_MAX - 1];
 
-	for (int v = 0; v < T_COUNT; v++) {
+	for (int v = 0; v < ntar; v++) {
 		tw[v] = calloc((size_t)runs, sizeof(double));
 		tc[v] = calloc((size_t)runs, sizeof(double));
 		if (!tw[v] || !tc[v])
 			die("calloc");
 	}
-	for (int v = 0; v < T_COUNT - 1; v++) {
+	for (int v = 0; v < ntar - 1; v++) {
 		rw[v] = calloc((size_t)runs, sizeof(double));
 		rc[v] = calloc((size_t)runs, sizeof(double));
 		if (!rw[v] || !rc[v])
@@ -243,24 +254,24 @@ int main(int argc, char **argv)
 	}
 	run(tar_plain, scratch, true);   /* warm the page cache */
 	for (int r = 0; r < runs; r++) {
-		for (int k = 0; k < T_COUNT; k++) {
-			int v = (k + r) % T_COUNT;
+		for (int k = 0; k < ntar; k++) {
+			int v = (k + r) % ntar;
 
 			unlink(archive);
 			tw[v][r] = run(tars[v], scratch, true);
 			tc[v][r] = last_cpu;
 		}
 		/* Ratios within one round: neighbours in time share the noise. */
-		for (int v = 0; v < T_COUNT - 1; v++) {
+		for (int v = 0; v < ntar - 1; v++) {
 			rw[v][r] = tw[v + 1][r] / tw[0][r];
 			rc[v][r] = tc[v + 1][r] / tc[0][r];
 		}
 	}
-	for (int v = 0; v < T_COUNT; v++) {
+	for (int v = 0; v < ntar; v++) {
 		tm[v] = bench_median(tw[v], (unsigned)runs);
 		cm[v] = bench_median(tc[v], (unsigned)runs);
 	}
-	for (int v = 0; v < T_COUNT - 1; v++) {
+	for (int v = 0; v < ntar - 1; v++) {
 		rwm[v] = bench_median(rw[v], (unsigned)runs);
 		rcm[v] = bench_median(rc[v], (unsigned)runs);
 	}
@@ -291,7 +302,15 @@ int main(int argc, char **argv)
 	printf("    \"s_env\": %.4f,\n", tm[3]);
 	printf("    \"cpu_s_env\": %.4f,\n", cm[3]);
 	printf("    \"slowdown_pct_env\": %.2f,\n", (rwm[2] - 1) * 100);
-	printf("    \"cpu_slowdown_pct_env\": %.2f\n  }\n}\n", (rcm[2] - 1) * 100);
+	printf("    \"cpu_slowdown_pct_env\": %.2f", (rcm[2] - 1) * 100);
+	if (compare) {
+		printf(",\n    \"compare\": \"%s\",\n", compare);
+		printf("    \"s_compare\": %.4f,\n", tm[4]);
+		printf("    \"cpu_s_compare\": %.4f,\n", cm[4]);
+		printf("    \"slowdown_pct_compare\": %.2f,\n", (rwm[3] - 1) * 100);
+		printf("    \"cpu_slowdown_pct_compare\": %.2f", (rcm[3] - 1) * 100);
+	}
+	printf("\n  }\n}\n");
 
 	unlink(archive);
 	{
@@ -303,11 +322,11 @@ int main(int argc, char **argv)
 	}
 	for (int v = 0; v < V_COUNT; v++)
 		free(t[v]);
-	for (int v = 0; v < T_COUNT; v++) {
+	for (int v = 0; v < ntar; v++) {
 		free(tw[v]);
 		free(tc[v]);
 	}
-	for (int v = 0; v < T_COUNT - 1; v++) {
+	for (int v = 0; v < ntar - 1; v++) {
 		free(rw[v]);
 		free(rc[v]);
 	}

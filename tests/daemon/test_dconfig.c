@@ -110,7 +110,7 @@ static const struct {
 	{ "daemon:\n  devices:\n    /a: { queue_depth: 0 }\n",
 	  "c.yaml:3:24: queue_depth: expected a whole number from 1 to 4096, got '0'" },
 	{ "daemon:\n  devices:\n    /a: { depth: 1 }\n",
-	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth, tiers, defer_close or schedule" },
+	  "c.yaml:3:11: daemon: device '/a': unknown key 'depth': expected policy, queue_depth, tiers, defer_close, schedule or experimental" },
 	{ "daemon:\n  devices:\n    /a: { schedule: maybe }\n",
 	  "c.yaml:3:21: daemon: device '/a': schedule: bad value 'maybe': expected true or false" },
 	{ "daemon:\n  devices:\n    /a: { policy: \"cfq:quantum=0\" }\n",
@@ -130,6 +130,10 @@ static const struct {
 	  "c.yaml:3:18: daemon: device '/a': policy 'noop' uses no tiers: remove tiers:, or use one of bid-hybrid, mios-d, mios-e, nvcache" },
 	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n",
 	  "c.yaml:3:35: daemon: device '/a': tiers: no tier 's' in daemon: tiers:" },
+	{ "daemon:\n  devices:\n    /a: { policy: mios-e, tiers: [s] }\n  tiers:\n    s: { mount: /m, size: 1GiB }\n",
+	  "c.yaml:3:19: daemon: device '/a': policy 'mios-e' is experimental: a kill -9 of iosigd has lost acknowledged writes under it in testing (docs/tiers.md); use bid-hybrid or nvcache, or set experimental: true on the device to run it anyway" },
+	{ "daemon:\n  devices:\n    /a: { policy: mios-d, tiers: [s], experimental: maybe }\n",
+	  "c.yaml:3:53: daemon: device '/a': experimental: bad value 'maybe': expected true or false" },
 	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n    /b: { policy: nvcache, tiers: s }\n"
 	  "  tiers:\n    s: { mount: /m, size: 1GiB }\n",
 	  "c.yaml:4:35: daemon: device '/b': tiers: tier 's' already belongs to another device" },
@@ -167,7 +171,12 @@ static void test_tiers(void **state)
 		"      policy: nvcache\n"
 		"      tiers: ram\n"
 		"      defer_close: yes\n"
+		"    /mnt/ssd2:\n"
+		"      policy: mios-d\n"
+		"      tiers: [hdd]\n"
+		"      experimental: true\n"
 		"  tiers:\n"
+		"    hdd: { mount: /mnt/hdd2, size: 1GiB }\n"
 		"    ssd:\n"
 		"      mount: /mnt/ssd/\n"
 		"      size: 4GiB\n"
@@ -190,6 +199,8 @@ static void test_tiers(void **state)
 	assert_string_equal(dv->tiers[0], "ssd");
 	assert_false(dv->defer_close);
 	assert_true(dconfig_device_for(&cfg, "/mnt/mem")->defer_close);
+	assert_false(dv->experimental);
+	assert_true(dconfig_device_for(&cfg, "/mnt/ssd2")->experimental);
 	t = dconfig_tier(&cfg, "ssd");
 	assert_non_null(t);
 	assert_string_equal(t->path, "/mnt/ssd/.iosigd/ssd.tier");

@@ -95,10 +95,13 @@ class Setup:
         text += textwrap.dedent("""\
             daemon:
               devices:
-                "%s": { policy: "%s%s", tiers: [t] }
+                "%s": { policy: "%s%s", tiers: [t]%s }
               tiers:
                 t: { mount: "%s", size: %s, class: %s%s }
-            """) % (self.home, policy, opts, self.tmnt, size, tier_cls,
+            """) % (self.home, policy, opts,
+                     # not crash-safe yet (docs/tiers.md): run as experimental
+                     ", experimental: true" if policy.startswith("mios-") else "",
+                     self.tmnt, size, tier_cls,
                      ", journal: " + journal if journal else "")
         self.config = text
 
@@ -180,7 +183,10 @@ def test_faults():
     s = Scratch("iosigd-tfaults.")
     try:
         for policy in POLICIES:
-            st = Setup(s, policy, policy)
+            # nvcache writes dirty data back within milliseconds by default:
+            # with wb_delay its tier holds it for a while (the kills land
+            # 0.1-1.2 s into the workload), as the kernel's dirty expiry does.
+            st = Setup(s, policy, policy, ":wb_delay=3s" if policy == "nvcache" else "")
             totals = {"records": 0, "checked": 0, "takeovers": 0, "replayed": 0, "dirty_at_kill": 0,
                       "live_at_kill": 0, "recovered_records": 0, "recovered_bytes": 0}
             for cycle in range(kills):
@@ -188,15 +194,21 @@ def test_faults():
                 work = os.path.join(st.home, "c%d" % cycle)
                 p = records(d, work, 2.5, 5000 + cycle, mib=40)
                 time.sleep(rng.uniform(0.1, 1.2))
+                connected = False
                 try:
-                    t = st.tier(d.status())
+                    stat = d.status()
+                    t = st.tier(stat)
                     if t and t["dirty_bytes"] > 0:
                         totals["dirty_at_kill"] += 1
+                    connected = any(c.get("pid") == p.pid for c in stat.get("clients") or [])
                 except OSError:
                     pass
                 # A fast run may be over before the kill: its client has
-                # nothing to take over.
-                totals["live_at_kill"] += p.poll() is None
+                # nothing to take over.  So may one that is still exiting
+                # (a sanitizer's leak check at exit takes a while): it must
+                # still have had its session with the daemon.
+                live = p.poll() is None and connected
+                totals["live_at_kill"] += live
                 d.kill9()
                 # systemd restarts it (Restart=on-failure) on the same
                 # socket, after a while; its clients wait for it.
@@ -204,6 +216,7 @@ def test_faults():
                 mark = len(d.log())
                 d2 = daemon_for(s, st, "d-%s-%d" % (policy, cycle))
                 for line in recovery_lines(d2, mark):
+                    print("  %s cycle %d: %s" % (policy, cycle, line.strip()))
                     m = re.search(r"(\d+) records, (\d+) files, (\d+) bytes written home", line)
                     if m:
                         totals["recovered_records"] += int(m.group(1))
@@ -213,6 +226,8 @@ def test_faults():
                     totals["records"] += c["records"]
                     totals["checked"] += c["checked"]
                 n, ops = takeovers(work)
+                print("  %s cycle %d: running at the kill: %s, take-overs: %d (%d operations)"
+                      % (policy, cycle, live, n, ops))
                 totals["takeovers"] += n
                 totals["replayed"] += ops
                 shutil.rmtree(work, ignore_errors=True)
@@ -221,11 +236,11 @@ def test_faults():
             check(totals["takeovers"] >= totals["live_at_kill"] >= kills // 4,
                   "%s: every client running at a kill took over (%d take-overs, %d running at %d kills)"
                   % (policy, totals["takeovers"], totals["live_at_kill"], kills))
-            # nvcache writes its dirty data back within milliseconds of an
-            # idle moment: the tier holds some at a few of the kills only.
-            need = 1 if policy == "nvcache" else kills // 2
+            # A run over before its kill closed its files (their data went
+            # home): half the kills that caught the workload running.
+            need = max(1, totals["live_at_kill"] // 2)
             check(totals["dirty_at_kill"] >= need and totals["recovered_bytes"] > 0,
-                  "%s: the tier held data at %d kills or more and recovery wrote it home (%s)"
+                  "%s: the tier held data at %d kills or more (half of those with the workload running) and recovery wrote it home (%s)"
                   % (policy, need, json.dumps(totals)))
     finally:
         Daemon.kill_all()

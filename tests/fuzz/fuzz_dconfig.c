@@ -28,11 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		char e2[256];
 
-		if (dpolicy_check(cfg.policy, false, e2, sizeof(e2)) < 0)
+		if (dpolicy_check(cfg.policy, false, false, e2, sizeof(e2)) < 0)
 			abort();
 		for (size_t i = 0; i < cfg.ndevices; i++) {
 			if (cfg.devices[i].policy &&
-			    dpolicy_check(cfg.devices[i].policy, cfg.devices[i].ntiers > 0, e2,
+			    dpolicy_check(cfg.devices[i].policy, cfg.devices[i].ntiers > 0, cfg.devices[i].experimental, e2,
 					  sizeof(e2)) < 0)
 				abort();
 			for (size_t k = 0; k < cfg.devices[i].ntiers; k++)

@@ -8,6 +8,9 @@ produced and on the sources:
                            (shared-object names without their version, such
                            as libc.so or libyaml-0.so): the runtime that every
                            annotated program loads carries no tool's library.
+  static FILE              FILE is a statically linked executable (static or
+                           static-pie): no program interpreter, no DT_NEEDED
+                           entry.
   cycles TOP BUILD DOC OBJECT...
                            the files whose objects are given (nm: which file
                            defines what another one uses) depend on each other
@@ -56,6 +59,17 @@ def needed(path, allowed):
         print(f"{path}: readelf lists no NEEDED entry at all")
         return 1
     print(f"{path}: needs {', '.join(libs)}")
+    return 1 if bad else 0
+
+
+def static(path):
+    if not shutil.which("readelf"):
+        skip("readelf is not installed (binutils)")
+    out = subprocess.run(["readelf", "-l", "-d", path], capture_output=True, text=True,
+                         check=True).stdout
+    bad = re.findall(r"\bINTERP\b|\(NEEDED\)\s+Shared library: \[[^\]]+\]", out)
+    for b in bad:
+        print(f"{path}: not static: {b}")
     return 1 if bad else 0
 
 
@@ -256,6 +270,8 @@ def main(argv):
         return 2
     if argv[1] == "needed" and len(argv) >= 4:
         return needed(argv[2], argv[3:])
+    if argv[1] == "static" and len(argv) == 3:
+        return static(argv[2])
     if argv[1] == "cycles" and len(argv) >= 6:
         return cycles(argv[2], argv[3], argv[4], argv[5:])
     if argv[1] == "globs" and len(argv) == 3:

@@ -232,6 +232,29 @@ static void test_nvcache_extents(void **state)
 	hx_free(h);
 }
 
+static void test_nvcache_wb_delay(void **state)
+{
+	/* wb_delay=50ms: dirty data stays in memory until it is 50 ms old, then
+	 * the tick writes it back, oldest first. */
+	struct hx *h = mk("nvcache:wb_delay=50ms", 100 * US);
+
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 1 * GiB, 4 * KiB, 0);
+	hx_add(h, 20 * MS, 1, 0, POLICY_OP_WRITE, 2 * GiB, 4 * KiB, 0);
+	hx_run(h, 49 * MS);
+	assert_int_equal(hx_report(h, "writeback_cmds"), 0);
+	assert_int_equal(hx_report(h, "dirty_bytes"), 8 * KiB);
+	hx_run(h, 60 * MS);
+	assert_int_equal(hx_report(h, "writeback_cmds"), 1);
+	assert_int_equal(hx_report(h, "dirty_bytes"), 4 * KiB);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "writeback_cmds"), 2);
+	assert_int_equal(hx_report(h, "dirty_bytes"), 0);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->dev == 0)
+			assert_true(hx_cmd(h, i)->t >= 50 * MS);
+	hx_free(h);
+}
+
 static void test_nvcache_write_through_when_full(void **state)
 {
 	/* Room for 8 blocks, and an SSD so slow nothing is written back yet. */
@@ -311,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_nvcache_rewrite_during_writeback),
 		cmocka_unit_test(test_nvcache_lru_eviction),
 		cmocka_unit_test(test_nvcache_extents),
+		cmocka_unit_test(test_nvcache_wb_delay),
 		cmocka_unit_test(test_nvcache_write_through_when_full),
 		cmocka_unit_test(test_nvcache_multi_line_write_one_set),
 		cmocka_unit_test(test_nvcache_setup_errors),

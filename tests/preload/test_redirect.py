@@ -151,12 +151,27 @@ def test_cli():
         expect(["--config", badcfg, "-s", "tmp", "x", "true"], 125,
                err_re=r"iosig-redirect: storage catalog: %s:2:\d+: .*clas.*\n" % re.escape(badcfg))
         # A signature nothing satisfies: a warning naming the rule and why,
-        # and the program runs; --strict stops.
-        expect(["-s", "tamperproof", "x", "sh", "-c", "exit 7"], 7, env=env,
-               err_re=r"iosig-redirect: warning: rule -s #1 \('x'\): no mount satisfies 'tamper': /dev/shm: tamperproof requested, but the mount is not labelled tamperproof \(and \d+ mounts not eligible: see 'iosig devices --all'\); files it matches stay where the program puts them\n")
+        # and the program runs; --strict stops.  iosig-redirect checks the
+        # rules itself only with --check (or --strict, --config): by default
+        # the preload library warns at the first open a rule matches, once
+        # per rule and process, and a run that opens nothing hears nothing.
+        unsatisfiable = r"iosig-redirect: warning: rule -s #1 \('x'\): no mount satisfies 'tamper': /dev/shm: tamperproof requested, but the mount is not labelled tamperproof \(and \d+ mounts not eligible: see 'iosig devices --all'\); files it matches stay where the program puts them\n"
+        expect(["--check", "-s", "tamperproof", "x", "sh", "-c", "exit 7"], 7, env=env,
+               err_re=unsatisfiable)
+        expect(["-s", "tamperproof", "x", "sh", "-c", "exit 7"], 7, env=env, err="",
+               what="no check at start")
+        expect(["-s", "tamperproof", "x", "sh", "-c", ": > x; : >> x; exit 7"], 7, env=env,
+               cwd=work, err_re=unsatisfiable, what="the preload library warns once")
+        check(os.path.isfile(os.path.join(work, "x")) and not os.path.islink(os.path.join(work, "x")),
+              "an unsatisfiable rule's file is created where the program asked")
+        os.unlink(os.path.join(work, "x"))
         expect(["--strict", "-s", "tamperproof", "x", "true"], 125, env=env,
                err_re=r"iosig-redirect: rule -s #1 \('x'\): no mount satisfies 'tamper': .*--strict stops here \(see 'iosig explain'\)\n")
-        expect(["-q", "-s", "tamperproof", "x", "true"], 0, env=env, err="", what="--quiet")
+        expect(["-q", "--check", "-s", "tamperproof", "x", "true"], 0, env=env, err="",
+               what="--quiet")
+        expect(["-q", "-s", "tamperproof", "x", "sh", "-c", ": > x"], 0, env=env, cwd=work,
+               err="", what="--quiet reaches the preload library")
+        os.unlink(os.path.join(work, "x"))
         # Rules that can never match.
         expect(["-s", "tmp", "/d/x", "-s", "tmp random", "/d/x", "true"], 0, env=env,
                err="iosig-redirect: warning: rule '/d/x' (-s #2) is never used: '/d/x' (-s #1) has the same pattern and comes first\n")
@@ -603,6 +618,19 @@ def test_install():
         r, o, e = run([tool, "-q", "-s", "tmp", "x", "sh", "-c", 'echo "$LD_PRELOAD"'])
         check(r == 0 and o == os.path.realpath(lib) + "\n",
               "the installed tool preloads the installed library (%r %r)" % (o, e))
+        # What iosig-redirect hands over (rules files, the catalog check) goes
+        # to the installed iosig-redirect-full, which finds the installed
+        # library from its own directory (the prefix is not the configured one).
+        check(os.access(os.path.join(prefix, "libexec", "iosig", "iosig-redirect-full"), os.X_OK),
+              "iosig-redirect-full is installed in libexec/iosig")
+        rules = s.path("rules.yaml")
+        with open(rules, "w") as f:
+            f.write("rules:\n  - path: /nowhere/x\n    sig: tmp\n")
+        for extra in (["--check"], ["-r", rules]):
+            r, o, e = run([tool, "-q"] + extra + ["-s", "tmp", "x", "sh", "-c", 'echo "$LD_PRELOAD"'])
+            check(r == 0 and o == os.path.realpath(lib) + "\n",
+                  "%s: the installed tool hands over to the installed iosig-redirect-full (%r %r)" %
+                  (extra[0], o, e))
         r, o, _ = run([tool, "-q", "-s", "tmp", s.path("work", "*.out"), "sh", "-c",
                        "mkdir -p %s && echo x > %s/a.out && cat %s/a.out" % ((s.path("work"),) * 3)],
                       env={"IOSIG_DISABLE": ""})

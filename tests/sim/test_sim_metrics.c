@@ -16,41 +16,41 @@
 
 static void test_hist_exact_small(void **state)
 {
-	struct sim_hist h;
+	struct pol_hist h;
 
-	sim_hist_init(&h);
+	pol_hist_init(&h);
 	for (uint64_t v = 1; v <= 100; v++)
-		assert_int_equal(sim_hist_add(&h, v), 0);
-	assert_true(sim_hist_mean(&h) == 50.5);
-	assert_true(sim_hist_percentile(&h, 50) == 50);
-	assert_true(sim_hist_percentile(&h, 99) == 99);
-	assert_true(sim_hist_percentile(&h, 99.9) == 100);
-	assert_true(sim_hist_percentile(&h, 0) == 1);
-	assert_true(sim_hist_percentile(&h, 100) == 100);
-	sim_hist_free(&h);
+		assert_int_equal(pol_hist_add(&h, v), 0);
+	assert_true(pol_hist_mean(&h) == 50.5);
+	assert_true(pol_hist_percentile(&h, 50) == 50);
+	assert_true(pol_hist_percentile(&h, 99) == 99);
+	assert_true(pol_hist_percentile(&h, 99.9) == 100);
+	assert_true(pol_hist_percentile(&h, 0) == 1);
+	assert_true(pol_hist_percentile(&h, 100) == 100);
+	pol_hist_free(&h);
 }
 
 static void test_hist_relative_error(void **state)
 {
-	struct sim_hist h;
+	struct pol_hist h;
 
-	sim_hist_init(&h);
+	pol_hist_init(&h);
 	/* 1000 samples 1 ms .. 1000 ms: p99 is the 990th = 990 ms, p99.9 = 999 ms. */
 	for (uint64_t i = 1; i <= 1000; i++)
-		assert_int_equal(sim_hist_add(&h, i * 1000000), 0);
-	assert_true(fabs(sim_hist_percentile(&h, 99) / 990e6 - 1) < 0.004);
-	assert_true(fabs(sim_hist_percentile(&h, 99.9) / 999e6 - 1) < 0.004);
-	assert_true(fabs(sim_hist_percentile(&h, 50) / 500e6 - 1) < 0.004);
-	assert_true(sim_hist_mean(&h) == 500.5e6);
+		assert_int_equal(pol_hist_add(&h, i * 1000000), 0);
+	assert_true(fabs(pol_hist_percentile(&h, 99) / 990e6 - 1) < 0.004);
+	assert_true(fabs(pol_hist_percentile(&h, 99.9) / 999e6 - 1) < 0.004);
+	assert_true(fabs(pol_hist_percentile(&h, 50) / 500e6 - 1) < 0.004);
+	assert_true(pol_hist_mean(&h) == 500.5e6);
 	/* Clamped to the observed extremes. */
-	assert_true(sim_hist_percentile(&h, 100) == 1000e6);
-	sim_hist_free(&h);
+	assert_true(pol_hist_percentile(&h, 100) == 1000e6);
+	pol_hist_free(&h);
 
-	sim_hist_init(&h);
-	assert_true(sim_hist_percentile(&h, 99) == 0);
-	assert_int_equal(sim_hist_add(&h, UINT64_MAX), 0);   /* beyond the range: clamped */
-	assert_true(sim_hist_percentile(&h, 50) == (double)UINT64_MAX);
-	sim_hist_free(&h);
+	pol_hist_init(&h);
+	assert_true(pol_hist_percentile(&h, 99) == 0);
+	assert_int_equal(pol_hist_add(&h, UINT64_MAX), 0);   /* beyond the range: clamped */
+	assert_true(pol_hist_percentile(&h, 50) == (double)UINT64_MAX);
+	pol_hist_free(&h);
 }
 
 static void test_size_classes(void **state)
@@ -95,7 +95,7 @@ static void test_metrics_scenario(void **state)
 	assert_true(m.latency_sum_ns == 1e6 + 2e6 + 3e6 + 10e6 + 0 + 1e6);
 	assert_int_equal(m.lat_cls[0][1].count, 3);
 	assert_int_equal(m.lat_cls[1][5].count, 1);
-	assert_true(sim_hist_mean(&m.lat_op[0]) == 2e6);
+	assert_true(pol_hist_mean(&m.lat_op[0]) == 2e6);
 
 	fp = open_memstream(&buf, &len);
 	json_init(&w, fp, false);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cli.c - options and checks shared by the modes of iosig-redirect (cli.h). */
+/* cli.c - options and checks shared by the modes of iosig-redirect (cli.h):
+ * only libc, as iosig-redirect itself needs (launcher.c). */
 #include "cli.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog_internal.h"
 #include "declog.h"
 #include "env.h"
 #include "fmt.h"
@@ -81,10 +81,7 @@ void cli_done(struct cli *c)
 	c->rs = NULL;
 }
 
-/* Prints an error of -s or a rules file: "file:line:col: msg", and for a
- * signature on the command line the text with a caret under the column. */
-static void print_rule_error(const struct cli *c, const struct iosig_error *err,
-			     const char *sigtext)
+void cli_rule_error(const struct cli *c, const struct iosig_error *err, const char *sigtext)
 {
 	if (err->line > 0)
 		cli_err(c, "%s:%d:%d: %s", err->file, err->line, err->column, err->msg);
@@ -133,7 +130,7 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 		memset(&err, 0, sizeof(err));
 		r = rules_add_cli(c->rs, c->nsig, argv[*i + 1], argv[*i + 2], c->cwd, &err);
 		if (r < 0) {
-			print_rule_error(c, &err, err.column > 0 ? argv[*i + 1] : NULL);
+			cli_rule_error(c, &err, err.column > 0 ? argv[*i + 1] : NULL);
 			return -RX_OWN;
 		}
 		*i += 2;
@@ -149,19 +146,11 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 			return -RX_OWN;
 		}
 		c->nfiles++;
-		memset(&err, 0, sizeof(err));
-		r = rules_load_file(c->rs, file, c->cwd, &err);
-		if (r < 0) {
-			if (r != -EINVAL && err.line <= 0)
-				cli_err(c, "%s: %s; give a readable rules file (see iosig-rules(5))",
-					file, err.msg);
-			else
-				print_rule_error(c, &err, NULL);
-			return -RX_OWN;
-		}
-		return 1;
+		return cli_load_rules(c, file) ? -RX_OWN : 1;
 	}
 	if (is_opt(a, "--config")) {
+		if ((r = cli_handover(c)))
+			return -r;
 		c->config = opt_value(c, argc, argv, i, "--config", "a configuration file");
 		return c->config ? 1 : -RX_OWN;
 	}
@@ -173,8 +162,10 @@ int cli_option(struct cli *c, int argc, char **argv, int *i)
 		c->dry_run = true;
 		return 1;
 	}
-	if (!strcmp(a, "--strict")) {
-		c->strict = true;
+	if (!strcmp(a, "--strict") || !strcmp(a, "--check")) {
+		if ((r = cli_handover(c)))
+			return -r;
+		*(a[2] == 's' ? &c->strict : &c->check) = true;
 		return 1;
 	}
 	if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -230,67 +221,8 @@ static void check_log(struct cli *c)
 	c->log = NULL;
 }
 
-/*
- * Warns (errors with --strict) when no mount of the catalog satisfies a
- * rule's signature, naming each mount and why it was left out.  Returns
- * true if every rule can be satisfied.
- */
-static bool check_rule(struct cli *c, const struct iosig_catalog *cat,
-		       const struct rules_rule *r)
-{
-	size_t n = iosig_catalog_size(cat), len = 0, ineligible = 0;
-	struct iosig_candidate *cands;
-	struct iosig_choice choice;
-	char origin[300], why[2048];
-
-	cands = calloc(n + 1, sizeof(*cands));
-	if (!cands)
-		return true;
-	if (iosig_select(cat, &r->sig, r->pat.text, cands, &choice) < 0 || choice.mount) {
-		free(cands);
-		return true;
-	}
-	/* The mounts that could have taken it and why they did not; the
-	 * ineligible ones (ignored, read-only, no data directory) in a count. */
-	why[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		int k;
-
-		if (cands[i].verdict == IOSIG_V_INELIGIBLE) {
-			ineligible++;
-			continue;
-		}
-		if (len >= sizeof(why) - 1)
-			continue;
-		k = snprintf(why + len, sizeof(why) - len, "%s%s: %s", len ? "; " : "",
-			     cands[i].mount->path, cands[i].why);
-		len += k > 0 ? (size_t)k : 0;
-	}
-	if (len >= sizeof(why) - 1)
-		len = sizeof(why) - 1;
-	if (!len)
-		snprintf(why, sizeof(why), "no mount is eligible (%zu not: see 'iosig devices --all')",
-			 ineligible);
-	else if (ineligible)
-		snprintf(why + len, sizeof(why) - len, " (and %zu mounts not eligible: see 'iosig devices --all')",
-			 ineligible);
-	rules_rule_origin(r, origin, sizeof(origin));
-	if (c->strict)
-		cli_err(c, "rule %s ('%s'): no mount satisfies '%s': %s; --strict stops here (see 'iosig explain')",
-			origin, r->shown, r->sigtext, why);
-	else
-		cli_warn(c, "rule %s ('%s'): no mount satisfies '%s': %s; files it matches stay where the program puts them",
-			 origin, r->shown, r->sigtext, why);
-	free(cands);
-	return false;
-}
-
 int cli_finish(struct cli *c)
 {
-	const struct iosig_catalog *cat;
-	struct iosig_error err;
-	bool ok = true;
-
 	if (c->config && export_path(c, "IOSIG_CONFIG", c->config))
 		return RX_OWN;
 	if (c->log && export_path(c, "IOSIG_LOG", c->log))
@@ -304,21 +236,22 @@ int cli_finish(struct cli *c)
 	}
 	if (c->strict)
 		setenv("IOSIG_STRICT", "1", 1);
+	/* The preload library's own warnings (the first open a rule matches
+	 * in a process that no mount can take) follow --quiet. */
+	if (c->quiet)
+		setenv(RULES_QUIET_ENV, "1", 1);
+	else
+		unsetenv(RULES_QUIET_ENV);
 	rules_resolve_links(c->rs);
 	for (size_t i = 0; i < c->rs->nnotes; i++)
 		cli_warn(c, "%s", c->rs->notes[i]);
-
-	memset(&err, 0, sizeof(err));
-	cat = cat_default(&err);
-	if (!cat) {
-		if (err.line > 0)
-			cli_err(c, "storage catalog: %s:%d:%d: %s", err.file, err.line, err.column, err.msg);
-		else
-			cli_err(c, "storage catalog: %s%s%s", err.file, err.file[0] ? ": " : "",
-				err.msg[0] ? err.msg : "cannot be built");
-		return RX_OWN;
-	}
-	for (size_t i = 0; i < c->own_rules; i++)
-		ok &= check_rule(c, cat, &c->rs->r[i]);
-	return !ok && c->strict ? RX_OWN : RX_OK;
+	/* Building the catalog (the mounts, libmount, the configuration) is
+	 * most of what a run costs before the program starts; a program is
+	 * run without it unless the user asks for the check (--check), needs
+	 * it (--strict), names a configuration to be read (--config: its
+	 * errors are reported here) or prepares files.  Otherwise the preload
+	 * library checks a rule at the first open it matches (rules_check). */
+	if (!c->mode && !c->check && !c->strict && !c->config)
+		return RX_OK;
+	return cli_check(c);
 }

@@ -48,9 +48,11 @@ static void usage(FILE *fp)
 		"      --log FILE        append the decision log (JSON lines) to FILE or\n"
 		"                        'stderr' (IOSIG_LOG)\n"
 		"      --config FILE     catalog configuration (IOSIG_CONFIG)\n"
+		"      --check           check every rule against the catalog before PROGRAM\n"
+		"                        runs (else the first open a rule matches does)\n"
 		"      --strict          stop when a rule's signature cannot be satisfied\n"
 		"                        here, and fail opens when none can (IOSIG_STRICT)\n"
-		"  -q, --quiet           no warnings\n"
+		"  -q, --quiet           no warnings (IOSIG_QUIET for the program)\n"
 		"  -h, --help            this help\n"
 		"      --version         the version\n"
 		"\n"
@@ -153,39 +155,50 @@ out_close_fd:
 	return kind;
 }
 
-/*
- * The preload library: $IOSIG_PRELOAD; else the one built next to this
- * executable when it runs from the build tree; else the installed one:
- * LIBDIR/libiosig-preload.so of the prefix this executable is installed in
- * (BINDIR/..), which is the path fixed at build time unless the
- * installation was moved or installed with another prefix.
- */
-static int preload_path(struct cli *c, char *buf, size_t size)
+char **rx_argv;
+
+void rx_install_path(const char *build, const char *installed, const char *rel, char *buf,
+		     size_t size)
 {
-	const char *env = env_get(RX_PRELOAD_ENV);
-	char exe[PATH_MAX], core[PATH_MAX * 2], *slash;
+	char exe[PATH_MAX], *slash;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	slash = strrchr(exe, '/');
-	if (env && *env) {
-		snprintf(buf, size, "%s", env);
-	} else if (slash && (size_t)(slash - exe) == strlen(IOSIG_REDIRECT_BUILD_DIR) &&
-		   !strncmp(exe, IOSIG_REDIRECT_BUILD_DIR, (size_t)(slash - exe))) {
-		snprintf(buf, size, "%s", IOSIG_PRELOAD_BUILD);
-	} else {
-		snprintf(buf, size, "%s", IOSIG_PRELOAD_INSTALLED);
-		if (slash && IOSIG_INSTALL_LIBDIR[0] != '/') {
-			char rel[PATH_MAX * 2], real[PATH_MAX];
-
-			*slash = '\0';
-			snprintf(rel, sizeof(rel), "%s/../%s/%s", exe, IOSIG_INSTALL_LIBDIR,
-				 IOSIG_PRELOAD_NAME);
-			if (realpath(rel, real))
-				snprintf(buf, size, "%s", real);
-		}
+	if (slash && (size_t)(slash - exe) == strlen(IOSIG_REDIRECT_BUILD_DIR) &&
+	    !strncmp(exe, IOSIG_REDIRECT_BUILD_DIR, (size_t)(slash - exe))) {
+		snprintf(buf, size, "%s", build);
+		return;
 	}
+	snprintf(buf, size, "%s", installed);
+	if (slash && rel[0] != '/') {
+		char path[PATH_MAX * 2], real[PATH_MAX];
+
+		*slash = '\0';
+		snprintf(path, sizeof(path), "%s/%s/%s", exe, RX_TO_PREFIX, rel);
+		if (realpath(path, real))
+			snprintf(buf, size, "%s", real);
+	}
+}
+
+/*
+ * The preload library: $IOSIG_PRELOAD; else the one built next to this
+ * executable when it runs from the build tree; else the installed one:
+ * LIBDIR/libiosig-preload.so of the prefix this executable is installed in,
+ * which is the path fixed at build time unless the installation was moved
+ * or installed with another prefix.
+ */
+static int preload_path(struct cli *c, char *buf, size_t size)
+{
+	const char *env = env_get(RX_PRELOAD_ENV);
+	char core[PATH_MAX * 2], *slash;
+
+	if (env && *env)
+		snprintf(buf, size, "%s", env);
+	else
+		rx_install_path(IOSIG_PRELOAD_BUILD, IOSIG_PRELOAD_INSTALLED,
+				IOSIG_INSTALL_LIBDIR "/" IOSIG_PRELOAD_NAME, buf, size);
 	if (buf[0] != '/' || strpbrk(buf, ": \t")) {
 		cli_err(c, "preload library '%s': LD_PRELOAD needs an absolute path without ':' or blanks; set %s to one",
 			buf, RX_PRELOAD_ENV);
@@ -379,6 +392,7 @@ out_done:
 
 int main(int argc, char **argv)
 {
+	rx_argv = argv;
 	if (argc > 1 && !strcmp(argv[1], "prepare"))
 		return rx_prepare(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "finalize"))

@@ -383,6 +383,8 @@ static int redirect_open(const struct rules_rule *rule, const char *call, int di
 	rule_req(&req, rule, call, dirfd, path, flags, mode, NULL);
 	real_enter();
 	ops = core();
+	if (ops)
+		ops->matched(rule);
 	fd = ops ? ops->openat(&req) : openat(dirfd, path, flags, mode);
 	real_leave();
 	return fd;
@@ -398,10 +400,12 @@ static FILE *redirect_fopen(const struct rules_rule *rule, const char *call, con
 	rule_req(&req, rule, call, AT_FDCWD, path, 0, 0, mode);
 	real_enter();
 	ops = core();
-	if (ops)
+	if (ops) {
+		ops->matched(rule);
 		fp = stream ? ops->freopen(&req, stream, large) : ops->fopen(&req, large);
-	else
+	} else {
 		fp = stream ? freopen(path, mode, stream) : fopen(path, mode);
+	}
 	real_leave();
 	return fp;
 }

@@ -18,7 +18,9 @@
 
 #include "catalog_internal.h"
 #include "declog.h"
+#include "env.h"
 #include "preload_core.h"
+#include "runtime.h"
 
 /*
  * Before an unlink of `path`: is it the user's link with a data file's
@@ -75,6 +77,53 @@ static void warn(const char *msg)
 	declog_event("warning", NULL, msg, NULL);
 }
 
+/* The rules checked in this process (a rule is checked once; they are few). */
+struct checked {
+	const struct rules_rule *rule;
+	struct checked *next;
+};
+
+static struct checked *checked_list;   /* guarded by the runtime lock (rt_lock) */
+
+/* The first call a rule matches: can some mount take its files?  If not,
+ * one warning on stderr (as iosig-redirect --check prints it) and in the
+ * log; the call goes on and falls back to where the program asked. */
+static void matched(const struct rules_rule *rule)
+{
+	const struct iosig_catalog *cat;
+	struct checked *e;
+	char msg[3072], line[3200];
+	int n;
+
+	rt_lock();
+	for (e = checked_list; e; e = e->next)
+		if (e->rule == rule)
+			break;
+	if (e) {
+		rt_unlock();
+		return;
+	}
+	/* Out of memory: checked again next time, which is all it costs. */
+	e = malloc(sizeof(*e));
+	if (e) {
+		e->rule = rule;
+		e->next = checked_list;
+		checked_list = e;
+	}
+	rt_unlock();
+	cat = cat_default(NULL);
+	if (!cat || rules_check(cat, rule, msg, sizeof(msg)))
+		return;
+	declog_event("warning", &rule->site, msg, NULL);
+	if (env_flag(RULES_QUIET_ENV))
+		return;
+	n = snprintf(line, sizeof(line),
+		     "iosig-redirect: warning: %s; files it matches stay where the program puts them\n",
+		     msg);
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 __attribute__((visibility("default"))) const struct pl_core_ops pl_core = {
 	.version = PL_CORE_VERSION,
 	.openat = rd_openat,
@@ -83,6 +132,7 @@ __attribute__((visibility("default"))) const struct pl_core_ops pl_core = {
 	.find_linked = find_linked,
 	.after_unlink = after_unlink,
 	.warn = warn,
+	.matched = matched,
 	.client_attach = client_attach,
 	.links = &links_ops,
 };

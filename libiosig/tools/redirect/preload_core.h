@@ -36,7 +36,7 @@
 #include "rules.h"
 
 /* Bumped whenever struct pl_core_ops or struct pl_linked changes. */
-#define PL_CORE_VERSION 5
+#define PL_CORE_VERSION 6
 
 /* A link about to be removed that claims to be one the runtime made. */
 struct pl_linked {
@@ -65,6 +65,12 @@ struct pl_core_ops {
 			     const char *path, struct pl_linked *ld, bool unlinked);
 	/* Logs a warning (IOSIG_LOG). */
 	void (*warn)(const char *msg);
+	/* Before the call a rule matched is redirected: the first time in
+	 * the process for that rule, checks that some mount satisfies its
+	 * signature (rules_check) and, if none does, says so once on stderr
+	 * (unless IOSIG_QUIET) and in the log.  iosig-redirect checks at
+	 * start only when asked to (--check, --strict, --config). */
+	void (*matched)(const struct rules_rule *rule);
 	/* The daemon client (client.h): takes the front's table of tagged
 	 * descriptors and returns what the front's interposers call for
 	 * them.  The front attaches it when it loads the core, before any

@@ -31,6 +31,10 @@
 /* Environment variable carrying the compiled rules to the preload library. */
 #define RULES_ENV "IOSIG_REDIRECT_RULES"
 
+/* Set ("1") by iosig-redirect --quiet: the preload library prints no
+ * warning either (rules_check at a rule's first match). */
+#define RULES_QUIET_ENV "IOSIG_QUIET"
+
 /* Largest compiled form iosig-redirect puts in the environment (the kernel
  * limits one environment string to 128 KiB). */
 #define RULES_ENV_MAX (120u * 1024u)
@@ -139,6 +143,16 @@ bool rules_quick_reject(const struct rules *rs, const char *path);
 
 /* Where a rule comes from, for messages: "rules.yaml:12:11" or "-s #2". */
 void rules_rule_origin(const struct rules_rule *r, char *buf, size_t size);
+
+/*
+ * True if some mount of `cat` satisfies r's signature (the selection of
+ * libiosig for the rule's pattern); else false with "rule ORIGIN ('PATTERN'):
+ * no mount satisfies 'SIG': each candidate mount and why not" in msg
+ * (rules_check.c: the runtime's catalog, not for the preload front).
+ */
+struct iosig_catalog;
+bool rules_check(const struct iosig_catalog *cat, const struct rules_rule *r, char *msg,
+		 size_t size);
 
 /* The first rule matching `abs` (absolute and normalised), or NULL. */
 const struct rules_rule *rules_match(const struct rules *rs, const char *abs);

@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* hist.c - log-linear latency histogram (see hist.h). */
-#include "hist.h"
+/* pol_hist.c - log-linear latency histogram (see pol_hist.h). */
+#include "pol_hist.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#define SUB (1u << SIM_HIST_SUB_BITS)
+#define SUB (1u << POL_HIST_SUB_BITS)
 
 static unsigned bucket_of(uint64_t v)
 {
 	unsigned msb, e;
 
-	if (v >= (1ull << SIM_HIST_MAX_BITS))
-		v = (1ull << SIM_HIST_MAX_BITS) - 1;
+	if (v >= (1ull << POL_HIST_MAX_BITS))
+		v = (1ull << POL_HIST_MAX_BITS) - 1;
 	if (v < 2 * SUB)
 		return (unsigned)v;
 	msb = 63 - (unsigned)__builtin_clzll(v);
-	e = msb - SIM_HIST_SUB_BITS;     /* >= 1; v >> e is in [SUB, 2*SUB) */
+	e = msb - POL_HIST_SUB_BITS;     /* >= 1; v >> e is in [SUB, 2*SUB) */
 	return e * SUB + (unsigned)(v >> e);
 }
 
@@ -37,7 +37,7 @@ static void bucket_range(unsigned i, double *lo, double *width)
 	*width = ldexp(1.0, (int)e);
 }
 
-void sim_hist_init(struct sim_hist *h)
+void pol_hist_init(struct pol_hist *h)
 {
 	h->count = 0;
 	h->sum = 0;
@@ -46,7 +46,7 @@ void sim_hist_init(struct sim_hist *h)
 	h->bucket = NULL;
 }
 
-void sim_hist_free(struct sim_hist *h)
+void pol_hist_free(struct pol_hist *h)
 {
 	if (!h)
 		return;
@@ -54,15 +54,15 @@ void sim_hist_free(struct sim_hist *h)
 	h->bucket = NULL;
 }
 
-static int ensure(struct sim_hist *h)
+static int ensure(struct pol_hist *h)
 {
 	if (h->bucket)
 		return 0;
-	h->bucket = calloc(SIM_HIST_BUCKETS, sizeof(*h->bucket));
+	h->bucket = calloc(POL_HIST_BUCKETS, sizeof(*h->bucket));
 	return h->bucket ? 0 : -ENOMEM;
 }
 
-int sim_hist_add(struct sim_hist *h, uint64_t v)
+int pol_hist_add(struct pol_hist *h, uint64_t v)
 {
 	int ret = ensure(h);
 
@@ -78,7 +78,7 @@ int sim_hist_add(struct sim_hist *h, uint64_t v)
 	return 0;
 }
 
-int sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)
+int pol_hist_merge(struct pol_hist *dst, const struct pol_hist *src)
 {
 	int ret;
 
@@ -87,7 +87,7 @@ int sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)
 	ret = ensure(dst);
 	if (ret < 0)
 		return ret;
-	for (unsigned i = 0; i < SIM_HIST_BUCKETS; i++)
+	for (unsigned i = 0; i < POL_HIST_BUCKETS; i++)
 		dst->bucket[i] += src->bucket[i];
 	dst->count += src->count;
 	dst->sum += src->sum;
@@ -98,12 +98,12 @@ int sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src)
 	return 0;
 }
 
-double sim_hist_mean(const struct sim_hist *h)
+double pol_hist_mean(const struct pol_hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0;
 }
 
-double sim_hist_percentile(const struct sim_hist *h, double p)
+double pol_hist_percentile(const struct pol_hist *h, double p)
 {
 	uint64_t rank, seen = 0;
 
@@ -117,7 +117,7 @@ double sim_hist_percentile(const struct sim_hist *h, double p)
 	rank = (uint64_t)ceil(p / 100.0 * (double)h->count - 1e-9);
 	if (rank < 1)
 		rank = 1;
-	for (unsigned i = 0; i < SIM_HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < POL_HIST_BUCKETS; i++) {
 		double lo, width, v;
 
 		seen += h->bucket[i];
