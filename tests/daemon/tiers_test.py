@@ -479,8 +479,14 @@ def test_stale():
                                                                    t["written_bytes"] if t else 0, moved))
             check(total["reads"] > 1000 and total["stale"] == 0 and total["torn"] == 0,
                   "%s: tagged readers in other processes: 0 stale, 0 torn (%s)" % (policy, json.dumps(total)))
-            check(t and t["written_bytes"] > 0 and moved > 0,
-                  "%s: data went to the tier and was moved home meanwhile (%s)" % (policy, json.dumps(t)))
+            # bid-hybrid migrates and nvcache writes back: their tier data
+            # goes home while the readers run.  MIOS keeps its data in the
+            # tier (GC moves it inside the log) until a write home supersedes
+            # it, which may be all of it (seen: 0 bytes left to move home).
+            moves_home = not policy.startswith("mios-")
+            check(t and t["written_bytes"] > 0 and (moved > 0 or not moves_home),
+                  "%s: data went to the tier%s (%s)" % (policy, " and was moved home meanwhile" if moves_home
+                                                       else "", json.dumps(t)))
             check(d.stop() == 0, "%s: iosigd exits 0" % policy)
     finally:
         Daemon.kill_all()
