@@ -659,6 +659,17 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 
 /* A command (a merged chain) is done: the policy hears of each member in
  * chain order, then their entries complete. */
+void engine_req_counted(struct ddev *dv, const struct policy_req *r, bool written, uint64_t now)
+{
+	if (r->op == POLICY_OP_READ)
+		dv->bytes_read += r->len;
+	else if (written)
+		dv->bytes_written += r->len;
+	/* A histogram that cannot get its buckets (ENOMEM) only loses this
+	 * sample from the status. */
+	(void)pol_hist_add(&dv->lat, now - r->arrival_ns);
+}
+
 static void command_done(struct daemon *d, struct dop *head)
 {
 	struct ddev *dv = op_file(head)->dev;
@@ -673,13 +684,7 @@ static void command_done(struct daemon *d, struct dop *head)
 		next = m->merge_next;
 		m->status = op->err;
 		dv->pol->ops->complete(dv->pol, m);
-		if (m->op == POLICY_OP_READ)
-			dv->bytes_read += m->len;
-		else if (write_via_policy(op))
-			dv->bytes_written += m->len;   /* (others: counted in the page cache) */
-		/* A histogram that cannot get its buckets (ENOMEM) only
-		 * loses this sample from the status. */
-		(void)pol_hist_add(&dv->lat, now - m->arrival_ns);
+		engine_req_counted(dv, m, write_via_policy(op), now);
 	}
 	/* Second walk: complete() may have looked at later members. */
 	for (m = &head->req; m; m = next) {

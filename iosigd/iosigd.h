@@ -266,6 +266,10 @@ int engine_issue_home(struct ddev *dv, struct policy_req *req, uint64_t offset);
 void engine_op_finish(struct daemon *d, struct dop *op);
 void engine_op_continue(struct daemon *d, struct dop *op);
 void engine_file_destroy(struct daemon *d, struct dfile *f);
+/* A device request the policy completed, in the device's status counters:
+ * its bytes (a write's only if `written`: the page-cache path counts its
+ * own) and its latency from arrival to `now`. */
+void engine_req_counted(struct ddev *dv, const struct policy_req *r, bool written, uint64_t now);
 
 /* ---- session.c ---- */
 

@@ -1069,11 +1069,7 @@ static void member_done(struct daemon *d, struct tcmd *c, struct tmember *m)
 	dv->pol->ops->complete(dv->pol, r);
 	if (!is_op(d, r))
 		return;
-	if (r->op == POLICY_OP_READ)
-		dv->bytes_read += r->len;
-	else
-		dv->bytes_written += r->len;
-	(void)pol_hist_add(&dv->lat, dnow() - r->arrival_ns);  /* ENOMEM: a sample lost */
+	engine_req_counted(dv, r, true, dnow());
 	op_of(r)->result = m->err ? m->err : (int64_t)(r->op == POLICY_OP_READ ? m->bytes : r->len);
 	if (m->round && !m->err) {
 		struct twait *w = calloc(1, sizeof(*w));
