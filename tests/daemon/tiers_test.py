@@ -13,11 +13,15 @@ Groups (tiers_test.py GROUP):
              workloads (dwork records) lose nothing a write() acknowledged
              and never read a stale or torn record, through a restarted
              daemon's recovery and the client's take-over
-  powerloss  simulated power losses of the persistent tiers: a workload
-             fsyncs, then writes on; the daemon and the workload are killed,
-             the journal's records written after the last fsync torn or
-             zeroed at a random byte; after recovery every fsync-acknowledged
-             record is home, none older, and the torn records were refused
+  powerloss  real power losses of the persistent tiers: home and tier are
+             partitions of one loop device; a workload fsyncs, then writes
+             on; the daemon and the workload are killed and the device's
+             image taken at that instant (un-fsync'ed page cache dropped) is
+             mounted in its place; in two rounds of three the journal's
+             records after the last fsync are also torn or zeroed at a
+             random byte; after recovery every fsync-acknowledged record is
+             home, none older, the torn records were refused, and the power
+             loss did drop un-fsync'ed records
   stale      readers in other processes, tagged while the writer writes and
              untagged after it closed, during migration, GC and write-back:
              every read checksummed, 0 stale
@@ -42,6 +46,7 @@ import os
 import random
 import re
 import shutil
+from stat import S_ISBLK
 import struct
 import subprocess
 import sys
@@ -53,7 +58,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, Hostile, collect, device_of, entry,  # noqa: E402
                          prepare_tree, records, redirected, run_group, takeovers)
 from iosig_testlib import (Scratch, check, differing, need_root, run,  # noqa: E402
-                           sqlite_workload, tree, write_config)
+                           skip, sqlite_workload, tree, write_config)
 
 ALL_POLICIES = ["bid-hybrid", "mios-d", "mios-e", "nvcache"]
 # IOSIGD_TIER_POLICIES=a,b: only these (a soak of one policy, a bisection).
@@ -248,12 +253,13 @@ def test_faults():
 
 
 # ---------------------------------------------------------------------------
-# powerloss: torn records after the last fsync
+# powerloss: a real power loss of both "disks", then torn records
 # ---------------------------------------------------------------------------
 
 # The workload: records (16 bytes of header + payload) in files, fsync'ed
 # now and then; after each fsync it prints what is acknowledged.  Then it
-# writes on (never fsync'ed) and waits to be killed.
+# writes on (never fsync'ed), prints the versions it wrote last and waits to
+# be killed.
 POWER_WORKLOAD = r'''
 import os, sys, struct, random, hashlib, time
 d, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -275,39 +281,190 @@ for i in range(n):
         acked = dict(ver)
 print("ACKED " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(acked.items())), flush=True)
 print("MORE", flush=True)
+later = {}
 for i in range(n // 2):
     f, slot = rng.randrange(3), rng.randrange(256)
     v = ver.get((f, slot), 0) + 1
     ver[(f, slot)] = v
+    later[(f, slot)] = v
     os.pwrite(files[f], rec(f, slot, v), slot * 2048)
-print("WRITTEN", flush=True)
+print("WRITTEN " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(later.items())), flush=True)
 time.sleep(600)
 '''
+
+
+def power_versions(line, word):
+    """{(file, slot): version} of a workload's `word` line."""
+    out = {}
+    for item in line.split()[1:] if line.startswith(word) else []:
+        f, slot, v = map(int, item.split(":"))
+        out[(f, slot)] = v
+    return out
+
+
+def power_record(home, f, slot, seed):
+    """The version of the record at (f, slot) in the home file: 0 if it
+    is not there (short file, zeros), -1 if it is torn or foreign."""
+    try:
+        with open(os.path.join(home, "p%d" % f), "rb") as fp:
+            fp.seek(slot * 2048)
+            b = fp.read(2048)
+    except FileNotFoundError:
+        return 0
+    if len(b) < 2048 or b == bytes(len(b)):
+        return 0
+    magic, ff, ss, vv = struct.unpack("<IIII", b[:16])
+    body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, vv)).digest() * 64
+    if magic != 0x52434431 or ff != f or ss != slot or b[16:] != body[:2032]:
+        return -1
+    return vv
 
 
 def check_power(home, acked, seed, what):
     """Every acknowledged record present at its version or a newer one."""
     bad = 0
     for (f, slot), v in acked.items():
-        with open(os.path.join(home, "p%d" % f), "rb") as fp:
-            fp.seek(slot * 2048)
-            b = fp.read(2048)
-        if len(b) < 16:
-            bad += 1
-            continue
-        magic, ff, ss, vv = __import__("struct").unpack("<IIII", b[:16])
-        body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, vv)).digest() * 64
-        if magic != 0x52434431 or ff != f or ss != slot or vv < v or b[16:] != body[:2032]:
+        vv = power_record(home, f, slot, seed)
+        if vv < v:
             if not bad:
-                print("%s: first bad: file %d slot %d: want version >= %d, found magic %x file %d slot %d version %d, body %s"
-                      % (what, f, slot, v, magic, ff, ss, vv, "ok" if b[16:] == body[:2032] else "differs"))
+                print("%s: first bad: file %d slot %d: want version >= %d, found %s"
+                      % (what, f, slot, v, {0: "nothing", -1: "a torn or foreign record"}.get(vv, "version %d" % vv)))
             bad += 1
     check(bad == 0, "%s: every fsync-acknowledged record is home, none older or torn (%d bad of %d)"
           % (what, bad, len(acked)))
     return bad
 
 
+class PowerDisk:
+    """Two "disks" that lose power together: the ext4 mounts Setup asks
+    for (it takes this for a Scratch) are partitions of ONE loop device
+    (losetup -P) whose backing file lives on a scratch btrfs.  power_loss()
+    is a power loss: a reflink copy (FICLONE) of the backing file is one
+    point-in-time image of both partitions - what the filesystems had
+    submitted to the device, not their dirty page cache (the clone takes
+    the backing inode's lock, which every write of the loop driver takes) -
+    then the filesystems are replaced by the image's, mounted at the same
+    mount points (ext4 replays its journal)."""
+
+    SIZES = (512, 800)    # MiB: the largest home and tier mounts Setup asks for
+
+    def __init__(self, s, name):
+        self.s, self.name, self.n = s, name, 0
+        self.sbin = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+        if not shutil.which("sfdisk", path=self.sbin):
+            skip("sfdisk not found (package fdisk; scripts/install-deps installs it)")
+        # sparse: room for the disk, its images' changed extents, and more
+        self.fs = s.mount_loop(name + "-btrfs", "%dM" % (2 * sum(self.SIZES) + 256), "btrfs", ["-q", "-f"])
+        self.backing = os.path.join(self.fs, "disk.0")
+        with open(self.backing, "wb") as f:
+            f.truncate((sum(self.SIZES) + 2) << 20)
+        table = "label: dos\n" + "".join("size=%dMiB, type=83\n" % m for m in self.SIZES)
+        r = subprocess.run([shutil.which("sfdisk", path=self.sbin), "-q", self.backing], input=table,
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "sfdisk made the partition table (%s)" % r.stderr.strip())
+        self.dev, self.mounts = None, []     # mounts: (mount point, partition number)
+        self.attach()
+
+    def path(self, *parts):
+        return self.s.path(*parts)
+
+    def attach(self):
+        """The backing file on a new loop device, its partitions as block
+        devices: the kernel's own scan (losetup -P), else partx (a kernel
+        without the DOS partition parser adds them by BLKPG).  Never goes
+        on without them: mkfs on a missing /dev node would make a file."""
+        r = subprocess.run(["losetup", "--show", "-f", "-P", self.backing], capture_output=True, text=True)
+        if r.returncode:
+            skip("cannot attach a partitioned loop device: " + r.stderr.strip())
+        self.dev = r.stdout.strip()
+        if not self.partitioned():
+            r = subprocess.run([shutil.which("partx", path=self.sbin) or "partx", "-a", self.dev],
+                               capture_output=True, text=True)
+            for _ in range(200):
+                if self.partitioned():
+                    break
+                time.sleep(0.01)
+        if not check(self.partitioned(), "%s has its %d partitions (%s)" % (self.dev, len(self.SIZES), r.stderr.strip())):
+            raise RuntimeError("no partitions on " + self.dev)
+
+    def partitioned(self):
+        try:
+            return all(S_ISBLK(os.stat(self.part(k)).st_mode) for k in range(1, len(self.SIZES) + 1))
+        except OSError:
+            return False
+
+    def part(self, k):
+        return "%sp%d" % (self.dev, k)
+
+    def mount(self, k, mnt):
+        r = subprocess.run(["mount", "-t", "ext4", self.part(k), mnt], capture_output=True, text=True)
+        check(r.returncode == 0, "%s mounted at %s (%s)" % (self.part(k), mnt, r.stderr.strip()))
+
+    def mount_ext4(self, name, size):
+        """An ext4 of `size` ("256M") on the next free partition."""
+        k = len(self.mounts) + 1
+        check(k <= len(self.SIZES) and int(size[:-1]) <= self.SIZES[k - 1],
+              "PowerDisk: a partition of %s for %s" % (size, name))
+        mnt = self.s.path(name)
+        os.makedirs(mnt, exist_ok=True)
+        r = subprocess.run([shutil.which("mkfs.ext4", path=self.sbin), "-q", "-F", self.part(k), size],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "mkfs.ext4 %s (%s)" % (self.part(k), r.stderr.strip()))
+        self.mount(k, mnt)
+        self.mounts.append((mnt, k))
+        return mnt
+
+    def sync(self):
+        """syncfs of every partition: what the test sets up (not what it
+        tests) survives the next power loss."""
+        for mnt, _ in self.mounts:
+            subprocess.run(["sync", "-f", mnt], check=True)
+
+    def release(self):
+        """Unmounts the partitions (lazily if busy) and detaches the device
+        (freed at its last close)."""
+        for mnt, _ in reversed(self.mounts):
+            if subprocess.run(["umount", mnt], capture_output=True).returncode:
+                subprocess.run(["umount", "-l", mnt], capture_output=True)
+        if self.dev:
+            subprocess.run(["losetup", "-d", self.dev], capture_output=True)
+            self.dev = None
+
+    def power_loss(self):
+        """The image of both partitions as they are now; the filesystems
+        replaced by the image's.  Whatever was only in the page cache of
+        the mounts is gone."""
+        self.n += 1
+        image = os.path.join(self.fs, "disk.%d" % self.n)
+        r = subprocess.run(["cp", "--reflink=always", self.backing, image], capture_output=True, text=True)
+        check(r.returncode == 0, "a reflink copy of the disk (%s)" % r.stderr.strip())
+        self.release()
+        os.unlink(self.backing)
+        self.backing = image
+        self.attach()
+        for mnt, k in self.mounts:
+            self.mount(k, mnt)
+
+    def close(self):
+        self.release()
+
+
+def power_recovery(d):
+    """{what: count} of a restarted daemon's recovery line(s)."""
+    out = {}
+    for line in recovery_lines(d):
+        for n, what in re.findall(r"(\d+) (torn or corrupt stretches|torn sectors|records of files not found|"
+                                  r"bytes written home)", line):
+            out[what] = out.get(what, 0) + int(n)
+    return out
+
+
 def test_powerloss():
+    """Each round: the workload fsyncs, writes on; the daemon and the
+    workload are killed and the power fails (PowerDisk: the image of the
+    home and the tier's partitions at that instant); in two rounds of three
+    the image's journal after the last fsync is also torn at a random byte
+    (zeros or garbage); a new daemon recovers from the image."""
     need_root()
     rounds = int(os.environ.get("IOSIGD_POWER_ROUNDS", "10"))
     rng = random.Random(int(os.environ.get("IOSIGD_SEED", "777")))
@@ -315,58 +472,82 @@ def test_powerloss():
     script = s.path("power.py")
     with open(script, "w") as f:
         f.write(POWER_WORKLOAD)
+    disk = None
     try:
         for policy in PERSISTENT:
-            st = Setup(s, policy, policy)
-            rejected = 0
+            disk = PowerDisk(s, policy)
+            st = Setup(disk, policy, policy)
+            disk.sync()
+            rejected = dropped = dropped_rounds = 0
             for r in range(rounds):
                 d = daemon_for(s, st, "d-%s-%d" % (policy, r))
                 work = os.path.join(st.home, "w%d" % r)
                 os.makedirs(work)
+                disk.sync()
                 seed = 9000 + r
                 env = dict(os.environ)
                 env.update(d.env())
                 p = subprocess.Popen([REDIRECT, "-q", "-s", "random size_per_io(2*KiB)", work + "/**", "--",
                                       sys.executable, script, work, str(seed), "600"],
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                acked = {}
                 line = p.stdout.readline()
-                for item in line.split()[1:]:
-                    f, slot, v = map(int, item.split(":"))
-                    acked[(f, slot)] = v
-                check(line.startswith("ACKED") and acked, "%s round %d: the workload ran (%r)" % (policy, r, line))
+                acked = power_versions(line, "ACKED")
+                check(acked, "%s round %d: the workload ran (%r)" % (policy, r, line))
                 # Durable so far: the journal up to here.  What comes after
                 # is not acknowledged.
                 synced = st.tier(d.status())["journal_used"]
                 p.stdout.readline()   # MORE
-                p.stdout.readline()   # WRITTEN
+                later = power_versions(p.stdout.readline(), "WRITTEN")
+                check(later, "%s round %d: the workload wrote on after its last fsync" % (policy, r))
                 end = st.tier(d.status())["journal_used"]
-                # Power loss: everything dies at once.
-                d.kill9()
+                # Power loss: everything dies at once, the disks keep what
+                # reached them.
                 p.kill()
+                d.kill9()
                 p.wait()
-                # The records after the sync torn at a random byte: zeros
-                # (never written) or garbage (half written).
+                disk.power_loss()
+                # In two rounds of three, the records after the sync also
+                # torn at a random byte: zeros (never written) or garbage
+                # (half written).
+                tear = r % 3
                 with open(st.store, "r+b") as f:
                     sb = f.read(256)
                     joff = int.from_bytes(sb[56:64], "little")
-                    if end > synced + 64:
+                    if tear and end > synced + 64:
                         cut = rng.randrange(synced, end)
                         f.seek(joff + cut)
-                        f.write(b"\0" * (end - cut) if r % 2 else os.urandom(end - cut))
+                        f.write(b"\0" * (end - cut) if tear == 1 else os.urandom(end - cut))
                         os.fsync(f.fileno())
                 d2 = daemon_for(s, st, "d-%s-%d-after" % (policy, r))
-                for line in recovery_lines(d2):
-                    m = re.search(r"rejected: (\d+) torn or corrupt", line)
-                    if m:
-                        rejected += int(m.group(1))
-                check_power(work, acked, seed, "%s round %d" % (policy, r))
-                check(d2.stop() == 0, "%s round %d: the daemon after it exits 0" % (policy, r))
+                rec = power_recovery(d2)
+                rejected += rec.get("torn or corrupt stretches", 0) + rec.get("torn sectors", 0)
+                what = "%s round %d" % (policy, r)
+                check_power(work, acked, seed, what)
+                check(rec.get("records of files not found", 0) == 0,
+                      "%s: recovery found every file on the image's filesystem (%r)" % (what, rec))
+                # Did the power loss drop anything?  Records written after
+                # the last fsync that are not home at their last version.
+                lost = sum(1 for (f, slot), v in later.items() if power_record(work, f, slot, seed) < v)
+                print("%s: %s; %d of %d records written after the last fsync lost; recovery %s"
+                      % (what, ("journal torn (%s)" % ("zeros", "garbage")[tear - 1]) if tear else "no tear",
+                         lost, len(later), json.dumps(rec, sort_keys=True)))
+                if not tear:
+                    dropped += lost
+                    dropped_rounds += lost > 0
+                check(d2.stop() == 0, "%s: the daemon after it exits 0" % what)
                 shutil.rmtree(work, ignore_errors=True)
-            print("powerloss %s: %d rounds, %d torn or corrupt stretches refused" % (policy, rounds, rejected))
+            print("powerloss %s: %d rounds, %d torn or corrupt stretches or sectors refused, "
+                  "%d records written after the last fsync dropped by the power loss alone in %d rounds"
+                  % (policy, rounds, rejected, dropped, dropped_rounds))
             check(rejected > 0, "%s: torn records were seen and refused (%d)" % (policy, rejected))
+            check(dropped_rounds > 0, "%s: the power loss dropped data that was not fsync'ed (%d records in %d rounds)"
+                  % (policy, dropped, dropped_rounds))
+            disk.close()
+            disk = None
     finally:
         Daemon.kill_all()
+        if disk:
+            disk.close()
         s.close()
 
 
