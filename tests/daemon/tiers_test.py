@@ -438,10 +438,16 @@ class PowerDisk:
         image = os.path.join(self.fs, "disk.%d" % self.n)
         r = subprocess.run(["cp", "--reflink=always", self.backing, image], capture_output=True, text=True)
         check(r.returncode == 0, "a reflink copy of the disk (%s)" % r.stderr.strip())
-        self.release()
-        os.unlink(self.backing)
+        # The image on a new loop device before the old one goes: its
+        # partitions get other device numbers, as after a reboot, so
+        # recovery cannot count on the recorded st_dev.
+        old, olddev = self.backing, self.dev
         self.backing = image
         self.attach()
+        newdev, self.dev = self.dev, olddev
+        self.release()
+        os.unlink(old)
+        self.dev = newdev
         for mnt, k in self.mounts:
             self.mount(k, mnt)
 
