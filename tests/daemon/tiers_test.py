@@ -257,12 +257,12 @@ def test_faults():
 # ---------------------------------------------------------------------------
 
 # The workload: records (16 bytes of header + payload) in files, fsync'ed
-# now and then; after each fsync it prints what is acknowledged.  Then it
-# writes on (never fsync'ed), prints the versions it wrote last and waits to
-# be killed.
+# every 40 records; then it prints what is acknowledged (also after the
+# fsync number `early`, when not 0, and goes on).  Then it writes on (never
+# fsync'ed), prints the versions it wrote last and waits to be killed.
 POWER_WORKLOAD = r'''
 import os, sys, struct, random, hashlib, time
-d, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d, seed, n, early = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
 files = [os.open(os.path.join(d, "p%d" % i), os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644) for i in range(3)]
 ver = {}
@@ -279,6 +279,8 @@ for i in range(n):
         for fd in files:
             os.fsync(fd)
         acked = dict(ver)
+        if i // 40 + 1 == early:
+            print("ACKED " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(acked.items())), flush=True)
 print("ACKED " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(acked.items())), flush=True)
 print("MORE", flush=True)
 later = {}
@@ -470,7 +472,9 @@ def test_powerloss():
     workload are killed and the power fails (PowerDisk: the image of the
     home and the tier's partitions at that instant); in two rounds of three
     the image's journal after the last fsync is also torn at a random byte
-    (zeros or garbage); a new daemon recovers from the image."""
+    (zeros or garbage); a new daemon recovers from the image.  In rounds
+    3, 7, ... the power fails instead at a random instant while the
+    workload writes and fsyncs (the daemon amid sync rounds), untorn."""
     need_root()
     rounds = int(os.environ.get("IOSIGD_POWER_ROUNDS", "10"))
     rng = random.Random(int(os.environ.get("IOSIGD_SEED", "777")))
@@ -491,38 +495,49 @@ def test_powerloss():
                 os.makedirs(work)
                 disk.sync()
                 seed = 9000 + r
+                mid = r % 4 == 3
+                early = rng.randrange(2, 13) if mid else 0
                 env = dict(os.environ)
                 env.update(d.env())
                 p = subprocess.Popen([REDIRECT, "-q", "-s", "random size_per_io(2*KiB)", work + "/**", "--",
-                                      sys.executable, script, work, str(seed), "600"],
+                                      sys.executable, script, work, str(seed), "600", str(early)],
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 line = p.stdout.readline()
                 acked = power_versions(line, "ACKED")
-                check(acked, "%s round %d: the workload ran (%r)" % (policy, r, line))
-                # Durable so far: the journal up to here.  What comes after
-                # is not acknowledged.
-                synced = st.tier(d.status())["journal_used"]
-                p.stdout.readline()   # MORE
-                later = power_versions(p.stdout.readline(), "WRITTEN")
-                check(later, "%s round %d: the workload wrote on after its last fsync" % (policy, r))
-                end = st.tier(d.status())["journal_used"]
+                check(acked, "%s round %d: the workload ran (%r)" % (policy, r, line[:60]))
+                later, synced, end = {}, 0, 0
+                if mid:
+                    # The workload writes and fsyncs on: the power fails
+                    # amid its writes and the daemon's sync rounds.
+                    time.sleep(rng.uniform(0, 0.1))
+                else:
+                    # Durable so far: the journal up to here.  What comes
+                    # after is not acknowledged.
+                    synced = st.tier(d.status())["journal_used"]
+                    p.stdout.readline()   # MORE
+                    later = power_versions(p.stdout.readline(), "WRITTEN")
+                    check(later, "%s round %d: the workload wrote on after its last fsync" % (policy, r))
+                    end = st.tier(d.status())["journal_used"]
                 # Power loss: everything dies at once, the disks keep what
                 # reached them.
                 p.kill()
                 d.kill9()
                 p.wait()
+                # In two rounds of three, the journal's records after the
+                # sync reached the disk up to a random byte (their payloads
+                # as the image has them), then zeros (never written) or
+                # garbage (half written).
+                tear = 0 if mid else r % 3
+                with open(st.store, "rb") as f:
+                    joff = int.from_bytes(f.read(256)[56:64], "little")
+                    f.seek(joff + synced)
+                    tail = f.read(end - synced)
                 disk.power_loss()
-                # In two rounds of three, the records after the sync also
-                # torn at a random byte: zeros (never written) or garbage
-                # (half written).
-                tear = r % 3
-                with open(st.store, "r+b") as f:
-                    sb = f.read(256)
-                    joff = int.from_bytes(sb[56:64], "little")
-                    if tear and end > synced + 64:
-                        cut = rng.randrange(synced, end)
-                        f.seek(joff + cut)
-                        f.write(b"\0" * (end - cut) if tear == 1 else os.urandom(end - cut))
+                if tear and end > synced + 64:
+                    cut = rng.randrange(synced, end)
+                    with open(st.store, "r+b") as f:
+                        f.seek(joff + synced)
+                        f.write(tail[:cut - synced] + (b"\0" * (end - cut) if tear == 1 else os.urandom(end - cut)))
                         os.fsync(f.fileno())
                 d2 = daemon_for(s, st, "d-%s-%d-after" % (policy, r))
                 rec = power_recovery(d2)
@@ -535,9 +550,10 @@ def test_powerloss():
                 # the last fsync that are not home at their last version.
                 lost = sum(1 for (f, slot), v in later.items() if power_record(work, f, slot, seed) < v)
                 print("%s: %s; %d of %d records written after the last fsync lost; recovery %s"
-                      % (what, ("journal torn (%s)" % ("zeros", "garbage")[tear - 1]) if tear else "no tear",
+                      % (what, "power failed after fsync %d, amid writes and fsyncs" % early if mid else
+                         ("journal torn (%s)" % ("zeros", "garbage")[tear - 1]) if tear else "no tear",
                          lost, len(later), json.dumps(rec, sort_keys=True)))
-                if not tear:
+                if not tear and not mid:
                     dropped += lost
                     dropped_rounds += lost > 0
                 check(d2.stop() == 0, "%s: the daemon after it exits 0" % what)
