@@ -17,9 +17,10 @@ Groups (tiers_test.py GROUP):
              partitions of one loop device; a workload fsyncs, then writes
              on; the daemon and the workload are killed and the device's
              image taken at that instant (un-fsync'ed page cache dropped) is
-             mounted in its place; in two rounds of three the journal's
-             records after the last fsync are also torn or zeroed at a
-             random byte; after recovery every fsync-acknowledged record is
+             mounted in its place; the power fails after the workload's
+             last write, or (some rounds) amid its writes and fsyncs; in
+             two rounds of three the journal's records after the last fsync
+             are also torn or zeroed at a random byte; after recovery every fsync-acknowledged record is
              home, none older, the torn records were refused, and the power
              loss did drop un-fsync'ed records
   stale      readers in other processes, tagged while the writer writes and
