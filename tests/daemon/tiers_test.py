@@ -365,7 +365,7 @@ class PowerDisk:
         r = subprocess.run([shutil.which("sfdisk", path=self.sbin), "-q", self.backing], input=table,
                            capture_output=True, text=True)
         check(r.returncode == 0, "sfdisk made the partition table (%s)" % r.stderr.strip())
-        self.dev, self.mounts = None, []     # mounts: (mount point, partition number)
+        self.dev, self.devs, self.mounts = None, [], []     # mounts: (mount point, partition number)
         self.attach()
 
     def path(self, *parts):
@@ -380,6 +380,7 @@ class PowerDisk:
         if r.returncode:
             skip("cannot attach a partitioned loop device: " + r.stderr.strip())
         self.dev = r.stdout.strip()
+        self.devs.append(self.dev)
         if not self.partitioned():
             r = subprocess.run([shutil.which("partx", path=self.sbin) or "partx", "-a", self.dev],
                                capture_output=True, text=True)
@@ -423,15 +424,15 @@ class PowerDisk:
         for mnt, _ in self.mounts:
             subprocess.run(["sync", "-f", mnt], check=True)
 
-    def release(self):
-        """Unmounts the partitions (lazily if busy) and detaches the device
-        (freed at its last close)."""
+    def release(self, devs):
+        """Unmounts the partitions (lazily if busy) and detaches the
+        devices `devs` (each freed at its last close)."""
         for mnt, _ in reversed(self.mounts):
             if subprocess.run(["umount", mnt], capture_output=True).returncode:
                 subprocess.run(["umount", "-l", mnt], capture_output=True)
-        if self.dev:
-            subprocess.run(["losetup", "-d", self.dev], capture_output=True)
-            self.dev = None
+        for dev in devs:
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+            self.devs.remove(dev)
 
     def power_loss(self):
         """The image of both partitions as they are now; the filesystems
@@ -444,18 +445,16 @@ class PowerDisk:
         # The image on a new loop device before the old one goes: its
         # partitions get other device numbers, as after a reboot, so
         # recovery cannot count on the recorded st_dev.
-        old, olddev = self.backing, self.dev
+        old, olddevs = self.backing, list(self.devs)
         self.backing = image
         self.attach()
-        newdev, self.dev = self.dev, olddev
-        self.release()
+        self.release(olddevs)
         os.unlink(old)
-        self.dev = newdev
         for mnt, k in self.mounts:
             self.mount(k, mnt)
 
     def close(self):
-        self.release()
+        self.release(list(self.devs))
 
 
 def power_recovery(d):
@@ -497,6 +496,7 @@ def test_powerloss():
                 disk.sync()
                 seed = 9000 + r
                 mid = r % 4 == 3
+                tear = 0 if mid else r % 3
                 early = rng.randrange(2, 13) if mid else 0
                 env = dict(os.environ)
                 env.update(d.env())
@@ -518,7 +518,17 @@ def test_powerloss():
                     p.stdout.readline()   # MORE
                     later = power_versions(p.stdout.readline(), "WRITTEN")
                     check(later, "%s round %d: the workload wrote on after its last fsync" % (policy, r))
-                    end = st.tier(d.status())["journal_used"]
+                    # To tear: the journal's end once the daemon has placed
+                    # those writes (it may still be taking them from the
+                    # ring), the same twice in a row, 3 s at most.  Not in
+                    # the untorn rounds: the power fails at once, before
+                    # idle-time migration or GC moves data home.
+                    end = synced
+                    for _ in range(60 if tear else 0):
+                        prev, end = end, st.tier(d.status())["journal_used"]
+                        if end == prev and end > synced + 64:
+                            break
+                        time.sleep(0.05)
                 # Power loss: everything dies at once, the disks keep what
                 # reached them.
                 p.kill()
@@ -528,12 +538,12 @@ def test_powerloss():
                 # sync reached the disk up to a random byte (their payloads
                 # as the image has them), then zeros (never written) or
                 # garbage (half written).
-                tear = 0 if mid else r % 3
                 with open(st.store, "rb") as f:
                     joff = int.from_bytes(f.read(256)[56:64], "little")
                     f.seek(joff + synced)
                     tail = f.read(end - synced)
                 disk.power_loss()
+                cut = None
                 if tear and end > synced + 64:
                     cut = rng.randrange(synced, end)
                     with open(st.store, "r+b") as f:
@@ -552,8 +562,8 @@ def test_powerloss():
                 lost = sum(1 for (f, slot), v in later.items() if power_record(work, f, slot, seed) < v)
                 print("%s: %s; %d of %d records written after the last fsync lost; recovery %s"
                       % (what, "power failed after fsync %d, amid writes and fsyncs" % early if mid else
-                         ("journal torn (%s)" % ("zeros", "garbage")[tear - 1]) if tear else "no tear",
-                         lost, len(later), json.dumps(rec, sort_keys=True)))
+                         ("journal %d-%d torn at %s (%s)" % (synced, end, cut, ("zeros", "garbage")[tear - 1]))
+                         if tear else "no tear", lost, len(later), json.dumps(rec, sort_keys=True)))
                 if not tear and not mid:
                     dropped += lost
                     dropped_rounds += lost > 0
