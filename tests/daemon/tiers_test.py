@@ -61,7 +61,7 @@ from iosig_testlib import (Scratch, check, differing, need_root, run,  # noqa: E
 ALL_POLICIES = ["bid-hybrid", "mios-d", "mios-e", "nvcache"]
 # IOSIGD_TIER_POLICIES=a,b: only these (a soak of one policy, a bisection).
 POLICIES = [p for p in os.environ.get("IOSIGD_TIER_POLICIES", ",".join(ALL_POLICIES)).split(",") if p]
-PERSISTENT = [p for p in POLICIES if p in ("bid-hybrid", "mios-d")]
+PERSISTENT = [p for p in POLICIES if p in ("bid-hybrid", "mios-d", "mios-e")]
 
 # ---------------------------------------------------------------------------
 # a home mount with a tier, for each policy
@@ -98,13 +98,10 @@ class Setup:
         text += textwrap.dedent("""\
             daemon:
               devices:
-                "%s": { policy: "%s%s", tiers: [t]%s }
+                "%s": { policy: "%s%s", tiers: [t] }
               tiers:
                 t: { mount: "%s", size: %s, class: %s%s }
-            """) % (self.home, policy, opts,
-                     # not crash-safe yet (docs/tiers.md): run as experimental
-                     ", experimental: true" if policy.startswith("mios-") else "",
-                     self.tmnt, size, tier_cls,
+            """) % (self.home, policy, opts, self.tmnt, size, tier_cls,
                      ", journal: " + journal if journal else "")
         self.config = text
 
