@@ -164,7 +164,9 @@ struct dtiers {
 	struct policy_list done;           /* struct tcmd finished without io_uring */
 	struct policy_list waits;          /* struct twait */
 	/* sync rounds */
-	uint64_t round, done_round;        /* started, completed */
+	uint64_t round, done_round;        /* started, completed (numbered from 2: a file's
+	                                      round_for names a round it needs one after,
+	                                      and 0 there means none) */
 	unsigned round_pending;
 	int round_phase;                   /* 0 idle, 1 homes and store, 2 store again */
 	bool round_durable;                /* a waiter needs the HOME records synced */
@@ -574,6 +576,11 @@ int tiers_device(struct daemon *d, struct ddev *dv, const char **spec, char *spe
 	td->dv = dv;
 	td->t = t;
 	td->defer_close = c->defer_close;
+	/* Round 1 counts as done: a file written before the first round
+	 * wants one after it (round_for 1), not "none" (round_for 0) - which
+	 * made the first round skip the file and finish its home writes'
+	 * waiters without their HOME records (a kill then lost them). */
+	td->round = td->done_round = 1;
 	pol_map_init(&td->fids);
 	pol_list_init(&td->files);
 	pol_list_init(&td->done);
@@ -1895,12 +1902,12 @@ static void round_end(struct daemon *d, struct dtiers *td)
 			tf->round_for = tf->again ? td->round : 0;
 			tf->again = false;
 			if (tf->flush && tf->flush_during == td->round) {
-				/* Flushed after this round's fsync began: its FENCE (or
-				 * HOMEs) once the next round made the copies durable. */
+				/* Flushed after this round's fsync began: its FENCE once
+				 * the next round made the copies durable.  The HOMEs of
+				 * what went home before the fsync are written now (below):
+				 * their writes' waiters finish at this round's end. */
 				tf->round_for = td->round;
-				continue;
-			}
-			if (tf->flush && newer_than(tf, tf->flush_seq)) {
+			} else if (tf->flush && newer_than(tf, tf->flush_seq)) {
 				/* Written to the tier again since the flush copied it
 				 * home (another process's descriptor): no FENCE - it
 				 * would retire those copies.  What the flush copied is
@@ -1908,7 +1915,8 @@ static void round_end(struct daemon *d, struct dtiers *td)
 				retire_upto(tf, tf->flush_seq);
 				tf->flush = false;
 			}
-			if (tf->flush && tf->logged_gen == t->st->sb.generation) {
+			if (tf->flush && tf->flush_during != td->round &&
+			    tf->logged_gen == t->st->sb.generation) {
 				/* Everything of it was home before this round's fsync. */
 				if (tstore_log_fence(t->st, next_seq(d), tf->fid) == 0) {
 					td->fences++;
@@ -1919,7 +1927,7 @@ static void round_end(struct daemon *d, struct dtiers *td)
 				tf->flush = false;
 				continue;
 			}
-			if (tf->flush) {
+			if (tf->flush && tf->flush_during != td->round) {
 				pol_extmap_clear(&tf->due, 0, 0, UINT64_MAX);
 				drop_copies(tf);
 				tf->flush = false;
@@ -1968,12 +1976,20 @@ static void round_end(struct daemon *d, struct dtiers *td)
 	td->done_round = td->round;
 	for (struct policy_list *l = td->waits.next, *nx; l != &td->waits; l = nx) {
 		struct twait *w = pol_container_of(l, struct twait, link);
+		struct tfile *wtf = w->op->reg->file->tier;
 
 		nx = l->next;
 		if (w->round > td->done_round)
 			continue;
-		if (w->op->reg->file->tier && w->op->reg->file->tier->stuck) {
-			w->round = td->round + 1;   /* its HOME is not written yet */
+		if (wtf && (wtf->stuck || (w->kind == W_FINISH &&
+					   pol_extmap_first(&wtf->due, 0, w->op->foff, w->op->len)))) {
+			/* Its HOME is not written yet (journal full; or a round
+			 * that did not cover its write): not acknowledged before
+			 * it is, or a kill would let recovery copy the older
+			 * tier data over it. */
+			w->round = td->round + 1;
+			if (!wtf->stuck)
+				want_round(wtf);
 			continue;
 		}
 		pol_list_del(&w->link);

@@ -130,8 +130,6 @@ static const struct {
 	  "c.yaml:3:18: daemon: device '/a': policy 'noop' uses no tiers: remove tiers:, or use one of bid-hybrid, mios-d, mios-e, nvcache" },
 	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n",
 	  "c.yaml:3:35: daemon: device '/a': tiers: no tier 's' in daemon: tiers:" },
-	{ "daemon:\n  devices:\n    /a: { policy: mios-e, tiers: [s] }\n  tiers:\n    s: { mount: /m, size: 1GiB }\n",
-	  "c.yaml:3:19: daemon: device '/a': policy 'mios-e' is experimental: a kill -9 of iosigd has lost acknowledged writes under it in testing (docs/tiers.md); use bid-hybrid or nvcache, or set experimental: true on the device to run it anyway" },
 	{ "daemon:\n  devices:\n    /a: { policy: mios-d, tiers: [s], experimental: maybe }\n",
 	  "c.yaml:3:53: daemon: device '/a': experimental: bad value 'maybe': expected true or false" },
 	{ "daemon:\n  devices:\n    /a: { policy: nvcache, tiers: [s] }\n    /b: { policy: nvcache, tiers: s }\n"
