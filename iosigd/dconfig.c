@@ -17,6 +17,9 @@
  *       fds_per_client: 4096
  *       ring_size: 8MiB
  *       queued_bytes: 64MiB
+ *     writeback:                           # default: from the kernel's vm.dirty_*
+ *       dirty: 64MiB
+ *       expire: 15s
  *     tiers:                               # docs/tiers.md
  *       ssd:
  *         mount: /mnt/ssd                  # or path: FILE or block device
@@ -44,7 +47,8 @@
 /* Largest configuration file read (the catalog's own limit). */
 #define DCFG_MAX_BYTES (1u << 20)
 
-static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits", "tiers" };
+static const char *const daemon_keys[] = { "socket", "policy", "devices", "limits", "tiers",
+					   "writeback" };
 static const char *const device_keys[] = { "policy", "queue_depth", "tiers", "defer_close",
 					   "schedule", "experimental" };
 static const char *const tier_keys[] = { "path", "mount", "size", "journal", "queue_depth",
@@ -437,6 +441,33 @@ static int limit_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_t
 	}
 }
 
+static const char *const writeback_keys[] = { "dirty", "expire" };
+
+static int writeback_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_t *kn,
+			  const yaml_node_t *vn)
+{
+	struct dcfg_writeback *wb = vctx;
+	const char *s;
+	char b[64];
+	uint64_t v;
+	double t;
+
+	if (idx == 0) {
+		if (parse_count(y, vn, "daemon: writeback: dirty", true, 1, 1ull << 40, &v) < 0)
+			return -EINVAL;
+		wb->dirty = v;
+		return 0;
+	}
+	s = cat_yaml_scalar(y, vn, "daemon: writeback: expire", "a duration such as 15s");
+	if (!s)
+		return -EINVAL;
+	if (cat_parse_number(CAT_T_TIME, s, &t) < 0 || !(t >= 0.001 && t <= 3600))
+		return cat_yaml_err(y, vn, "daemon: writeback: expire: expected a duration from 1ms to 1h, got '%s'",
+				    cat_yaml_shown(s, b, sizeof(b)));
+	wb->expire_ns = (uint64_t)(t * 1e9);
+	return 0;
+}
+
 struct tier_ctx {
 	struct dcfg_tier *t;
 	char ctx[96];
@@ -607,6 +638,9 @@ static int daemon_pair(struct cat_yaml *y, void *vctx, int idx, const yaml_node_
 	case 3:
 		return each_pair(y, vn, "daemon: limits", limit_keys, N(limit_keys), limit_pair,
 				 &cfg->limits);
+	case 5:
+		return each_pair(y, vn, "daemon: writeback", writeback_keys, N(writeback_keys),
+				 writeback_pair, &cfg->writeback);
 	default:
 		return parse_tiers(y, cfg, vn);
 	}

@@ -52,6 +52,14 @@ struct dcfg_limits {
 	uint64_t queued_bytes;     /* bytes a session may have ingested and not completed */
 };
 
+/* `daemon: writeback:` when the engine hands a file's dirty page-cache
+ * data to the device's policy (docs/daemon.md, "Write-back"); 0 = from
+ * the kernel's vm.dirty_background_* and vm.dirty_expire_centisecs. */
+struct dcfg_writeback {
+	uint64_t dirty;            /* `dirty:` bytes dirty through the daemon, not yet at a policy */
+	uint64_t expire_ns;        /* `expire:` age of the oldest of them */
+};
+
 struct dconfig {
 	char *file;                /* the configuration file, "" = none */
 	char *socket;              /* `socket:`, NULL = the mode's default */
@@ -61,6 +69,7 @@ struct dconfig {
 	struct dcfg_tier *tiers;
 	size_t ntiers;
 	struct dcfg_limits limits;
+	struct dcfg_writeback writeback;
 };
 
 /* Fills *cfg with the defaults (policy noop, the limits of docs/daemon.md). */

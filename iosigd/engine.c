@@ -23,8 +23,10 @@
  *   5. a ready write goes into the page cache at once (an io_uring WRITE
  *      from the ring's data area); when it is there its entry completes
  *      (ring space is free again, the file's next ops may go) and its
- *      write-back - contiguous ones of a turn coalesced - goes to the
- *      device's policy; ready reads go to the policy (struct iosig_req,
+ *      write-back - contiguous ones of a process coalesced up to 4 MiB -
+ *      waits, as the kernel's own does, until the daemon's dirty bytes
+ *      pass a threshold, it ages, or the file is synced or closed; then
+ *      it goes to the device's policy; ready reads go to the policy (struct iosig_req,
  *      physical address from FIEMAP); the others run at once: fsync
  *      through io_uring, truncate directly, barriers complete.  On a
  *      device whose policy keeps data in a tier (tiers.c) a write goes to
@@ -203,6 +205,8 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 	f->refs = 1;
 	pol_list_init(&f->ops);
 	pol_list_init(&f->blocked);
+	pol_list_init(&f->wbs);
+	pol_list_init(&f->wb_waiters);
 	file_reset_ranges(f);
 	if (fstat(f->fd, &st) == 0)
 		f->logical_end = (uint64_t)st.st_size;
@@ -227,13 +231,20 @@ void engine_file_destroy(struct daemon *d, struct dfile *f)
 	free(f);
 }
 
+static void wb_start_file(struct daemon *d, struct dfile *f, bool waited);
+
 void engine_file_put(struct daemon *d, struct dfile *f)
 {
 	/* Every op holds its registration, which holds a reference: the
 	 * last one goes when the file has no op left (its tier data home
-	 * first: tiers.c keeps it until then). */
-	if (--f->refs)
+	 * first: tiers.c keeps it until then).  When only its write-backs
+	 * are left (its last registration went: a client killed before its
+	 * close) they start, so the file is not held open. */
+	if (--f->refs) {
+		if (f->refs == f->nwb)
+			wb_start_file(d, f, false);
 		return;
+	}
 	if (f->tier && tiers_file_release(d, f))
 		return;
 	engine_file_destroy(d, f);
@@ -902,10 +913,14 @@ static void to_policy(struct daemon *d, struct dop *op, bool waited)
 /*
  * A write is in the page cache (or failed): its write-back is a new op of
  * its own, which holds the file (not the registration, which the client
- * may drop meanwhile); contiguous writes of a turn by one process extend
- * one write-back, which goes to the policy when the turn's ready ops
- * start.  Then the write's entry completes: its ring space is free and the
- * file's next ops may go - they see the page cache, as with plain I/O.
+ * may drop meanwhile); contiguous writes of one process extend one
+ * write-back up to 4 MiB while it has not started.  It starts - goes to
+ * the policy - when the daemon's dirty bytes pass wb_dirty_max or it is
+ * wb_expire_ns old (wb_due()), or when the file is synced or closed
+ * (wb_wait()), as the kernel starts its own write-back; the policy then
+ * decides when the device does the work.  Then the write's entry
+ * completes: its ring space is free and the file's next ops may go - they
+ * see the page cache, as with plain I/O.
  */
 static void cached(struct daemon *d, struct dop *op)
 {
@@ -918,38 +933,152 @@ static void cached(struct daemon *d, struct dop *op)
 	if (!op->err && wb && wb->foff + wb->len == op->foff && wb->req.stream == (uint32_t)op->s->pid &&
 	    wb->len + op->len <= WB_RUN_MAX) {
 		wb->len += op->len;
+		d->wb_pending_bytes += op->len;
 	} else if (!op->err && (wb = engine_op_new(d))) {
 		/* (Out of memory: the kernel writes it back.) */
 		wb->wb = true;
 		wb->op = IOSD_OP_WRITE;
+		wb->seq = ++d->op_seq;
 		wb->foff = op->foff;
 		wb->len = op->len;
 		wb->file = f;
+		wb->dirtied_ns = dnow();
 		wb->req.hint_size = op->reg->size_per_io;
 		wb->req.hint_pattern = op->reg->pattern;
 		wb->req.stream = (uint32_t)op->s->pid;
 		f->refs++;
+		f->nwb++;
 		f->wb_open = wb;
+		pol_list_add_tail(&f->wbs, &wb->flink);
 		d->wb_ops++;
 		pol_list_add_tail(&d->writeback, &wb->slink);
-		wb->state = OP_READY;
-		pol_list_add_tail(&d->ready, &wb->blink);
+		wb->state = OP_NEW;
+		pol_list_add_tail(&d->wb_pending, &wb->blink);
+		d->wb_npending++;
+		d->wb_pending_bytes += wb->len;
 	}
 	engine_op_finish(d, op);
 }
 
+/* A write-back not started yet goes to its policy (waited: a program
+ * waits for it, it is served as SYNC). */
+static void wb_start(struct daemon *d, struct dop *wb, bool waited)
+{
+	struct dfile *f = wb->file;
+
+	pol_list_del(&wb->blink);
+	d->wb_npending--;
+	d->wb_pending_bytes -= wb->len;
+	if (f->wb_open == wb)
+		f->wb_open = NULL;
+	to_policy(d, wb, waited);
+}
+
+/* Starts every write-back of f not started yet; when waited, those at
+ * the policy are expedited too. */
+static void wb_start_file(struct daemon *d, struct dfile *f, bool waited)
+{
+	for (struct policy_list *l = f->wbs.next, *n; l != &f->wbs; l = n) {
+		struct dop *o = pol_container_of(l, struct dop, flink);
+
+		n = l->next;
+		if (o->state == OP_NEW)
+			wb_start(d, o, waited);
+		else if (waited)
+			expedite(f->dev, o);
+	}
+}
+
+/* Write-backs whose time came: the oldest while the daemon's dirty bytes
+ * are beyond the threshold (or its write-backs beyond half their limit),
+ * those dirty for wb_expire_ns, and all of them when draining. */
+static void wb_due(struct daemon *d, uint64_t now)
+{
+	while (!pol_list_empty(&d->wb_pending)) {
+		struct dop *o = pol_container_of(d->wb_pending.next, struct dop, blink);
+
+		if (!d->draining && d->wb_pending_bytes <= d->wb_dirty_max &&
+		    d->wb_npending <= DAEMON_WB_OPS_MAX / 2 && now - o->dirtied_ns < d->wb_expire_ns)
+			break;
+		wb_start(d, o, d->draining);
+	}
+}
+
+/*
+ * fsync, fdatasync, sync_file_range(WRITE) and the last close (a HOME
+ * barrier) start the file's write-backs, so that its policy orders the
+ * device work they need; fsync, fdatasync, sync_file_range(WAIT_AFTER)
+ * and the close also wait for those older than themselves (a write-back
+ * error then reaches them, and the IORING_OP_FSYNC after it has only the
+ * metadata and the device's cache left).  True when op now waits (in
+ * f->wb_waiters; wb_finish() makes it ready again).
+ */
+static bool wb_wait(struct daemon *d, struct dfile *f, struct dop *op)
+{
+	bool start, wait;
+
+	switch (op->op) {
+	case IOSD_OP_FSYNC:
+	case IOSD_OP_FDATASYNC:
+		start = wait = true;
+		break;
+	case IOSD_OP_SYNC_RANGE:
+		start = op->aux & SYNC_FILE_RANGE_WRITE;
+		wait = op->aux & SYNC_FILE_RANGE_WAIT_AFTER;
+		break;
+	case IOSD_OP_BARRIER:
+		start = wait = op->aux & IOSD_BARRIER_HOME;
+		break;
+	default:
+		return false;
+	}
+	if (pol_list_empty(&f->wbs))
+		return false;
+	if (!op->wb_upto) {
+		op->wb_upto = d->op_seq;
+		if (start)
+			wb_start_file(d, f, wait);
+	}
+	if (!wait || pol_list_empty(&f->wbs) ||
+	    pol_container_of(f->wbs.next, struct dop, flink)->seq > op->wb_upto)
+		return false;
+	op->state = OP_BLOCKED;
+	pol_list_add_tail(&f->wb_waiters, &op->blink);
+	return true;
+}
+
 /* A write-back is done (on the device, or failed: the file's next fsync
- * or barrier reports it). */
+ * or barrier reports it); the ops that waited for it may go on. */
 static void wb_finish(struct daemon *d, struct dop *op)
 {
 	struct dfile *f = op->file;
+	uint64_t oldest;
 
 	if (op->err && !f->wb_err)
 		f->wb_err = op->err;
 	if (f->wb_open == op)
 		f->wb_open = NULL;
+	if (op->state == OP_NEW) {
+		pol_list_del(&op->blink);   /* (never started: engine_fini) */
+		d->wb_npending--;
+		d->wb_pending_bytes -= op->len;
+	}
 	pol_list_del(&op->slink);
+	pol_list_del(&op->flink);
+	f->nwb--;
 	d->wb_ops--;
+	oldest = pol_list_empty(&f->wbs) ? UINT64_MAX :
+		 pol_container_of(f->wbs.next, struct dop, flink)->seq;
+	for (struct policy_list *l = f->wb_waiters.next, *n; l != &f->wb_waiters; l = n) {
+		struct dop *w = pol_container_of(l, struct dop, blink);
+
+		n = l->next;
+		if (w->wb_upto < oldest) {
+			pol_list_del(&w->blink);
+			w->state = OP_READY;
+			pol_list_add_tail(&d->ready, &w->blink);
+		}
+	}
 	engine_file_put(d, f);
 	engine_op_free(d, op);
 }
@@ -960,13 +1089,8 @@ static void start(struct daemon *d, struct dop *op)
 	struct dfile *f = op_file(op);
 	int r;
 
-	if (op->wb) {
-		/* Coalescing ends when the write-back goes to its policy. */
-		if (f->wb_open == op)
-			f->wb_open = NULL;
-		to_policy(d, op, d->draining);
+	if (wb_wait(d, f, op))
 		return;
-	}
 	/* A file with tier data: an fsync, a closing barrier, a truncate
 	 * or fallocate need its data durable or home first. */
 	if (f->tier && tiers_prestart(d, op))
@@ -1192,6 +1316,64 @@ static int watch_new(struct daemon *d, int fd, int *ret_fd, struct dwatch *w, en
 	return 0;
 }
 
+/* A number from a /proc/sys file, or `dflt`. */
+static uint64_t sysctl_u64(const char *path, uint64_t dflt)
+{
+	unsigned long long v;
+	FILE *fp = fopen(path, "re");
+	int n;
+
+	if (!fp)
+		return dflt;
+	n = fscanf(fp, "%llu", &v);
+	fclose(fp);
+	return n == 1 ? (uint64_t)v : dflt;
+}
+
+/* MemAvailable in bytes, or 0. */
+static uint64_t mem_available(void)
+{
+	unsigned long long kib = 0;
+	char line[256];
+	FILE *fp = fopen("/proc/meminfo", "re");
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	fclose(fp);
+	return (uint64_t)kib << 10;
+}
+
+/*
+ * When write-backs start (docs/daemon.md "Write-back"): the configuration's
+ * `writeback:`, else half of what the kernel's flusher waits for - dirty
+ * bytes of vm.dirty_background_bytes, or vm.dirty_background_ratio percent
+ * of the available memory (at least 16 MiB), and half of
+ * vm.dirty_expire_centisecs - so that the policy, not the flusher, orders
+ * the device work, but none is done much earlier than without the daemon.
+ */
+static void wb_limits(struct daemon *d)
+{
+	uint64_t bytes = sysctl_u64("/proc/sys/vm/dirty_background_bytes", 0);
+	uint64_t cs = sysctl_u64("/proc/sys/vm/dirty_expire_centisecs", 3000);
+
+	if (!bytes)
+		bytes = mem_available() / 100 * sysctl_u64("/proc/sys/vm/dirty_background_ratio", 10);
+	bytes /= 2;
+	if (bytes < (16ull << 20))
+		bytes = 16ull << 20;
+	if (!cs)
+		cs = 3000;
+	d->wb_dirty_max = d->cfg.writeback.dirty ? d->cfg.writeback.dirty : bytes;
+	d->wb_expire_ns = d->cfg.writeback.expire_ns ? d->cfg.writeback.expire_ns :
+			  cs * (POLICY_NS_PER_S / 100) / 2;
+	dlog(DLOG_INFO, "write-back: a policy gets dirty data beyond %" PRIu64 " MiB or after %.1f s%s",
+	     d->wb_dirty_max >> 20, (double)d->wb_expire_ns / 1e9,
+	     d->cfg.writeback.dirty || d->cfg.writeback.expire_ns ? " (configured)" : "");
+}
+
 int engine_init(struct daemon *d)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 4 * URING_ENTRIES };
@@ -1205,6 +1387,8 @@ int engine_init(struct daemon *d)
 	pol_list_init(&d->failed);
 	pol_list_init(&d->free_ops);
 	pol_list_init(&d->writeback);
+	pol_list_init(&d->wb_pending);
+	wb_limits(d);
 	d->listen_fd = d->timer_fd = d->signal_fd = -1;
 	d->timer_armed = UINT64_MAX;
 	d->start_ns = dnow();
@@ -1347,6 +1531,12 @@ static void arm_timer(struct daemon *d)
 
 		if (dv->wake < when)
 			when = dv->wake;
+	}
+	if (!pol_list_empty(&d->wb_pending)) {
+		const struct dop *o = pol_container_of(d->wb_pending.next, struct dop, blink);
+
+		if (o->dirtied_ns + d->wb_expire_ns < when)
+			when = o->dirtied_ns + d->wb_expire_ns;
 	}
 	if (when == d->timer_armed)
 		return;
@@ -1511,6 +1701,7 @@ int engine_run(struct daemon *d)
 		ticks_due(d, dnow());
 		ingest(d);
 		run_ready(d);
+		wb_due(d, dnow());
 		space_waits(d);
 		if (d->draining)
 			expedite_all(d);

@@ -110,7 +110,10 @@ struct dfile {
 	uint64_t w_lo, w_hi;       /* covers every outstanding write's range */
 	uint64_t a_lo, a_hi;       /* covers every outstanding range op's range */
 	int wb_err;                /* a write-back failed: for the next fsync/barrier */
-	struct dop *wb_open;       /* its write-back this turn may still extend */
+	struct dop *wb_open;       /* its write-back not started yet that writes may still extend */
+	struct policy_list wbs;     /* its write-backs, started or not (flink), oldest first */
+	unsigned nwb;              /* how many (each holds a reference) */
+	struct policy_list wb_waiters; /* ops waiting for its write-backs (blink): fsync, close */
 	struct dextmap map;
 	struct tfile *tier;        /* its copies in a tier (tiers.c), NULL = no tier */
 };
@@ -137,6 +140,8 @@ struct dop {
 	struct policy_list flink;   /* in dfile.ops */
 	struct policy_list blink;   /* in dfile.blocked, daemon.ready or the free list */
 	struct policy_list slink;   /* in dsession.ops, or daemon.writeback */
+	/* (A write-back uses flink for dfile.wbs, and blink for
+	 * daemon.wb_pending until it starts, then like any op.) */
 	struct dsession *s;        /* NULL in write-back */
 	struct dreg *reg;          /* NULL in write-back */
 	struct dfile *file;        /* write-back: its file (holds a reference) */
@@ -153,6 +158,8 @@ struct dop {
 	int err;                   /* first error of the I/O */
 	uint8_t state;             /* enum dop_state */
 	uint8_t tier_step;         /* tiers.c prepared it (fsync, barrier ...): start it plainly */
+	uint64_t wb_upto;          /* fsync, close: waits for the write-backs with seq <= this */
+	uint64_t dirtied_ns;       /* write-back: when its oldest byte went into the page cache */
 	struct dop *head;          /* policy command: its head (chain) */
 	unsigned members_left;     /* head: chain members not done yet */
 	uint64_t queued_ns;        /* when it went to the policy */
@@ -217,8 +224,13 @@ struct daemon {
 	struct policy_list ready;   /* ops whose turn came (blink) */
 	struct policy_list failed;  /* requests whose issue failed (blink) */
 	struct policy_list free_ops;
-	struct policy_list writeback; /* writes in the page cache, at their policy (slink) */
+	struct policy_list writeback; /* write-backs, started or not (slink) */
 	unsigned wb_ops;           /* how many (at most DAEMON_WB_OPS_MAX) */
+	struct policy_list wb_pending; /* write-backs not started yet, oldest first (blink) */
+	unsigned wb_npending;      /* how many */
+	uint64_t wb_pending_bytes; /* their bytes: dirty in the page cache, not at a policy */
+	uint64_t wb_dirty_max;     /* start the oldest beyond this many bytes (engine_init) */
+	uint64_t wb_expire_ns;     /* ... and those dirty for this long */
 	uint64_t op_seq, req_id;
 	uint64_t timer_armed;      /* timerfd set for, UINT64_MAX = not */
 	bool noappend;             /* the kernel takes RWF_NOAPPEND */
@@ -229,7 +241,9 @@ struct daemon {
 
 /* Write-backs (writes in the page cache, not yet on the device) at once:
  * beyond this many no ring is ingested until some are done (each costs
- * the daemon an op; the kernel's dirty limits bound their bytes). */
+ * the daemon an op; the kernel's dirty limits bound their bytes).  Beyond
+ * half of it the oldest not started yet start (so the limit is never
+ * reached by write-backs that wait for a threshold). */
 #define DAEMON_WB_OPS_MAX 8192u
 
 /* ---- engine.c ---- */

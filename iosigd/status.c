@@ -49,6 +49,15 @@ char *status_json(struct daemon *d)
 	json_str(&w, "config", d->cfg.file[0] ? d->cfg.file : NULL);
 	json_bool(&w, "draining", d->draining);
 	json_uint(&w, "operations", d->ops_total);
+	/* Write-backs (docs/daemon.md "Write-back"): dirty data not yet at a
+	 * policy, and write-backs at the policies or the devices. */
+	json_obj_begin(&w, "writeback");
+	json_uint(&w, "pending", d->wb_npending);
+	json_uint(&w, "pending_bytes", d->wb_pending_bytes);
+	json_uint(&w, "started", d->wb_ops - d->wb_npending);
+	json_uint(&w, "dirty_max", d->wb_dirty_max);
+	json_num(&w, "expire_s", (double)d->wb_expire_ns / 1e9);
+	json_obj_end(&w);
 	json_obj_end(&w);
 	json_arr_begin(&w, "clients");
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {

@@ -558,6 +558,7 @@ int cl_reserve(struct cl_session *s, uint64_t len, struct iosd_entry **ret_entry
 		seen = iosd_ring_cq_seq(&s->ring);
 		atomic_fetch_add(&s->ring.hdr->space_waiters, 1);
 		kick(s);
+		s->unkicked = 0;
 		cl_unlock();
 		cl_wait_seq(s, seen);
 		cl_lock();
@@ -573,9 +574,29 @@ uint32_t cl_publish(struct cl_session *s, bool hold)
 	pos = iosd_prod_publish(&s->prod, &need_kick);
 	if (hold)
 		s->hold[pos & s->ring.mask] = 1;
-	if (need_kick)
+	if (need_kick || s->unkicked) {
 		kick(s);
+		s->unkicked = 0;
+	}
 	return pos;
+}
+
+/* Lazy entries between kicks of a sleeping daemon: a writer of large
+ * writes wakes it once per 64 calls rather than at each (an eventfd write
+ * and a wake-up of the daemon's thread, which competes with the writer
+ * for the CPU), while the daemon still learns of the data well before the
+ * ring fills (4096 entries). */
+#define CL_LAZY_KICKS 64u
+
+void cl_publish_lazy(struct cl_session *s)
+{
+	bool need_kick;
+
+	iosd_prod_publish(&s->prod, &need_kick);
+	if (need_kick && ++s->unkicked >= CL_LAZY_KICKS) {
+		kick(s);
+		s->unkicked = 0;
+	}
 }
 
 /* Waits for a completion after `seen`, noticing a dead daemon (the watcher
@@ -862,6 +883,11 @@ static void drain_locked(void)
 		return;
 	s->users++;
 	publish_home_barriers(s);
+	/* What was published lazily is waited for now. */
+	if (s->unkicked) {
+		kick(s);
+		s->unkicked = 0;
+	}
 	end = s->prod.tail;
 	pos = s->prod.reclaim;
 	while (!s->dead && pos != end) {

@@ -176,17 +176,26 @@ static int64_t round_trip(struct cl_file *f, uint16_t op, uint64_t off, uint64_t
 }
 
 /* Whether a write, truncate or fallocate this process published is not
- * done yet: a write done here directly could be overtaken by it. */
+ * done yet: a write done here directly could be overtaken by it.  The scan
+ * resumes where the last one stopped (s->change_scan: every entry before
+ * it is no change, or a done one, which stays done until reclaimed), so a
+ * stream of large writes costs one look per entry, not a walk of every
+ * entry not reclaimed yet at each call. */
 static bool change_pending(struct cl_session *s)
 {
-	for (uint32_t p = s->prod.reclaim; p != s->prod.tail; p++) {
+	uint32_t p = s->change_scan;
+
+	if ((int32_t)(p - s->prod.reclaim) < 0)
+		p = s->prod.reclaim;
+	for (; p != s->prod.tail; p++) {
 		const struct iosd_entry *e = iosd_ring_entry(&s->ring, p);
 
 		if ((e->op == IOSD_OP_WRITE || e->op == IOSD_OP_APPEND || e->op == IOSD_OP_TRUNCATE ||
 		     e->op == IOSD_OP_FALLOCATE) && iosd_entry_state(e) != IOSD_ST_DONE)
-			return true;
+			break;
 	}
-	return false;
+	s->change_scan = p;
+	return p != s->prod.tail;
 }
 
 /*
@@ -216,7 +225,7 @@ static ssize_t write_direct(struct cl_file *f, int fd, const struct iovec *iov, 
 		e->length = n;
 		e->data_off = 0;
 		e->aux = 0;
-		cl_publish(s, false);
+		cl_publish_lazy(s);
 		done += n;
 	}
 	/* The position was reserved for all of it. */

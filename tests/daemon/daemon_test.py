@@ -45,6 +45,10 @@ Groups (daemon_test.py GROUP):
             the daemon goes on, no descriptor or memory leaks
   load      64 clients at once (IOSIGD_LOAD_SECONDS, default 3): 0
             mismatches, no leaked descriptors or memory in the daemon
+  writeback when a file's dirty data goes to its policy: not while a
+            writer is below the dirty threshold; beyond it, after `expire`,
+            at fsync and at the last close (which wait for it); with noop
+            and bid-hdd; the data on the device after each
 
 Every group runs in a private mount namespace (it re-executes itself under
 unshare), starts its own daemons with private sockets and configurations,
@@ -1629,9 +1633,152 @@ def fallback(s, base):
         subprocess.run(["umount", "-l", "/run/user"], capture_output=True)
 
 
+# ---------------------------------------------------------------------------
+# write-back: when the page cache's dirty data goes to the policy
+# ---------------------------------------------------------------------------
+
+# A tagged writer (python3 under iosig-redirect): writes MiB in 64 KiB
+# write() calls, says so, then does each action its stdin names (fsync,
+# close, exit), saying "ok" after each.
+WB_WRITER = r"""
+import os, sys
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+block = os.urandom(65536)
+for _ in range(int(sys.argv[2]) * 16):
+    os.write(fd, block)
+print("written", flush=True)
+for line in sys.stdin:
+    a = line.strip()
+    if a == "fsync":
+        os.fsync(fd)
+    elif a == "close":
+        os.close(fd)
+    print("ok", flush=True)
+    if a == "exit":
+        break
+"""
+
+
+def wb_status(d, mnt):
+    st = d.status()
+    dv = device_of(st, mnt) or {}
+    return st["daemon"]["writeback"], dv.get("requests", 0)
+
+
+def wb_until(d, mnt, pred, seconds=10):
+    """The daemon's write-back status and its device's request count, once
+    pred(wb, requests) holds (or after `seconds`)."""
+    end = time.time() + seconds
+    while True:
+        wb, req = wb_status(d, mnt)
+        if pred(wb, req) or time.time() > end:
+            return wb, req
+        time.sleep(0.05)
+
+
+def wb_writer(d, work, name, mib):
+    p = subprocess.Popen([REDIRECT, "-q", "-s", "sequential size_per_io(64*KiB)", work + "/**", "--",
+                          sys.executable, "-c", WB_WRITER, os.path.join(work, name), str(mib)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, **d.env()),
+                         text=True)
+    check(p.stdout.readline().strip() == "written", "%s: the writer wrote %d MiB" % (name, mib))
+    return p
+
+
+def wb_do(p, action):
+    p.stdin.write(action + "\n")
+    p.stdin.flush()
+    return p.stdout.readline().strip() == "ok"
+
+
+def wb_on_device(dev, path):
+    """Whether the file's bytes are on the block device below its
+    filesystem (read there with O_DIRECT at the extents FIEMAP gives)."""
+    r, o, e = run(["filefrag", "-e", path])
+    bs = re.search(r"blocks of (\d+) bytes", o)
+    bs = int(bs.group(1)) if bs else 0
+    with open(path, "rb") as f:
+        want = f.read()
+    got = bytearray()
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    try:
+        for line in o.splitlines():
+            m = re.match(r"\s*\d+:\s*(\d+)\.\.\s*(\d+):\s*(\d+)\.\.\s*(\d+):", line)
+            if not m or not bs:
+                continue
+            lo, hi, plo = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            n = (hi - lo + 1) * bs
+            buf = mmap.mmap(-1, n)
+            os.preadv(fd, [buf], plo * bs)
+            got[lo * bs:lo * bs + n] = buf[:n]
+    finally:
+        os.close(fd)
+    return r == 0 and bytes(got[:len(want)]) == want
+
+
+def test_writeback():
+    need_root()
+    if not shutil.which("filefrag"):
+        skip("filefrag(8) is not installed (e2fsprogs)")
+    s = Scratch("iosigd-wb.")
+    try:
+        mnt = s.mount_ext4("ext4", "256M")
+        dev = s.device(mnt)
+        for policy in ("noop", "bid-hdd"):
+            work = os.path.join(mnt, policy)
+            os.makedirs(work)
+            # The kernel's thresholds (hundreds of MiB, 15 s here): a
+            # writer of 8 MiB hands nothing to the policy until its fsync,
+            # which waits for the write-backs it started.
+            with serving(s, "wb-" + policy, config([(mnt, "hdd")], policy), policy) as d:
+                p = wb_writer(d, work, "quiet", 8)
+                wb, req = wb_until(d, mnt, lambda wb, req: wb["pending_bytes"] >= 8 << 20, 5)
+                check(wb["pending_bytes"] == 8 << 20 and wb["started"] == 0 and req == 0 and
+                      wb["dirty_max"] >= 16 << 20 and wb["expire_s"] > 1,
+                      "%s: below the threshold the policy gets no write-back (%s, %d requests)"
+                      % (policy, wb, req))
+                check(wb_do(p, "fsync"), "%s: fsync" % policy)
+                wb, req = wb_status(d, mnt)
+                check(wb["pending_bytes"] == 0 and wb["started"] == 0 and req >= 2,
+                      "%s: fsync handed the 8 MiB to the policy and waited for it (%s, %d requests)"
+                      % (policy, wb, req))
+                check(wb_on_device(dev, os.path.join(work, "quiet")), "%s: after fsync the file is on %s" % (policy, dev))
+                # The last close: the same, without an fsync.
+                check(wb_do(p, "close"), "%s: close" % policy)
+                q = wb_writer(d, work, "closed", 4)
+                check(wb_do(q, "close"), "%s: close after 4 MiB" % policy)
+                wb, req2 = wb_status(d, mnt)
+                check(wb["pending_bytes"] == 0 and wb["started"] == 0 and req2 > req,
+                      "%s: the last close handed the file's write-back to the policy and waited (%s, %d requests)"
+                      % (policy, wb, req2 - req))
+                check(wb_on_device(dev, os.path.join(work, "closed")), "%s: after close the file is on %s" % (policy, dev))
+                for x in (p, q):
+                    wb_do(x, "exit")
+                    x.wait()
+            # A small threshold and a short expiry: write-backs follow a
+            # writer that never syncs, and the file is on the device.
+            cfg = config([(mnt, "hdd")], policy) + "  writeback: { dirty: 2MiB, expire: 1s }\n"
+            with serving(s, "wb-small-" + policy, cfg, policy) as d:
+                p = wb_writer(d, work, "beyond", 12)
+                wb, req = wb_until(d, mnt, lambda wb, req: wb["pending_bytes"] <= 2 << 20 and req > 0, 5)
+                check(wb["dirty_max"] == 2 << 20 and wb["pending_bytes"] <= 2 << 20 and req > 0,
+                      "%s: beyond `dirty: 2MiB` the oldest write-backs go to the policy (%s, %d requests)"
+                      % (policy, wb, req))
+                wb, req = wb_until(d, mnt, lambda wb, req: wb["pending"] == 0 and wb["started"] == 0, 10)
+                check(wb["pending"] == 0 and wb["started"] == 0 and abs(wb["expire_s"] - 1) < 1e-6,
+                      "%s: after `expire: 1s` the rest went too, and was done (%s)" % (policy, wb))
+                check(wb_on_device(dev, os.path.join(work, "beyond")),
+                      "%s: without fsync or close the file is on %s" % (policy, dev))
+                wb_do(p, "exit")
+                p.wait()
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
 GROUPS = {"cli": test_cli, "systemd": test_systemd, "user": test_user, "programs": test_programs, "stdio": test_stdio,
           "xproc": test_xproc, "faults": test_faults, "clients": test_clients,
-          "hostile": test_hostile, "load": test_load}
+          "hostile": test_hostile, "load": test_load, "writeback": test_writeback}
 
 
 def run_group(groups, script):

@@ -36,6 +36,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.limits.fds_per_client, 4096);
 	assert_int_equal(cfg.limits.ring_size, 8 << 20);
 	assert_int_equal(cfg.limits.queued_bytes, 64 << 20);
+	/* Write-back: 0 = from the kernel's settings (engine.c). */
+	assert_int_equal(cfg.writeback.dirty, 0);
+	assert_int_equal(cfg.writeback.expire_ns, 0);
 	assert_string_equal(dconfig_policy_for(&cfg, "/x", &qd), "noop");
 	assert_int_equal(qd, 0);
 	dconfig_free(&cfg);
@@ -59,7 +62,10 @@ static void test_keys(void **state)
 		"    clients: 10\n"
 		"    fds_per_client: 20\n"
 		"    ring_size: 1MiB\n"
-		"    queued_bytes: 16MiB\n";
+		"    queued_bytes: 16MiB\n"
+		"  writeback:\n"
+		"    dirty: 32MiB\n"
+		"    expire: 2.5s\n";
 	struct dconfig cfg;
 	unsigned qd;
 	char err[512];
@@ -72,6 +78,8 @@ static void test_keys(void **state)
 	assert_int_equal(cfg.limits.fds_per_client, 20);
 	assert_int_equal(cfg.limits.ring_size, 1 << 20);
 	assert_int_equal(cfg.limits.queued_bytes, 16 << 20);
+	assert_int_equal(cfg.writeback.dirty, 32 << 20);
+	assert_int_equal(cfg.writeback.expire_ns, 2500000000ull);
 	assert_string_equal(dconfig_policy_for(&cfg, "/mnt/hdd", &qd), "bid-hdd:wait_max=50ms");
 	assert_int_equal(qd, 2);
 	/* A pattern with no policy of its own: the default, its depth. */
@@ -93,7 +101,15 @@ static const struct {
 } bad[] = {
 	{ "daemon:\n  polcy: noop\n", "c.yaml:2:3: daemon: unknown key 'polcy'; did you mean 'policy'?" },
 	{ "daemon:\n  zzz: 1\n",
-	  "c.yaml:2:3: daemon: unknown key 'zzz': expected socket, policy, devices, limits or tiers" },
+	  "c.yaml:2:3: daemon: unknown key 'zzz': expected socket, policy, devices, limits, tiers or writeback" },
+	{ "daemon:\n  writeback: { dirty: 0 }\n",
+	  "c.yaml:2:23: daemon: writeback: dirty: expected a size in bytes from 1 to 1099511627776, got '0'" },
+	{ "daemon:\n  writeback: { expire: 2h }\n",
+	  "c.yaml:2:24: daemon: writeback: expire: expected a duration from 1ms to 1h, got '2h'" },
+	{ "daemon:\n  writeback: { expire: soon }\n",
+	  "c.yaml:2:24: daemon: writeback: expire: expected a duration from 1ms to 1h, got 'soon'" },
+	{ "daemon:\n  writeback: { drity: 1MiB }\n",
+	  "c.yaml:2:16: daemon: writeback: unknown key 'drity'; did you mean 'dirty'?" },
 	{ "daemon:\n  policy: nope\n",
 	  "c.yaml:2:11: daemon: policy: unknown policy 'nope' (iosigd runs noop, deadline, cfq, bfq, bid-hdd, burst, and with tiers bid-hybrid, mios-d, mios-e, nvcache)" },
 	{ "daemon:\n  policy: mios-d\n",
