@@ -203,6 +203,7 @@ struct dfile *engine_file(struct daemon *d, struct ddev *dev, uint64_t st_dev, u
 	f->refs = 1;
 	pol_list_init(&f->ops);
 	pol_list_init(&f->blocked);
+	pol_list_init(&f->wb_waiters);
 	file_reset_ranges(f);
 	if (fstat(f->fd, &st) == 0)
 		f->logical_end = (uint64_t)st.st_size;
@@ -264,6 +265,20 @@ static void unblock(struct daemon *d, struct dfile *f)
 
 static void wb_finish(struct daemon *d, struct dop *op);
 
+/* Whether a write-back of f is on its way to the device: its
+ * SYNC_FILE_RANGE may have taken the error a concurrent fsync of the same
+ * open file would otherwise have seen (the kernel reports it once). */
+static bool wb_in_flight(const struct daemon *d, const struct dfile *f)
+{
+	for (const struct policy_list *l = d->writeback.next; l != &d->writeback; l = l->next) {
+		const struct dop *o = pol_container_of(l, struct dop, slink);
+
+		if (o->file == f && o->state == OP_ISSUED)
+			return true;
+	}
+	return false;
+}
+
 /* An op is finished: the next ones of its file may go, then its entry is
  * completed (which may free its registration and, with the last one, the
  * file: nothing looks at either afterwards). */
@@ -282,12 +297,17 @@ void engine_op_finish(struct daemon *d, struct dop *op)
 	 * or barrier (close, fstat), as the kernel's write-back errors do;
 	 * it happened first, so it goes before the sync's own error (the
 	 * kernel's fsync reports the failed write-back too, a journal aborted
-	 * by it at the next fsync). */
-	if (f->wb_err &&
-	    (op->op == IOSD_OP_FSYNC || op->op == IOSD_OP_FDATASYNC || op->op == IOSD_OP_SYNC_RANGE ||
-	     op->op == IOSD_OP_BARRIER)) {
-		op->result = f->wb_err;
-		f->wb_err = 0;
+	 * by it at the next fsync).  A write-back in flight finishes first. */
+	if (op->op == IOSD_OP_FSYNC || op->op == IOSD_OP_FDATASYNC || op->op == IOSD_OP_SYNC_RANGE ||
+	    op->op == IOSD_OP_BARRIER) {
+		if (!f->tier && wb_in_flight(d, f)) {
+			pol_list_add_tail(&f->wb_waiters, &op->blink);
+			return;
+		}
+		if (f->wb_err) {
+			op->result = f->wb_err;
+			f->wb_err = 0;
+		}
 	}
 	op->state = OP_DONE;
 	pol_list_del(&op->flink);
@@ -953,6 +973,14 @@ static void wb_finish(struct daemon *d, struct dop *op)
 		f->wb_open = NULL;
 	pol_list_del(&op->slink);
 	d->wb_ops--;
+	/* The syncs that waited for the file's write-backs in flight (their
+	 * registrations hold the file). */
+	while (!pol_list_empty(&f->wb_waiters) && !wb_in_flight(d, f)) {
+		struct dop *w = pol_container_of(f->wb_waiters.next, struct dop, blink);
+
+		pol_list_del(&w->blink);
+		engine_op_finish(d, w);
+	}
 	engine_file_put(d, f);
 	engine_op_free(d, op);
 }

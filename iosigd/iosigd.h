@@ -111,6 +111,7 @@ struct dfile {
 	uint64_t a_lo, a_hi;       /* covers every outstanding range op's range */
 	int wb_err;                /* a write-back failed: for the next fsync/barrier */
 	struct dop *wb_open;       /* its write-back this turn may still extend */
+	struct policy_list wb_waiters; /* syncs done, waiting for its write-backs in flight */
 	struct dextmap map;
 	struct tfile *tier;        /* its copies in a tier (tiers.c), NULL = no tier */
 };
