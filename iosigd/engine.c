@@ -290,8 +290,12 @@ void engine_op_finish(struct daemon *d, struct dop *op)
 	f = op->reg->file;
 	was_first = f->ops.next == &op->flink;
 	/* A failed write-back reaches the program by the file's next fsync
-	 * or barrier (close, fstat), as the kernel's write-back errors do. */
-	if (f->wb_err && op->result >= 0 &&
+	 * or barrier (close, fstat), as the kernel's write-back errors do;
+	 * it happened first, so it goes before the sync's own error (the
+	 * kernel's fsync reports the failed write-back too, a journal aborted
+	 * by it at the next fsync).  The older write-backs finished before the
+	 * sync started (wb_wait()). */
+	if (f->wb_err &&
 	    (op->op == IOSD_OP_FSYNC || op->op == IOSD_OP_FDATASYNC || op->op == IOSD_OP_SYNC_RANGE ||
 	     op->op == IOSD_OP_BARRIER)) {
 		op->result = f->wb_err;

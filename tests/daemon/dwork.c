@@ -20,7 +20,14 @@
  *                                    O_DIRECT at the FIEMAP address)
  *   dwork calls FILE                 one of every covered call; prints what
  *                                    each returned, to compare with a plain run
- * Prints one JSON line of counters (records, xproc, fsync) and exits 0 when
+ *   dwork errors FILE MiB fsync|close [KiB]
+ *                                    MiB in write()s of KiB (default 1024),
+ *                                    then fsync (twice) and close, or close
+ *                                    alone; prints the
+ *                                    errno each step first saw (0: none), to
+ *                                    compare with a plain run on a device that
+ *                                    fails (eio_test.py)
+ * Prints one JSON line of counters (records, xproc, fsync, errors) and exits 0 when
  * nothing was lost, stale or torn, 1 otherwise, 2 for bad arguments.
  */
 #ifndef _GNU_SOURCE
@@ -620,6 +627,43 @@ static int cmd_calls(const char *path)
 	return 0;
 }
 
+/* ---- where an error shows ---- */
+
+static int cmd_errors(const char *path, uint32_t mib, const char *mode, uint32_t kib)
+{
+	static char buf[1 << 20];
+	size_t len = (size_t)kib << 10;
+	uint64_t acked = 0;
+	int fd, write_err = 0, fsync_err = 0, fsync2_err = 0, close_err;
+	bool sync = !strcmp(mode, "fsync");
+
+	if ((!sync && strcmp(mode, "close")) || !kib || len > sizeof(buf))
+		return 2;
+	fd = open_tagged_seq(path, O_CREAT | O_WRONLY | O_TRUNC);
+	if (fd < 0) {
+		perror("dwork: open");
+		return 2;
+	}
+	for (uint64_t i = 0; i < ((uint64_t)mib << 20) / len; i++) {
+		ssize_t n;
+
+		pattern(buf, len, 'E', i, 0);
+		n = write(fd, buf, len);
+		if (n < 0 && !write_err)
+			write_err = errno;
+		if (n > 0)
+			acked += (uint64_t)n;   /* (short: the next write says why) */
+	}
+	if (sync) {
+		fsync_err = fsync(fd) < 0 ? errno : 0;
+		fsync2_err = fsync(fd) < 0 ? errno : 0;
+	}
+	close_err = close(fd) < 0 ? errno : 0;
+	printf("{\"acked\": %" PRIu64 ", \"write\": %d, \"fsync\": %d, \"fsync2\": %d, \"close\": %d}\n", acked,
+	       write_err, fsync_err, fsync2_err, close_err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* The parent of a test may leave SIGPIPE ignored; this one wants it. */
@@ -634,7 +678,10 @@ int main(int argc, char **argv)
 		return cmd_fsync(argv[2], argv[3], (uint32_t)atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "calls"))
 		return cmd_calls(argv[2]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "errors"))
+		return cmd_errors(argv[2], (uint32_t)atoi(argv[3]), argv[4],
+				  argc == 6 ? (uint32_t)atoi(argv[5]) : 1024);
 	fprintf(stderr, "usage: dwork records DIR SECONDS SEED [MiB] | xproc FILE ROUNDS | "
-		"fsync FILE DEVICE BLOCKS | calls FILE\n");
+		"fsync FILE DEVICE BLOCKS | calls FILE | errors FILE MiB fsync|close [KiB]\n");
 	return 2;
 }
