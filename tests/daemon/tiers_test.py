@@ -398,6 +398,13 @@ for k in range(n):
     ver[i] += 1
     os.pwrite(fd, block(i, ver[i]), i * 4096)
     os.pwrite(pf, struct.pack("<I", ver[i]), i * 4)
+    if k % 200 == 99:
+        # A sequential sweep over every block, 4 KiB at a time: past
+        # nvcache's seq_bypass it goes home over cached (dirty) copies.
+        for i in range(128):
+            ver[i] += 1
+            os.pwrite(fd, block(i, ver[i]), i * 4096)
+            os.pwrite(pf, struct.pack("<I", ver[i]), i * 4)
     if k % 200 == 199:
         time.sleep(1.3)    # idle: migration, GC, write-back run now
 os.close(fd)
@@ -441,7 +448,8 @@ def test_stale():
             f.write(text)
     try:
         for policy in POLICIES:
-            opts = ":L=0,gc_idle=500ms" if policy.startswith("mios") else ""
+            opts = ":L=0,gc_idle=500ms" if policy.startswith("mios") else \
+                   ":seq_bypass=64KiB" if policy == "nvcache" else ""
             st = Setup(s, policy, policy, opts)
             d = daemon_for(s, st, "d-" + policy)
             work = os.path.join(st.home, "st")
@@ -477,6 +485,10 @@ def test_stale():
             moved = t["writeback_bytes"] if t else 0
             print("stale %s: %s, tier: written %d, moved home %d" % (policy, json.dumps(total),
                                                                    t["written_bytes"] if t else 0, moved))
+            if policy == "nvcache":
+                bypassed = (device_of(d.status(), st.home) or {}).get("counters", {}).get("writes_bypassed", 0)
+                print("stale nvcache: %d writes bypassed the cache" % bypassed)
+                check(bypassed > 0, "nvcache: the sequential sweeps bypassed the cache (seq_bypass)")
             check(total["reads"] > 1000 and total["stale"] == 0 and total["torn"] == 0,
                   "%s: tagged readers in other processes: 0 stale, 0 torn (%s)" % (policy, json.dumps(total)))
             # bid-hybrid migrates and nvcache writes back: their tier data
