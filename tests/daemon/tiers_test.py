@@ -383,7 +383,7 @@ STALE_WRITER = r'''
 import os, sys, struct, hashlib, time, random
 path, pub, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
-fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)   # nvcache: made plainly before
 pf = os.open(pub, os.O_RDWR)
 ver = [0] * 128
 def block(i, v):
@@ -457,6 +457,16 @@ def test_stale():
             target, pub = os.path.join(work, "blocks"), s.path("pub-" + policy)
             with open(pub, "wb") as f:
                 f.write(b"\0" * 512)
+            # nvcache: the blocks allocated in file order (version 0, not
+            # published), so the sweeps are sequential on the device too, as
+            # the policy sees addresses (FIEMAP), and its bypass sees them.
+            # (Not for MIOS: over allocated blocks it redirected nothing in 2
+            # of 3 ASan runs; bid-hybrid as before.)
+            if policy == "nvcache":
+                with open(target, "wb") as f:
+                    f.write(b"\0" * (128 * 4096))
+                    f.flush()
+                    os.fsync(f.fileno())
             env = dict(os.environ)
             env.update(d.env())
             wrap = [REDIRECT, "-q", "-s", "random size_per_io(4*KiB)", work + "/**", "--", sys.executable]
