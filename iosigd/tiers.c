@@ -106,6 +106,7 @@ static const struct {
 	const char *policy, *opts;
 } policy_defaults[] = {
 	{ "bid-hybrid", "migrate_at=0.5,migrate_idle=1s" },
+	{ "nvcache", "seq_bypass=1MiB" },
 };
 
 /* One configured tier: its store, open from start to exit. */

@@ -14,6 +14,15 @@
  *    goes to the block device (c, write-through) and drops stale cached
  *    copies.
  *
+ * Ours (the paper has no such rule, so it is off by default):
+ * seq_bypass=N sends a write straight to the block device, as path (c),
+ * once its stream has written N contiguous bytes up to and including it -
+ * large sequential streams go home, where memory would only add a copy and
+ * a write-back sharing the device with them (iosigd turns it on,
+ * docs/tiers.md).  Contiguous writes queued for the block device go as one
+ * command (up to max_merge), so a small-write stream bypassing the cache
+ * is not one device command per call.
+ *
  * The cache is fully associative and kept as extents of the home device
  * (byte ranges, not lines): a search tree by offset (and a list in the same
  * order) holds every cached extent, clean ones also sit in a list ordered by
@@ -71,6 +80,7 @@ struct nv_opts {
 	uint64_t wb_inflight;
 	uint64_t max_merge;
 	uint64_t wb_delay;
+	uint64_t seq_bypass;
 };
 
 /* A remembered extent: a guess where the next lookup lands (valid while
@@ -84,6 +94,7 @@ struct nvs {                   /* per stream */
 	uint64_t next_off;         /* where a sequential read would start */
 	uint64_t ra_end;           /* read-ahead issued up to here */
 	struct nv_ref near;        /* the extent its last request ended in or before */
+	uint64_t wnext, wrun;      /* end of its last write, contiguous bytes written up to it */
 };
 
 struct nv {
@@ -116,6 +127,7 @@ struct nv {
 	uint64_t read_hits, read_misses, hit_bytes, bypass_bytes, ra_bytes, ra_cmds;
 	uint64_t parked_reads, write_cached, write_cached_bytes, write_through;
 	uint64_t write_through_bytes, wb_bytes, wb_cmds, evicted_bytes;
+	uint64_t write_bypass, write_bypass_bytes;
 };
 
 static const struct policy_opt nv_opts[] = {
@@ -137,6 +149,9 @@ static const struct policy_opt nv_opts[] = {
 	{ .name = "wb_delay", .type = POLICY_OPT_TIME, .off = offsetof(struct nv_opts, wb_delay),
 	  .def = "0", .min = 0, .max = 3600ull * 1000000000ull,
 	  .help = "dirty data is written back once it has been dirty this long (0 = at once)" },
+	{ .name = "seq_bypass", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, seq_bypass),
+	  .def = "0", .min = 0, .max = 1ull << 40,
+	  .help = "a write goes straight to the block device once its stream has written this many contiguous bytes with it (ours; 0 = never, the paper's policy; iosigd: 1MiB)" },
 	{ .name = NULL },
 };
 
@@ -742,6 +757,22 @@ static int nv_submit(struct policy *pol, struct policy_req *req)
 		s->near = ref_of(route_read(c, req, ref_get(s->near)));
 		return 0;
 	}
+	s->wrun = s->wnext == req->offset ? s->wrun + req->len : req->len;
+	s->wnext = req->offset + req->len;
+	if (c->o.seq_bypass && s->wrun >= c->o.seq_bypass &&
+	    !wb_overlaps(c, req->offset, req->len)) {
+		/* A large sequential stream: home, older cached copies dropped
+		 * (a write-back in flight over the range keeps it cached, so two
+		 * writes of those bytes are never at the device at once). */
+		if (reserve(c, 1) < 0)
+			return -ENOMEM;
+		s->near = ref_of(cut(c, first_from(c, req->offset, ref_get(s->near)), req->offset,
+				     req->len));
+		c->write_bypass++;
+		c->write_bypass_bytes += req->len;
+		pol_list_add_tail(&c->blk_q, &req->link);
+		return 0;
+	}
 	r = cache_write(c, req, &s->near);
 	if (r < 0)
 		return r;
@@ -809,9 +840,23 @@ static void nv_dispatch(struct policy *pol)
 	 * in the background. */
 	while (!pol_list_empty(&c->blk_q) && pol_dev_room(env, c->home)) {
 		struct policy_req *r = pol_container_of(c->blk_q.next, struct policy_req, link);
+		struct policy_req *last = r;
+		uint64_t total = r->len;
 
 		pol_list_del(&r->link);
 		r->merge_next = NULL;
+		/* Writes queued back to back that continue each other: one command. */
+		while (r->op == POLICY_OP_WRITE && !pol_list_empty(&c->blk_q)) {
+			struct policy_req *n = pol_container_of(c->blk_q.next, struct policy_req, link);
+
+			if (!pol_can_merge(last, n, total, c->o.max_merge))
+				break;
+			pol_list_del(&n->link);
+			n->merge_next = NULL;
+			last->merge_next = n;
+			last = n;
+			total += n->len;
+		}
 		pol_issue(env, r, c->home, r->offset);
 	}
 	while (pol_list_empty(&c->blk_q) && c->wb_now < c->o.wb_inflight &&
@@ -913,6 +958,8 @@ static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "write_cached_bytes", (double)c->write_cached_bytes);
 	emit(ctx, "writes_through", (double)c->write_through);
 	emit(ctx, "write_through_bytes", (double)c->write_through_bytes);
+	emit(ctx, "writes_bypassed", (double)c->write_bypass);
+	emit(ctx, "write_bypass_bytes", (double)c->write_bypass_bytes);
 	emit(ctx, "writeback_bytes", (double)c->wb_bytes);
 	emit(ctx, "writeback_cmds", (double)c->wb_cmds);
 	emit(ctx, "evicted_bytes", (double)c->evicted_bytes);

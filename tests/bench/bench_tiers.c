@@ -23,11 +23,13 @@
  *   nvcache  home hdd, tier ram: noop, nvcache; closed-loop readers (4 KiB
  *            pread at random in 64 MiB files written before) and writers
  *            (4 KiB pwrite at random, one fsync at the end)
- *   useless  home hdd, tier ssd: noop, bid-hybrid, nvcache (tier ram);
+ *   useless  home hdd, tier ssd: noop, bid-hdd, bid-hybrid, nvcache (tier ram);
  *            bulky sequential writers only - the tier can only cost
- * Per mode: the makespan, each role's call latency (mean, p99) and
- * throughput, the bytes written to the home and the tier devices (their
+ * Per mode: the makespan, each role's call latency (mean, p99), completion
+ * (mean, first and last process) and throughput, the bytes written to the home and the tier devices (their
  * /sys/dev/block stat: everything, the kernel's write-back included), the
+ * bytes the throttle charged the workload's cgroup on the home device while
+ * it ran (the rest passed unthrottled: the kernel's own write-back), the
  * daemon's tier figures and the policy's counters; then ratios to the
  * scenario's baseline (its first mode).
  *
@@ -84,8 +86,8 @@ struct mode {
 	bool defer;            /* defer_close: yes */
 	struct dev *tier;      /* NULL: none */
 	const char *tier_cls, *tier_size;
-	struct samples makespan, lat[ROLES_MAX], done[ROLES_MAX];
-	uint64_t home_written, home_run_written, tier_written, d_tier_written, d_writeback, d_records;
+	struct samples makespan, lat[ROLES_MAX], done[ROLES_MAX], first[ROLES_MAX], lastd[ROLES_MAX];
+	uint64_t home_written, home_run_written, home_run_throttled, tier_written, d_tier_written, d_writeback, d_records;
 	double counters[4];
 };
 
@@ -105,7 +107,7 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	char dir[RIG_PATH], tier[RIG_PATH], name[128];
 	int go[2], ready[2];
 	unsigned total = 0, got = 0, k = 0;
-	uint64_t h0, t0w, h1, t1w;
+	uint64_t h0, t0w, h1, t1w, ios0, ios1, thr0, thr1;
 	double t0, last = 0;
 	char c;
 
@@ -171,6 +173,7 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	close(ready[0]);
 	if (got < total)
 		rig_fail("%s: a writer failed to start", name);
+	rig_throttled(sc->home->devno, &ios0, &thr0);
 	h0 = rig_dev_written(sc->home->devno);
 	t0w = md->tier && md->tier->devno ? rig_dev_written(md->tier->devno) : 0;
 	t0 = bench_now();
@@ -179,6 +182,8 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	/* What reached home while the workload ran (the rest of the tier's
 	 * data goes home when the daemon stops). */
 	md->home_run_written += rig_dev_written(sc->home->devno) - h0;
+	rig_throttled(sc->home->devno, &ios1, &thr1);
+	md->home_run_throttled += thr1 - thr0;
 	for (unsigned r = 0; r < sc->nroles; r++) {
 		struct samples done = { 0 };
 
@@ -192,6 +197,8 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 			last = end > last ? end : last;
 		}
 		add(&md->done[r], mean(&done));
+		add(&md->first[r], quantile(&done, 0));
+		add(&md->lastd[r], quantile(&done, 1));
 		free(done.v);
 	}
 	add(&md->makespan, last);
@@ -276,6 +283,8 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 		for (unsigned r = 0; r < sc->nroles; r++) {
 			json_obj_begin(w, sc->roles[r].role);
 			json_num(w, "completion_mean_s", median(&md->done[r]));
+			json_num(w, "completion_first_s", median(&md->first[r]));
+			json_num(w, "completion_last_s", median(&md->lastd[r]));
 			json_num(w, "MiB_s_each", role_mib_s(&sc->roles[r], md, r));
 			json_num(w, "call_mean_ms", mean(&md->lat[r]) / 1e3);
 			json_num(w, "call_p99_ms", quantile(&md->lat[r], 0.99) / 1e3);
@@ -284,6 +293,7 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 		}
 		json_num(w, "home_written_MiB", (double)md->home_written / o->rounds / (double)MiB);
 		json_num(w, "home_written_run_MiB", (double)md->home_run_written / o->rounds / (double)MiB);
+		json_num(w, "home_throttled_run_MiB", (double)md->home_run_throttled / o->rounds / (double)MiB);
 		json_num(w, "tier_device_written_MiB", (double)md->tier_written / o->rounds / (double)MiB);
 		json_num(w, "tier_written_MiB", (double)md->d_tier_written / o->rounds / (double)MiB);
 		json_num(w, "tier_writeback_MiB", (double)md->d_writeback / o->rounds / (double)MiB);
@@ -454,10 +464,11 @@ int main(int argc, char **argv)
 			.roles = { { "bulk", 4, 1024 * 1024, unit * 16 * MiB, 0, "sequential size_per_io(1*MiB)" } },
 			.nroles = 1,
 			.modes = { { .policy = "noop" },
+				   { .policy = "bid-hdd" },
 				   { .policy = "bid-hybrid", .tier = &ssd, .tier_cls = "ssd", .tier_size = "512MiB" },
 				   { .policy = "nvcache", .tier = &ram, .tier_cls = "ram", .tier_size = "128MiB" } },
-			.nmodes = 3,
-			.counters = { "tiered_queues", "writes_cached" } };
+			.nmodes = 4,
+			.counters = { "tiered_queues", "writes_cached", "writes_bypassed" } };
 	rig_setup(o.dir);
 	hdd.devno = rig_loop("hdd", 2ull << 30, hdd.mnt, hdd.path, sizeof(hdd.path));
 	rig_throttle(hdd.devno, o.hdd_bps, o.hdd_iops);
@@ -495,6 +506,8 @@ int main(int argc, char **argv)
 			for (unsigned r = 0; r < ROLES_MAX; r++) {
 				free(sc[s].modes[m].lat[r].v);
 				free(sc[s].modes[m].done[r].v);
+				free(sc[s].modes[m].first[r].v);
+				free(sc[s].modes[m].lastd[r].v);
 			}
 		}
 	return 0;

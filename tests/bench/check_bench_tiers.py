@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
-         "nvcache": ["noop", "nvcache"], "useless": ["noop", "bid-hybrid", "nvcache"]}
+         "nvcache": ["noop", "nvcache"], "useless": ["noop", "bid-hdd", "bid-hybrid", "nvcache"]}
 # Where a tier must have been written (the tier's own count of bytes):
 # bid-hybrid stages every small write, nvcache caches every write.  MIOS
 # redirects a write only when its predictor says the HDD is in a fast
@@ -46,12 +46,12 @@ def check(r, need):
             need(number(m.get("makespan_s")) and m["makespan_s"] > 0, "%s: makespan_s" % where)
             for ro in s.get("roles", []):
                 c = m.get(ro.get("role"), {})
-                for k in ("completion_mean_s", "MiB_s_each", "call_mean_ms", "call_p99_ms"):
+                for k in ("completion_mean_s", "completion_first_s", "completion_last_s", "MiB_s_each", "call_mean_ms", "call_p99_ms"):
                     need(number(c.get(k)) and c[k] > 0, "%s: %s.%s" % (where, ro.get("role"), k))
                 need(c.get("calls") == ro.get("MiB_each", 0) * 1048576 // ro.get("io_bytes", 1) * ro.get("processes"),
                      "%s: %s: every call counted" % (where, ro.get("role")))
-            for k in ("home_written_MiB", "home_written_run_MiB", "tier_device_written_MiB", "tier_written_MiB",
-                      "tier_writeback_MiB"):
+            for k in ("home_written_MiB", "home_written_run_MiB", "home_throttled_run_MiB",
+                      "tier_device_written_MiB", "tier_written_MiB", "tier_writeback_MiB"):
                 need(number(m.get(k)) and m[k] >= 0, "%s: %s" % (where, k))
             if "read" not in roles or len(roles) > 1:
                 need(m.get("home_written_MiB", 0) > 0, "%s: the home device was written" % where)

@@ -597,7 +597,7 @@ STALE_WRITER = r'''
 import os, sys, struct, hashlib, time, random
 path, pub, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
-fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)   # nvcache: made plainly before
 pf = os.open(pub, os.O_RDWR)
 ver = [0] * 128
 def block(i, v):
@@ -612,6 +612,13 @@ for k in range(n):
     ver[i] += 1
     os.pwrite(fd, block(i, ver[i]), i * 4096)
     os.pwrite(pf, struct.pack("<I", ver[i]), i * 4)
+    if k % 200 == 99:
+        # A sequential sweep over every block, 4 KiB at a time: past
+        # nvcache's seq_bypass it goes home over cached (dirty) copies.
+        for i in range(128):
+            ver[i] += 1
+            os.pwrite(fd, block(i, ver[i]), i * 4096)
+            os.pwrite(pf, struct.pack("<I", ver[i]), i * 4)
     if k % 200 == 199:
         time.sleep(1.3)    # idle: migration, GC, write-back run now
 os.close(fd)
@@ -655,7 +662,8 @@ def test_stale():
             f.write(text)
     try:
         for policy in POLICIES:
-            opts = ":L=0,gc_idle=500ms" if policy.startswith("mios") else ""
+            opts = ":L=0,gc_idle=500ms" if policy.startswith("mios") else \
+                   ":seq_bypass=64KiB" if policy == "nvcache" else ""
             st = Setup(s, policy, policy, opts)
             d = daemon_for(s, st, "d-" + policy)
             work = os.path.join(st.home, "st")
@@ -663,6 +671,16 @@ def test_stale():
             target, pub = os.path.join(work, "blocks"), s.path("pub-" + policy)
             with open(pub, "wb") as f:
                 f.write(b"\0" * 512)
+            # nvcache: the blocks allocated in file order (version 0, not
+            # published), so the sweeps are sequential on the device too, as
+            # the policy sees addresses (FIEMAP), and its bypass sees them.
+            # (Not for MIOS: over allocated blocks it redirected nothing in 2
+            # of 3 ASan runs; bid-hybrid as before.)
+            if policy == "nvcache":
+                with open(target, "wb") as f:
+                    f.write(b"\0" * (128 * 4096))
+                    f.flush()
+                    os.fsync(f.fileno())
             env = dict(os.environ)
             env.update(d.env())
             wrap = [REDIRECT, "-q", "-s", "random size_per_io(4*KiB)", work + "/**", "--", sys.executable]
@@ -691,6 +709,10 @@ def test_stale():
             moved = t["writeback_bytes"] if t else 0
             print("stale %s: %s, tier: written %d, moved home %d" % (policy, json.dumps(total),
                                                                    t["written_bytes"] if t else 0, moved))
+            if policy == "nvcache":
+                bypassed = (device_of(d.status(), st.home) or {}).get("counters", {}).get("writes_bypassed", 0)
+                print("stale nvcache: %d writes bypassed the cache" % bypassed)
+                check(bypassed > 0, "nvcache: the sequential sweeps bypassed the cache (seq_bypass)")
             check(total["reads"] > 1000 and total["stale"] == 0 and total["torn"] == 0,
                   "%s: tagged readers in other processes: 0 stale, 0 torn (%s)" % (policy, json.dumps(total)))
             # bid-hybrid migrates and nvcache writes back: their tier data

@@ -4,7 +4,8 @@
  * read-ahead for sequential readers, write caching with background
  * write-back (coalesced, rewritten bytes kept dirty and never written back
  * twice at once), write-through when the cache has no clean space left,
- * LRU eviction, and extents that merge and split.
+ * LRU eviction, extents that merge and split, and the bypass of large
+ * sequential writes (seq_bypass).
  */
 #include <errno.h>
 #include <math.h>
@@ -307,6 +308,73 @@ static void test_nvcache_multi_line_write_one_set(void **state)
 	hx_free(h);
 }
 
+/* seq_bypass (ours): a stream's writes go home once it has written that
+ * many contiguous bytes; random writes stay cached; a bypassing write drops
+ * the older cached copy of its range; queued contiguous writes go as one
+ * command; 0 (the default, the paper's policy) caches everything. */
+static void test_nvcache_seq_bypass(void **state)
+{
+	struct hx *h = mk("nvcache:seq_bypass=1MiB", 0);
+	unsigned rd, blk = 0, merged = 0;
+
+	/* Stream 1: 8 sequential 256 KiB writes; stream 3: random 4 KiB ones. */
+	for (unsigned i = 0; i < 8; i++)
+		hx_add(h, i * MS, 1, 0, POLICY_OP_WRITE, 1 * GiB + i * 256 * KiB, 256 * KiB, 0);
+	for (unsigned i = 0; i < 4; i++)
+		hx_add(h, i * MS, 3, 0, POLICY_OP_WRITE, (i * 37 % 10) * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(hx_r(h, i)->r.issued_dev, i < 3 ? 1 : 0);
+	for (unsigned i = 8; i < 12; i++)
+		assert_int_equal(hx_r(h, i)->r.issued_dev, 1);
+	assert_int_equal(hx_report(h, "writes_bypassed"), 5);
+	assert_int_equal(hx_report(h, "write_bypass_bytes"), 5 * 256 * KiB);
+	assert_int_equal(hx_report(h, "writes_cached"), 7);
+	assert_int_equal(hx_report(h, "writeback_bytes"), 3 * 256 * KiB + 4 * 4 * KiB);
+	hx_free(h);
+
+	/* A cached range rewritten by a bypassing stream is read from home. */
+	h = mk("nvcache:seq_bypass=64KiB", 0);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 2 * GiB + 64 * KiB, 4 * KiB, 0);      /* cached */
+	hx_add(h, 1 * MS, 2, 0, POLICY_OP_WRITE, 2 * GiB + 32 * KiB, 32 * KiB, 0);     /* cached */
+	hx_add(h, 2 * MS, 2, 0, POLICY_OP_WRITE, 2 * GiB + 64 * KiB, 64 * KiB, 0); /* bypass */
+	rd = hx_add(h, 500 * MS, 3, 0, POLICY_OP_READ, 2 * GiB + 64 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_r(h, 0)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, 1)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, 2)->r.issued_dev, 0);
+	assert_int_equal(hx_r(h, rd)->r.issued_dev, 0);
+	assert_int_equal(hx_report(h, "read_misses"), 1);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_report(h, "dirty_bytes"), 0);
+	hx_free(h);
+
+	/* Small sequential writes past the threshold, queued behind a slow
+	 * block device: merged into few commands. */
+	h = mk("nvcache:seq_bypass=16KiB", 50 * MS);
+	for (unsigned i = 0; i < 64; i++)
+		hx_add(h, i * 10 * US, 1, 0, POLICY_OP_WRITE, 3 * GiB + i * 4 * KiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "writes_bypassed"), 61);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->dev == 0 && !(hx_cmd(h, i)->flags & POLICY_REQ_INTERNAL)) {
+			blk++;
+			merged += hx_cmd(h, i)->nreq;
+		}
+	assert_int_equal(merged, 61);
+	assert_true(blk < 20);
+	hx_free(h);
+
+	/* The default caches a sequential stream whole. */
+	h = mk("nvcache", 0);
+	for (unsigned i = 0; i < 8; i++)
+		hx_add(h, i * MS, 1, 0, POLICY_OP_WRITE, 1 * GiB + i * 256 * KiB, 256 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_report(h, "writes_cached"), 8);
+	assert_int_equal(hx_report(h, "writes_bypassed"), 0);
+	hx_free(h);
+}
+
 static void test_nvcache_setup_errors(void **state)
 {
 	struct hx *h = hx_new(1, devs, models);
@@ -337,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_nvcache_wb_delay),
 		cmocka_unit_test(test_nvcache_write_through_when_full),
 		cmocka_unit_test(test_nvcache_multi_line_write_one_set),
+		cmocka_unit_test(test_nvcache_seq_bypass),
 		cmocka_unit_test(test_nvcache_setup_errors),
 	};
 
