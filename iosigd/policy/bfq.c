@@ -1403,10 +1403,8 @@ static void bfq_fini(struct policy *pol)
 	for (unsigned d = 0; d < b->ndev; d++) {
 		struct bfq_dev *bd = &b->dev[d];
 
-		for (size_t i = 0; i < bd->sync.cap; i++)
-			free(bd->sync.vals[i]);
+		pol_map_free_vals(&bd->sync);
 		free(bd->async_q);
-		pol_map_free(&bd->sync);
 	}
 	while (!pol_list_empty(&b->free_queues)) {
 		struct bfq_queue *q = pol_container_of(b->free_queues.next, struct bfq_queue, free_link);

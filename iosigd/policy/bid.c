@@ -62,9 +62,7 @@ void bid_core_fini(struct bid *b)
 		pol_list_del(&sq->link);
 		free_sq_mem(sq);
 	}
-	for (size_t i = 0; i < b->hist.cap; i++)
-		free(b->hist.vals[i]);
-	pol_map_free(&b->hist);
+	pol_map_free_vals(&b->hist);
 	pol_heap_free(&b->timers);
 	free(b->dev);
 	b->dev = NULL;

@@ -608,13 +608,9 @@ static void hyb_fini(struct policy *pol)
 
 	if (!y)
 		return;
-	for (size_t i = 0; i < y->fifos.cap; i++)
-		free(y->fifos.vals[i]);
-	pol_map_free(&y->fifos);
+	pol_map_free_vals(&y->fifos);
 	pol_map_free(&y->verdicts);
-	for (size_t i = 0; i < y->runs.cap; i++)
-		free(y->runs.vals[i]);
-	pol_map_free(&y->runs);
+	pol_map_free_vals(&y->runs);
 	pol_splitter_free(&y->split);
 	pol_pool_free(&y->mig);
 	pol_extmap_free(&y->loc);

@@ -380,11 +380,8 @@ static void cfq_fini(struct policy *pol)
 	for (unsigned d = 0; d < c->ndev; d++) {
 		struct cfq_dev *cd = &c->dev[d];
 
-		for (size_t i = 0; i < cd->sync.cap; i++)
-			if (cd->sync.vals[i])
-				free(cd->sync.vals[i]);
+		pol_map_free_vals(&cd->sync);
 		free(cd->async_q);
-		pol_map_free(&cd->sync);
 	}
 	while (!pol_list_empty(&c->free_queues)) {
 		struct cfq_queue *q = pol_container_of(c->free_queues.next, struct cfq_queue, free_link);

@@ -765,9 +765,7 @@ static void mios_fini(struct policy *pol)
 
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->streams.cap; i++)
-		free(m->streams.vals[i]);
-	pol_map_free(&m->streams);
+	pol_map_free_vals(&m->streams);
 	pol_pool_free(&m->internal);
 	pol_splitter_free(&m->split);
 	pol_extmap_free(&m->loc);

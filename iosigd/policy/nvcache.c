@@ -975,9 +975,7 @@ static void nv_fini(struct policy *pol)
 
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->streams.cap; i++)
-		free(c->streams.vals[i]);
-	pol_map_free(&c->streams);
+	pol_map_free_vals(&c->streams);
 	pol_pool_free(&c->internal);
 	for (size_t i = 0; i < c->nslabs; i++)
 		free(c->slabs[i]);

@@ -327,6 +327,13 @@ void pol_map_init(struct pol_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void pol_map_free_vals(struct pol_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->vals[i]);
+	pol_map_free(m);
+}
+
 void pol_map_free(struct pol_map *m)
 {
 	free(m->keys);

@@ -117,6 +117,8 @@ struct pol_map {
 
 void pol_map_init(struct pol_map *m);
 void pol_map_free(struct pol_map *m);
+/* pol_map_free() after free() of every value (values malloc'ed by the caller). */
+void pol_map_free_vals(struct pol_map *m);
 void *pol_map_get(const struct pol_map *m, uint32_t key);
 /* Inserts or replaces.  0 or -ENOMEM. */
 int pol_map_put(struct pol_map *m, uint32_t key, void *val);
