@@ -124,10 +124,6 @@ static inline int bench_iosigd_config(const char *path, const char *mnt, const c
 			fprintf(fp, ", queue_depth: %u", queue_depth);
 		if (tier)
 			fprintf(fp, ", tiers: [t]");
-		/* mios-d/e are not crash-safe yet (docs/tiers.md): benchmarked
-		 * as experimental. */
-		if (tier && !strncmp(policy, "mios-", 5))
-			fprintf(fp, ", experimental: true");
 		if (tier && dev_extra)
 			fprintf(fp, ", %s", dev_extra);
 		fprintf(fp, " }\n");
