@@ -6,7 +6,8 @@
  *   write        sequential write() of 4 KiB, 64 KiB and 1 MiB calls to a
  *                plain and to a tagged file: bandwidth until the calls
  *                return and until durable (an fsync at the end), and the
- *                tagged/plain ratios;
+ *                tagged/plain ratios (the medians of --rounds rounds,
+ *                default 7, plain and tagged alternating);
  *   latency_4k   per-call latency of 4 KiB writes, p50 and p99;
  *   fsync        p50 of fsync after a 64 KiB write, and the ratio;
  *   daemon_cpu   iosigd's CPU seconds per GiB of tagged writes;
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = NULL;
 	bool quick = false, mounted = false;
+	unsigned rounds = 7;
 	static const size_t sizes[] = { 4096, 65536, 1 << 20 };
 	char out[4096], env[9000];
 	double cpu0, cpu1, tagged_bytes = 0;
@@ -87,8 +89,12 @@ int main(int argc, char **argv)
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+			rounds = (unsigned)atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: bench_daemon [--dir DIR] [--quick]\n");
+			fprintf(stderr, "usage: bench_daemon [--dir DIR] [--quick] [--rounds N]\n"
+				"  --rounds N  write rounds per size, plain and tagged alternating; the\n"
+				"              median of each (default 7)\n");
 			return 2;
 		}
 	}
@@ -127,18 +133,19 @@ int main(int argc, char **argv)
 	json_str(&w, "dir", dir);
 	json_str(&w, "fs", mounted ? "ext4 (loop)" : "as found");
 	json_str(&w, "policy", "noop");
+	json_num(&w, "rounds", quick ? 3 : rounds);
 	json_arr_begin(&w, "write");
 	cpu0 = bench_iosigd_cpu(&iosigd);
 	for (unsigned i = 0; i < 3; i++) {
 		size_t total = (quick ? 16u : sizes[i] == 4096 ? 64u : 256u) << 20;
 
-		if (run_json(out, sizeof(out), "%s %s write '%s' %zu %zu", env, DAEMON_IO, dir, sizes[i],
-			     total) < 0) {
+		if (run_json(out, sizeof(out), "%s %s write '%s' %zu %zu %u", env, DAEMON_IO, dir, sizes[i],
+			     total, quick ? 3 : rounds) < 0) {
 			fprintf(stderr, "bench_daemon: write %zu failed\n", sizes[i]);
 			bench_iosigd_stop(&iosigd);
 			return 1;
 		}
-		tagged_bytes += 3.0 * (double)total;
+		tagged_bytes += (double)(quick ? 3 : rounds) * (double)total;
 		json_obj_begin(&w, NULL);
 		json_uint(&w, "size", sizes[i]);
 		json_num(&w, "plain_MBps", (double)total / 1e6 / field(out, "plain_return_s"));

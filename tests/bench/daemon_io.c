@@ -105,25 +105,33 @@ static void write_run(const char *dir, bool tagged, size_t size, size_t total, c
 		die("close");
 }
 
-static int cmd_write(const char *dir, size_t size, size_t total)
+static int cmd_write(const char *dir, size_t size, size_t total, unsigned rounds)
 {
 	char *buf = malloc(size);
-	double r[2][3], d[2][3];
+	double *r[2], *d[2];
 
-	if (!buf)
+	r[0] = calloc(4 * (size_t)rounds, sizeof(double));
+	if (!buf || !r[0] || !rounds) {
+		free(buf);
+		free(r[0]);
 		return 1;
+	}
+	r[1] = r[0] + rounds;
+	d[0] = r[1] + rounds;
+	d[1] = d[0] + rounds;
 	memset(buf, 'x', size);
-	/* Three rounds, the order alternating; the median of each. */
-	for (int round = 0; round < 3; round++) {
+	/* rounds rounds, the order alternating; the median of each. */
+	for (unsigned round = 0; round < rounds; round++) {
 		bool first = round % 2;
 
 		write_run(dir, first, size, total, buf, &r[first][round], &d[first][round]);
 		write_run(dir, !first, size, total, buf, &r[!first][round], &d[!first][round]);
 	}
-	printf("{\"size\": %zu, \"bytes\": %zu, \"plain_return_s\": %.6f, \"tagged_return_s\": %.6f, "
+	printf("{\"size\": %zu, \"bytes\": %zu, \"rounds\": %u, \"plain_return_s\": %.6f, \"tagged_return_s\": %.6f, "
 	       "\"plain_durable_s\": %.6f, \"tagged_durable_s\": %.6f}\n",
-	       size, total, bench_median(r[0], 3), bench_median(r[1], 3), bench_median(d[0], 3),
-	       bench_median(d[1], 3));
+	       size, total, rounds, bench_median(r[0], rounds), bench_median(r[1], rounds),
+	       bench_median(d[0], rounds), bench_median(d[1], rounds));
+	free(r[0]);
 	free(buf);
 	return 0;
 }
@@ -295,8 +303,9 @@ static int cmd_mapreduce(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[1], "write"))
-		return cmd_write(argv[2], strtoul(argv[3], NULL, 0), strtoul(argv[4], NULL, 0));
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "write"))
+		return cmd_write(argv[2], strtoul(argv[3], NULL, 0), strtoul(argv[4], NULL, 0),
+				 argc == 6 ? (unsigned)strtoul(argv[5], NULL, 0) : 3);
 	if (argc == 4 && !strcmp(argv[1], "latency"))
 		return cmd_latency(argv[2], (unsigned)atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "fsync"))
@@ -308,7 +317,7 @@ int main(int argc, char **argv)
 	     (!strcmp(argv[2], "small") || !strcmp(argv[2], "burst") || !strcmp(argv[2], "rand") ||
 	      !strcmp(argv[2], "read"))))
 		return cmd_mapreduce(argc, argv);
-	fprintf(stderr, "usage: daemon_io write DIR SIZE TOTAL | latency DIR N | fsync DIR N | untagged N |\n"
+	fprintf(stderr, "usage: daemon_io write DIR SIZE TOTAL [ROUNDS] | latency DIR N | fsync DIR N | untagged N |\n"
 		"       mapreduce bulk FILE BYTES IO |\n"
 		"       mapreduce small|burst|rand|read FILE BYTES IO THINK_US SEED\n");
 	return 2;
