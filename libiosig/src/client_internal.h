@@ -55,6 +55,7 @@ struct cl_session {
 	pid_t daemon_pid;      /* the daemon's (SO_PEERCRED), 0 = unknown */
 	uint32_t change_scan;  /* change_pending(): no entry before it is a pending change */
 	unsigned unkicked;     /* entries published to a sleeping daemon without a kick */
+	uint64_t unkicked_bytes; /* and their bytes */
 };
 
 /* Process-wide state. */
@@ -90,9 +91,10 @@ int cl_reserve(struct cl_session *s, uint64_t len, struct iosd_entry **ret_entry
 uint32_t cl_publish(struct cl_session *s, bool hold);
 /* Publishes an entry nobody waits for and whose handling may wait (a
  * WRITTEN: the data is in the page cache already): a sleeping daemon is
- * kicked only every CL_LAZY_KICKS such entries, or by the next cl_publish
+ * kicked only every CL_LAZY_KICKS such entries or CL_LAZY_KICK_BYTES of
+ * their bytes, or by the next cl_publish
  * (every waited entry, a full ring). */
-void cl_publish_lazy(struct cl_session *s);
+void cl_publish_lazy(struct cl_session *s, uint64_t len);
 void cl_release_entry(struct cl_session *s, uint32_t pos);
 /* Waits (lock not held) until entry pos reaches `state` (INGESTED, DONE);
  * a dead session completes every entry, so this always returns. */

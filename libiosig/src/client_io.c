@@ -91,6 +91,8 @@ static ssize_t plain_rest(int fd, const struct iovec *iov, int cnt, size_t skip,
 	}
 	if (!n)
 		return 0;
+	if (off >= 0 && n == 1)
+		return syscall(write ? SYS_pwrite64 : SYS_pread64, fd, v[0].iov_base, v[0].iov_len, (long)off);
 	if (off < 0)
 		return syscall(write ? SYS_writev : SYS_readv, fd, v, n);
 	return syscall(write ? SYS_pwritev : SYS_preadv, fd, v, n, (long)off, 0L);
@@ -225,7 +227,7 @@ static ssize_t write_direct(struct cl_file *f, int fd, const struct iovec *iov, 
 		e->length = n;
 		e->data_off = 0;
 		e->aux = 0;
-		cl_publish_lazy(s);
+		cl_publish_lazy(s, n);
 		done += n;
 	}
 	/* The position was reserved for all of it. */
