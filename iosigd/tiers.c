@@ -980,7 +980,7 @@ static int tier_put(struct daemon *d, struct tfile *tf, uint16_t type, const voi
 		pol_extmap_put(&tf->td->addr, 0, home_addr, len, 0, foff, tf->fid);
 		t->written += len;
 	} else {
-		t->fills++;
+		t->fills += len;
 	}
 	return 0;
 out_err:
