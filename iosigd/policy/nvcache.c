@@ -6,7 +6,8 @@
  *
  *  - reads whose data is in memory are served from it directly (path a);
  *  - sequential reads trigger read-ahead from the block device into memory
- *    (path b), so the next reads hit;
+ *    (path b), so the next reads hit: a read of the block device, then a
+ *    fill - a write of what it loaded to its place in memory;
  *  - a read miss bypasses the cache: it goes to the block device and its
  *    data is not cached (path c), so random reads do not pollute memory;
  *  - writes go to memory whenever there is free or clean space (a), dirty
@@ -35,8 +36,10 @@
  * records allocated up front and a hashed, cache-missing probe per line of
  * every request (~10 us per request); see docs/policies.md.
  *
- * A read hitting bytes that a read-ahead is still loading waits for it.  A
- * hit's memory access is modelled as one command of the request's length.
+ * A read hitting bytes that a read-ahead is still loading waits for it
+ * (not for the fill after it: see readahead_done()).  A hit's memory access
+ * is modelled as one command of the request's length, at the place the fill
+ * of its bytes wrote them (mem_off()).
  * Dirty bytes rewritten while their write-back is in flight stay dirty and
  * are written back again only after that write-back completes, so two
  * write-backs of the same bytes are never in flight at once.
@@ -116,18 +119,18 @@ struct nv {
 	size_t nslabs;
 	uint64_t nexts, peak_exts;
 	struct policy_list blk_q;  /* foreground block commands: misses, write-through, read-ahead */
-	struct policy_list mem_q;  /* memory commands: hits and cached writes */
+	struct policy_list mem_q;  /* memory commands: hits, cached writes and fills */
 	struct policy_tnode *parked; /* reads waiting for a read-ahead, by offset */
 	uint64_t parked_maxlen;    /* longest read ever parked (range search) */
 	struct policy_req *wb[1024]; /* write-backs in flight (wb_inflight <= 1024) */
 	unsigned wb_now;
-	struct pol_pool internal;  /* read-ahead and write-back commands */
+	struct pol_pool internal;  /* read-ahead, fill and write-back commands */
 	struct pol_map streams;
 	/* counters */
 	uint64_t read_hits, read_misses, hit_bytes, bypass_bytes, ra_bytes, ra_cmds;
 	uint64_t parked_reads, write_cached, write_cached_bytes, write_through;
 	uint64_t write_through_bytes, wb_bytes, wb_cmds, evicted_bytes;
-	uint64_t write_bypass, write_bypass_bytes;
+	uint64_t write_bypass, write_bypass_bytes, fill_cmds, fill_bytes;
 };
 
 static const struct policy_opt nv_opts[] = {
@@ -145,7 +148,7 @@ static const struct policy_opt nv_opts[] = {
 	  .help = "write-back commands in flight at once (the paper's write-back threads)" },
 	{ .name = "max_merge", .type = POLICY_OPT_SIZE, .off = offsetof(struct nv_opts, max_merge),
 	  .def = "512KiB", .min = 4096, .max = 1ull << 30,
-	  .help = "largest write-back command" },
+	  .help = "largest write-back or fill command" },
 	{ .name = "wb_delay", .type = POLICY_OPT_TIME, .off = offsetof(struct nv_opts, wb_delay),
 	  .def = "0", .min = 0, .max = 3600ull * 1000000000ull,
 	  .help = "dirty data is written back once it has been dirty this long (0 = at once)" },
@@ -702,6 +705,33 @@ static void read_ahead(struct nv *c, struct nvs *s, uint64_t from)
 	pol_list_add_tail(&c->blk_q, &r->link);
 }
 
+/*
+ * Queues the fill of [off, off + len), which a read-ahead loaded: internal
+ * writes of that home range to its place in memory, at most max_merge bytes
+ * each (iosigd puts at most 1 MiB of a fill in its tier, tiers.c's CHUNK;
+ * the default read-ahead is 512 KiB).  All or nothing: false when the pool
+ * lacks commands for it.
+ */
+static bool fill(struct nv *c, uint64_t off, uint64_t len)
+{
+	uint64_t n = (len + c->o.max_merge - 1) / c->o.max_merge, k;
+
+	if (c->internal.cap - c->internal.used < n)
+		return false;
+	for (uint64_t pos = off; pos < off + len; pos += k) {
+		struct policy_req *r;
+
+		k = off + len - pos < c->o.max_merge ? off + len - pos : c->o.max_merge;
+		r = pol_pool_get(&c->internal, POLICY_OP_WRITE, (uint16_t)c->home, pos, k, 0,
+				 c->env->now(c->env));
+		r->pdata[1] = mem_off(c, pos, k);
+		pol_list_add_tail(&c->mem_q, &r->link);
+	}
+	c->fill_cmds += n;
+	c->fill_bytes += len;
+	return true;
+}
+
 /* ---- requests ---- */
 
 /* Sends read r where its data is; guess as for first_from().  Returns the
@@ -834,7 +864,11 @@ static void nv_dispatch(struct policy *pol)
 
 		pol_list_del(&r->link);
 		r->merge_next = NULL;
-		pol_issue(env, r, c->mem, r->pdata[1]);
+		/* The room was checked, so a refusal is a bad request: a fill
+		 * goes back to the pool (its bytes stay cached; an engine
+		 * serves a read of them from wherever their data is). */
+		if (pol_issue(env, r, c->mem, r->pdata[1]) < 0 && pol_pool_owns(&c->internal, r))
+			pol_pool_put(&c->internal, r);
 	}
 	/* Foreground first (misses, write-through, read-ahead), then write-back
 	 * in the background. */
@@ -870,19 +904,36 @@ static struct nv_ext *cmd_guess(const struct policy_req *req)
 	return ref_get((struct nv_ref){ .e = req->pptr, .gen = (uint32_t)req->pdata[0] });
 }
 
-/* A read-ahead landed: its bytes are clean cache now; reads that waited
- * for them go on. */
+/*
+ * A read-ahead landed: what it loaded goes into memory (a fill) and is clean
+ * cache from now on; reads that waited for it go on.  Bytes written since it
+ * was issued are not its any more (the write cut them out of its extent, and
+ * is cached or went home itself), so only what is still loading for it is
+ * filled.  A read-ahead that failed, or whose fill finds no command, loaded
+ * nothing into memory: its bytes leave the cache and their reads miss.
+ *
+ * The bytes count as in memory from now, not from the fill's completion:
+ * the fill goes into the memory queue ahead of the reads this completion
+ * releases, and iosigd serves any read from the newest copy wherever it is,
+ * so a hit never depends on it; making reads wait for the fill would only
+ * add a memory write to their latency.
+ */
 static void readahead_done(struct nv *c, struct policy_req *req)
 {
 	uint64_t end = req->offset + req->len;
-	struct nv_ext *first;
+	struct nv_ext *first, *after;
 
 	/* Merging joins neighbours only, so the walk goes on after the survivor. */
 	for (struct nv_ext *e = first_from(c, req->offset, cmd_guess(req)); e && ext_start(e) < end;
-	     e = ext_next(c, e)) {
-		if (e->state == EX_LOADING && e->cmd == req->id) {
+	     e = after) {
+		after = ext_next(c, e);
+		if (e->state != EX_LOADING || e->cmd != req->id)
+			continue;
+		if (req->status == 0 && fill(c, ext_start(e), e->len)) {
 			set_clean(c, e);
-			e = merge(c, e);
+			after = ext_next(c, merge(c, e));
+		} else {
+			ext_remove(c, e);
 		}
 	}
 	for (struct policy_req *r = pol_req_of_tnode(pol_tree_lower_bound(c->parked,
@@ -932,9 +983,11 @@ static void nv_complete(struct policy *pol, struct policy_req *req)
 
 	if (!pol_pool_owns(&c->internal, req))
 		return;
+	/* Internal writes to the block device are write-backs, to memory
+	 * fills (whose bytes count as cached since their read-ahead landed). */
 	if (req->op == POLICY_OP_READ)
 		readahead_done(c, req);
-	else
+	else if (req->issued_dev != c->mem)
 		writeback_done(c, req);
 	pol_pool_put(&c->internal, req);
 }
@@ -954,6 +1007,8 @@ static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "parked_reads", (double)c->parked_reads);
 	emit(ctx, "readahead_bytes", (double)c->ra_bytes);
 	emit(ctx, "readahead_cmds", (double)c->ra_cmds);
+	emit(ctx, "fill_cmds", (double)c->fill_cmds);
+	emit(ctx, "fill_bytes", (double)c->fill_bytes);
 	emit(ctx, "writes_cached", (double)c->write_cached);
 	emit(ctx, "write_cached_bytes", (double)c->write_cached_bytes);
 	emit(ctx, "writes_through", (double)c->write_through);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvcache in isolation: direct hits from memory, bypass on read miss,
- * read-ahead for sequential readers, write caching with background
+ * read-ahead for sequential readers and its fill into memory, write
+ * caching with background
  * write-back (coalesced, rewritten bytes kept dirty and never written back
  * twice at once), write-through when the cache has no clean space left,
  * LRU eviction, extents that merge and split, and the bypass of large
@@ -77,8 +78,8 @@ static void test_nvcache_read_ahead(void **state)
 	 * and starts the read-ahead); the read-ahead keeps ahead of the rest. */
 	assert_int_equal(hx_report(h, "read_misses"), 2);
 	assert_int_equal(hx_report(h, "read_hits"), 62);
-	for (unsigned i = 0; i < hx_ncmd(h); i++)
-		mem += hx_cmd(h, i)->dev == 1;
+	for (unsigned i = 0; i < hx_ncmd(h); i++)   /* the fills are the other commands there */
+		mem += hx_cmd(h, i)->dev == 1 && !(hx_cmd(h, i)->flags & POLICY_REQ_INTERNAL);
 	assert_int_equal(mem, 62);
 	assert_true(hx_report(h, "readahead_bytes") >= 252 * KiB);
 	/* Reads that arrive while their read-ahead is in flight wait for it
@@ -103,6 +104,161 @@ static void test_nvcache_read_ahead(void **state)
 		hx_add(h, i * MS, 1, 0, POLICY_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
 	hx_run(h, UINT64_MAX);
 	assert_int_equal(hx_report(h, "read_misses"), 16);
+	hx_free(h);
+}
+
+/* Whether command c is a fill: an internal write to the memory device. */
+static bool is_fill(const struct hx_cmd *c)
+{
+	return c->dev == 1 && c->op == POLICY_OP_WRITE && (c->flags & POLICY_REQ_INTERNAL);
+}
+
+/* The index of the command request id went in. */
+static unsigned cmd_of(struct hx *h, uint64_t id)
+{
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->first_id == id)
+			return i;
+	fail_msg("request %llu was not issued", (unsigned long long)id);
+	return 0;
+}
+
+/* The last write to the memory device covering home [off, off + len) among
+ * the first n commands (a fill, or a cached workload write), or -1. */
+static int last_mem_write(struct hx *h, unsigned n, uint64_t off, uint64_t len)
+{
+	int last = -1;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct hx_cmd *c = hx_cmd(h, i);
+
+		if (c->dev == 1 && c->op == POLICY_OP_WRITE && c->hoff <= off &&
+		    c->hoff + c->hlen >= off + len)
+			last = (int)i;
+	}
+	return last;
+}
+
+/* Path (b) for real: what a read-ahead loaded is written into memory (a
+ * fill), at the place the hits of those bytes read. */
+static void test_nvcache_fill(void **state)
+{
+	struct hx *h = mk("nvcache:ra_size=64KiB", 0);
+	uint64_t ra = 0, filled = 0, cap = devs[1].capacity;
+	unsigned nra = 0, hits = 0;
+
+	for (unsigned i = 0; i < 64; i++)
+		hx_add(h, i * 100 * US, 1, 0, POLICY_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	/* Each read-ahead is followed, as soon as it completed, by its fill:
+	 * an internal write of the same home range to the memory device at
+	 * that range's place there. */
+	for (unsigned i = 0; i < hx_ncmd(h); i++) {
+		const struct hx_cmd *c = hx_cmd(h, i), *f = NULL;
+
+		if (!(c->flags & POLICY_REQ_INTERNAL) || c->op != POLICY_OP_READ)
+			continue;
+		assert_int_equal(c->dev, 0);
+		nra++;
+		ra += c->hlen;
+		for (unsigned j = i + 1; j < hx_ncmd(h) && !f; j++)
+			if (is_fill(hx_cmd(h, j)) && hx_cmd(h, j)->hoff == c->hoff)
+				f = hx_cmd(h, j);
+		assert_non_null(f);
+		assert_int_equal(f->hlen, c->hlen);
+		assert_int_equal(f->off, c->hoff % cap);
+		assert_int_equal(f->t, c->done);
+		filled += f->hlen;
+	}
+	assert_true(nra >= 2);
+	assert_int_equal(filled, ra);
+	assert_int_equal(hx_report(h, "fill_cmds"), nra);
+	assert_int_equal(hx_report(h, "fill_bytes"), ra);
+	/* Every hit reads the memory device where the fill of its bytes wrote
+	 * them, after that fill was issued (the reads that waited for a
+	 * read-ahead queue behind its fill). */
+	for (unsigned i = 0; i < hx_nreq(h); i++) {
+		const struct policy_req *r = &hx_r(h, i)->r;
+		unsigned k = cmd_of(h, r->id);
+		int w;
+
+		if (r->issued_dev != 1)
+			continue;
+		hits++;
+		assert_int_equal(r->issued_off, r->offset % cap);
+		w = last_mem_write(h, k, r->offset, r->len);
+		assert_true(w >= 0);
+		assert_true(is_fill(hx_cmd(h, (unsigned)w)));
+	}
+	assert_int_equal(hits, 62);
+	hx_free(h);
+}
+
+/* A write to bytes a read-ahead is loading, or whose fill waits for the
+ * memory device, leaves the newest data in memory: the fill never writes
+ * over it. */
+static void test_nvcache_fill_vs_write(void **state)
+{
+	/* A slow SSD (10 ms a command, one at a time): the read-ahead issued
+	 * at 100 us (by the second read) loads [1 GiB + 8 KiB, + 64 KiB) until
+	 * 20 ms; a write of 4 KiB in its middle comes at 1 ms. */
+	struct hx *h = mk("nvcache:ra_size=64KiB", 10 * MS);
+	uint64_t base = 1 * GiB, woff = base + 32 * KiB;
+	unsigned w, rw, ro;
+
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, base, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 100 * US, 1, 0, POLICY_OP_READ, base + 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	w = hx_add(h, 1 * MS, 2, 0, POLICY_OP_WRITE, woff, 4 * KiB, 0);
+	rw = hx_add(h, 50 * MS, 3, 0, POLICY_OP_READ, woff, 4 * KiB, POLICY_REQ_SYNC);
+	ro = hx_add(h, 50 * MS, 4, 0, POLICY_OP_READ, base + 16 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_report(h, "readahead_bytes"), 64 * KiB);
+	/* The write took its bytes from the loading extent: the fill writes
+	 * the rest (two commands, around it), never the written bytes. */
+	assert_int_equal(hx_report(h, "fill_bytes"), 60 * KiB);
+	assert_int_equal(hx_report(h, "fill_cmds"), 2);
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (is_fill(hx_cmd(h, i)))
+			assert_true(hx_cmd(h, i)->hoff + hx_cmd(h, i)->hlen <= woff ||
+				    hx_cmd(h, i)->hoff >= woff + 4 * KiB);
+	/* Both reads hit memory, the written bytes as the write left them. */
+	assert_int_equal(hx_r(h, w)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, rw)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, ro)->r.issued_dev, 1);
+	assert_int_equal(last_mem_write(h, cmd_of(h, hx_r(h, rw)->r.id), woff, 4 * KiB),
+			 (int)cmd_of(h, hx_r(h, w)->r.id));
+	assert_true(is_fill(hx_cmd(h, (unsigned)last_mem_write(h, cmd_of(h, hx_r(h, ro)->r.id),
+								base + 16 * KiB, 4 * KiB))));
+	/* The written bytes are written back; everything ends clean. */
+	assert_int_equal(hx_report(h, "writeback_bytes"), 4 * KiB);
+	assert_int_equal(hx_report(h, "dirty_bytes"), 0);
+	assert_int_equal(hx_report(h, "cached_bytes"), 64 * KiB);
+	hx_free(h);
+
+	/* The memory device is full when the read-ahead completes (20 ms):
+	 * its fill waits in the memory queue; a write of 4 KiB of it comes at
+	 * 40 ms and queues behind it.  Once the device has room the fill goes
+	 * first and the write after it, so memory holds the write's bytes. */
+	h = mk("nvcache:ra_size=64KiB", 10 * MS);
+	hx_add(h, 0, 1, 0, POLICY_OP_READ, base, 4 * KiB, POLICY_REQ_SYNC);
+	hx_add(h, 100 * US, 1, 0, POLICY_OP_READ, base + 4 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, 5 * MS);
+	hx_fake_inflight(h, 1, 64);
+	w = hx_add(h, 40 * MS, 2, 0, POLICY_OP_WRITE, woff, 4 * KiB, 0);
+	hx_run(h, 45 * MS);
+	assert_int_equal(hx_report(h, "fill_bytes"), 64 * KiB);   /* made before the write */
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		assert_false(hx_cmd(h, i)->dev == 1);                  /* nothing issued to memory yet */
+	hx_fake_inflight(h, 1, -1);
+	rw = hx_add(h, 50 * MS, 3, 0, POLICY_OP_READ, woff, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_r(h, rw)->r.issued_dev, 1);
+	assert_int_equal(last_mem_write(h, cmd_of(h, hx_r(h, rw)->r.id), woff, 4 * KiB),
+			 (int)cmd_of(h, hx_r(h, w)->r.id));
+	assert_int_equal(hx_report(h, "dirty_bytes"), 0);
 	hx_free(h);
 }
 
@@ -398,6 +554,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nvcache_bypass_on_miss),
 		cmocka_unit_test(test_nvcache_read_ahead),
+		cmocka_unit_test(test_nvcache_fill),
+		cmocka_unit_test(test_nvcache_fill_vs_write),
 		cmocka_unit_test(test_nvcache_write_back),
 		cmocka_unit_test(test_nvcache_rewrite_during_writeback),
 		cmocka_unit_test(test_nvcache_lru_eviction),

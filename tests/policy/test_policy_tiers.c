@@ -338,12 +338,11 @@ static void test_contract_nvcache(void **state)
 	struct hx *h = mk(2, nv_devs, nv_models, "nvcache:ra_size=64KiB");
 
 	(void)state;
-	/* A sequential reader (read-ahead), writers, reads of what they
-	 * wrote, enough writes to fill the cache (write-back, write-through).
-	 * The extent cache (issue 15) models a hit as one memory command of
-	 * the request and a read-ahead as loaded without writing it to its
-	 * place in memory, so it issues no fills and no pieces; iosigd
-	 * serves such hits from the newest copy wherever it is (tiers.md). */
+	/* A sequential reader (read-ahead and its fills), writers, reads of
+	 * what they wrote, enough writes to fill the cache (write-back,
+	 * write-through).  A hit is one memory command of the request, so
+	 * nvcache issues no pieces; a fill names the home range its
+	 * read-ahead loaded. */
 	for (unsigned i = 0; i < 64; i++)
 		hx_add(h, i * 100 * US, 1, 0, POLICY_OP_READ, 1 * GiB + i * 4 * KiB, 4 * KiB,
 		       POLICY_REQ_SYNC);
@@ -356,6 +355,7 @@ static void test_contract_nvcache(void **state)
 	hx_run(h, UINT64_MAX);
 	all_done(h);
 	assert_true(hx_report(h, "readahead_bytes") > 0);
+	assert_true(hx_report(h, "fill_cmds") > 0);
 	assert_true(hx_report(h, "writeback_bytes") > 0);
 	assert_true(hx_report(h, "read_hits") > 0);
 	assert_true(check_contract(h, 0, nv_devs[0].capacity) > 0);
