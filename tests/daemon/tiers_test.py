@@ -29,6 +29,12 @@ Groups (tiers_test.py GROUP):
   stale      readers in other processes, tagged while the writer writes and
              untagged after it closed, during migration, GC and write-back:
              every read checksummed, 0 stale
+  readahead  nvcache: a file written plainly and dropped from the page
+             cache, read sequentially twice by a tagged reader; in the
+             second pass a tagged writer overwrites random blocks and sweeps
+             just ahead of the reader: every block whole and never older than
+             published; the read-ahead was filled into the memory tier and
+             the hits were served from it
   badstores  a store of a newer format, a foreign file, garbage, a truncated
              store: iosigd refuses to start, names the path and what to do,
              and changes nothing
@@ -730,6 +736,224 @@ def test_stale():
 
 
 # ---------------------------------------------------------------------------
+# readahead: nvcache's read-ahead fills the memory tier
+# ---------------------------------------------------------------------------
+
+RA_BLOCKS = 8192          # the file: 32 MiB of checksummed 4 KiB blocks
+RA_CHUNK = 128 << 10      # the reader's read size
+
+# Block i at version v: its number, its version and a body derived from both.
+RA_BLOCK = r'''
+import hashlib, struct
+def block(i, v):
+    body = hashlib.sha256(b"%d %d" % (i, v)).digest() * 128
+    return struct.pack("<II", i, v) + body[:4088]
+'''
+
+# Reads the file sequentially, RA_CHUNK at a time, `passes` times.  With
+# `mark` (not "-"): after the first pass it creates `mark`.p1 and waits for
+# `mark`.go (the test takes the daemon's status in between, the writer
+# starts), then reads slowly enough for the writer's overwrites to land
+# among its reads.  Every block must be whole and at least at the version
+# the writer had published before the read began (`pub`: a version per
+# block, written after the block; after them, where the reader is).  Counts
+# blocks read newer than that (written meanwhile) and blocks read at a
+# version above 0 (the writer's).
+RA_READER = RA_BLOCK + r'''
+import os, sys, time
+path, pub, mark, passes, chunk = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+fd = os.open(path, os.O_RDONLY)
+pf = os.open(pub, os.O_RDWR)
+size = os.fstat(fd).st_size
+reads = bad = stale = newer = seen = 0
+for p in range(passes):
+    if p == 1 and mark != "-":
+        open(mark + ".p1", "w").close()
+        t0 = time.time()
+        while not os.path.exists(mark + ".go"):
+            if time.time() - t0 > 300:
+                sys.exit("no go")
+            time.sleep(0.005)
+    for off in range(0, size, chunk):
+        n = chunk // 4096
+        want = struct.unpack("<%dI" % n, os.pread(pf, 4 * n, off // 4096 * 4))
+        b = os.pread(fd, chunk, off)
+        reads += 1
+        os.pwrite(pf, struct.pack("<Q", off), 4 * (size // 4096))
+        for k in range(n):
+            i, blk = off // 4096 + k, b[k * 4096:(k + 1) * 4096]
+            if len(blk) < 4096 or struct.unpack_from("<I", blk)[0] != i:
+                bad += 1
+                continue
+            v = struct.unpack_from("<I", blk, 4)[0]
+            if blk != block(i, v):
+                bad += 1
+            elif v < want[k]:
+                stale += 1
+            else:
+                newer += v > want[k]
+                seen += v > 0
+        if p == 1 and mark != "-":
+            time.sleep(0.004)
+print("READS %d BAD %d STALE %d NEWER %d SEEN %d" % (reads, bad, stale, newer, seen), flush=True)
+'''
+
+# Once `mark`.go exists, until `mark`.stop exists: overwrites random blocks
+# (4 KiB each, a new version, then published), and every 0.25 s sweeps
+# 2 MiB just ahead of the reader (its position in `pub` after the
+# versions): past nvcache's seq_bypass (1 MiB) those writes go home, over
+# ranges the reader's read-ahead is loading or about to load - a load that
+# a write overtook must not be filled into the tier.
+RA_WRITER = RA_BLOCK + r'''
+import os, sys, time, random
+path, pub, mark, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+rng = random.Random(seed)
+t0 = time.time()
+while not os.path.exists(mark + ".go"):
+    if time.time() - t0 > 300:
+        sys.exit("no go")
+    time.sleep(0.005)
+fd = os.open(path, os.O_RDWR)
+pf = os.open(pub, os.O_RDWR)
+ver, writes, swept = [0] * n, 0, time.time()
+def write(i):
+    global writes
+    ver[i] += 1
+    os.pwrite(fd, block(i, ver[i]), i * 4096)
+    os.pwrite(pf, struct.pack("<I", ver[i]), i * 4)
+    writes += 1
+while not os.path.exists(mark + ".stop"):
+    if time.time() - swept > 0.25:
+        at = struct.unpack("<Q", os.pread(pf, 8, 4 * n))[0] // 4096 + 16
+        for i in range(at, min(at + 512, n)):
+            write(i)
+        swept = time.time()
+    write(rng.randrange(n))
+    time.sleep(0.002)
+os.close(fd)
+print("WRITES %d" % writes, flush=True)
+'''
+
+
+def ra_result(what, out, err):
+    m = re.search(r"READS (\d+) BAD (\d+) STALE (\d+) NEWER (\d+) SEEN (\d+)", out)
+    check(m is not None, "%s ran (%s)" % (what, err[-300:]))
+    return [int(x) for x in m.groups()] if m else [0] * 5
+
+
+def ra_counters(st, stat):
+    """The policy's counters and the tier's figures the group looks at."""
+    t, dv = st.tier(stat) or {}, device_of(stat, st.home) or {}
+    c = dv.get("counters") or {}
+    x = {k: c.get(k, 0) for k in ("read_hits", "hit_bytes", "read_misses", "readahead_bytes", "fill_cmds",
+                                  "fill_bytes", "evicted_bytes")}
+    x.update({"tier_" + k: t.get(k, 0) for k in ("fill_bytes", "read_bytes", "reads_elsewhere",
+                                                 "written_bytes", "conflicts")})
+    return x
+
+
+def ra_minus(a, b):
+    return {k: a[k] - b.get(k, 0) for k in a}
+
+
+def test_readahead():
+    need_root()
+    s = Scratch("iosigd-tra.")
+    for name, text in (("reader.py", RA_READER), ("writer.py", RA_WRITER)):
+        with open(s.path(name), "w") as f:
+            f.write(text)
+    ns = {}
+    exec(RA_BLOCK, ns)   # the same block() as the scripts'
+    block = ns["block"]
+    size = RA_BLOCKS * 4096
+    try:
+        for policy in [p for p in POLICIES if p == "nvcache"]:
+            # A cache of half the file: the second pass reads ahead (and
+            # fills) again, while the writer writes.
+            st = Setup(s, "ra-" + policy, policy, ":cache_size=16MiB")
+            d = daemon_for(s, st, "d-ra-" + policy)
+            work = os.path.join(st.home, "ra")
+            os.makedirs(work)
+            target, pub, mark = os.path.join(work, "blocks"), s.path("pub-ra"), s.path("ra")
+            with open(pub, "wb") as f:
+                f.write(b"\0" * (4 * RA_BLOCKS + 8))
+            # Written plainly (untagged): home data only, none of it in the
+            # tier; then out of the page cache, so the read-ahead reads it
+            # from the device.
+            with open(target, "wb") as f:
+                for i in range(RA_BLOCKS):
+                    f.write(block(i, 0))
+                f.flush()
+                os.fsync(f.fileno())
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("1\n")
+            env = dict(os.environ)
+            env.update(d.env())
+
+            def tagged(sig):
+                return [REDIRECT, "-q", "-s", sig, work + "/**", "--", sys.executable]
+            w = subprocess.Popen(tagged("random size_per_io(4*KiB)") + [s.path("writer.py"), target, pub, mark,
+                                                                       str(RA_BLOCKS), "7"],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            r = subprocess.Popen(tagged("sequential size_per_io(128*KiB)") + [s.path("reader.py"), target, pub,
+                                                                             mark, "2", str(RA_CHUNK)],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            t0 = time.time()
+            while not os.path.exists(mark + ".p1") and r.poll() is None and time.time() - t0 < 300:
+                time.sleep(0.01)
+            one = ra_counters(st, d.status())
+            open(mark + ".go", "w").close()
+            ro, re_ = r.communicate(timeout=600)
+            open(mark + ".stop", "w").close()
+            wo, we = w.communicate(timeout=120)
+            two = ra_minus(ra_counters(st, d.status()), one)
+            reads, bad, stale, newer, seen = ra_result("%s: the tagged reader" % policy, ro, re_)
+            m = re.search(r"WRITES (\d+)", wo)
+            writes = int(m.group(1)) if m else 0
+            print("readahead %s: %d reads (%d blocks written meanwhile, %d blocks read as written, %d of them "
+                  "newer than published, %d stale, %d bad)" % (policy, reads, writes, seen, newer, stale, bad))
+            print("readahead %s: first pass: %s" % (policy, json.dumps(one)))
+            print("readahead %s: second pass (with the writer): %s" % (policy, json.dumps(two)))
+            check(reads == 2 * size // RA_CHUNK and bad == 0 and stale == 0,
+                  "%s: two sequential passes, every block whole and none older than published "
+                  "(%d reads, %d bad, %d stale)" % (policy, reads, bad, stale))
+            check(w.returncode == 0 and writes > 50 and seen > 0,
+                  "%s: the tagged writer overwrote blocks during the second pass, the reader read some "
+                  "(%d writes, %d blocks read as written; %s)" % (policy, writes, seen, we[-300:]))
+            # The first pass: the reader read ahead and hit ...
+            hits = one["read_hits"]
+            check(hits > size // RA_CHUNK // 2 and one["readahead_bytes"] >= size // 2,
+                  "%s: the sequential reader read ahead and hit (%d hits of %d reads)"
+                  % (policy, hits, size // RA_CHUNK))
+            # ... the policy wrote what it read ahead into memory, and the
+            # tier holds it as clean copies ...
+            check(one["fill_bytes"] >= one["readahead_bytes"] * 9 // 10 and one["tier_fill_bytes"] >= size * 3 // 4,
+                  "%s: the read-ahead was filled into the tier (policy fill_bytes %d of readahead_bytes %d, "
+                  "tier fill_bytes %d)" % (policy, one["fill_bytes"], one["readahead_bytes"], one["tier_fill_bytes"]))
+            # ... from which the hits were served: few hits found nothing of
+            # theirs in the tier (reads_elsewhere), most hit bytes came from it.
+            check(one["tier_reads_elsewhere"] <= hits // 10 and one["tier_read_bytes"] >= one["hit_bytes"] * 3 // 4,
+                  "%s: hits served from the tier (reads_elsewhere %d of %d hits, %d of %d hit bytes read from "
+                  "the tier)" % (policy, one["tier_reads_elsewhere"], hits, one["tier_read_bytes"],
+                                 one["hit_bytes"]))
+            # The second pass read ahead and filled again, among the writes.
+            check(two["readahead_bytes"] > 0 and two["fill_bytes"] > 0,
+                  "%s: the second pass read ahead and filled again among the writes (%s)"
+                  % (policy, json.dumps(two)))
+            # The writer closed: an untagged reader sees its last versions.
+            r2, o2, e2 = run([sys.executable, s.path("reader.py"), target, pub, "-", "1", str(RA_CHUNK)])
+            _, bad2, stale2, newer2, _ = ra_result("%s: the untagged reader" % policy, o2, e2)
+            check(bad2 == 0 and stale2 == 0 and newer2 == 0,
+                  "%s: after the close an untagged reader sees every block at its last version (%s)"
+                  % (policy, o2.strip()))
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
 # badstores: refusals
 # ---------------------------------------------------------------------------
 
@@ -942,7 +1166,7 @@ def test_protocol():
 
 
 GROUPS = {"overwrite": test_overwrite, "fallback": test_fallback, "protocol": test_protocol, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
-          "stale": test_stale, "badstores": test_badstores}
+          "stale": test_stale, "readahead": test_readahead, "badstores": test_badstores}
 
 
 if __name__ == "__main__":
