@@ -619,6 +619,13 @@ gc:
 		gc_step(m);
 		return;
 	}
+	if (!m->nchunks && m->log_head) {
+		/* Nothing but padding in the log: there is nothing to move, so it
+		 * is recycled at once.  (GC starts only with chunks to move; a log
+		 * that padding alone had filled - sequences with few writes to
+		 * steer - stayed full, and every write went to the SSD for good.) */
+		m->log_head = 0;
+	}
 	if (m->nchunks && ((double)m->log_head >= m->o.gc_threshold * (double)m->log_size ||
 			   now - m->hdd_idle_since >= m->o.gc_idle)) {
 		m->gc = true;

@@ -252,6 +252,30 @@ static void test_mios_location_and_gc(void **state)
 	hx_free(h);
 }
 
+/* A log that padding alone filled (a sequence with nothing steered into
+ * it) holds nothing to move: it is recycled, and a later sequence steers
+ * writes into it again instead of sending them all to the SSD for good. */
+static void test_mios_padding_only_log_recycled(void **state)
+{
+	struct buf b;
+	struct hx *h = mk("mios-e:" OPTS ",idle_reset=1s,L=100,log_size=128KiB", &b);
+	unsigned late;
+
+	/* Recently busy: recalibrated, the write goes to the SSD, and the
+	 * sequence pads the log until it cannot take a PS. */
+	hx_add(h, 10 * MS, 1, 0, POLICY_OP_WRITE, 0, 4 * KiB, 0);
+	late = hx_add(h, 5000 * MS, 1, 0, POLICY_OP_WRITE, 64 * KiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	dump(h);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_r(h, 0)->r.issued_dev, 0);
+	assert_true(hx_report(h, "padding_bytes") > 96 * KiB);
+	/* Long idle: a new sequence in F, the write steered to the HDD's log. */
+	assert_int_equal(hx_r(h, late)->r.issued_dev, 1);
+	assert_int_equal(hx_report(h, "redirected_writes"), 1);
+	hx_free(h);
+}
+
 /* big_write: streams with large writes stay on the SSD; hints decide at
  * the first request, profiling after profile_n writes. */
 static void test_mios_size_aware_hints(void **state)
@@ -316,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_mios_d_steering_by_queue_length),
 		cmocka_unit_test(test_mios_recalibration),
 		cmocka_unit_test(test_mios_location_and_gc),
+		cmocka_unit_test(test_mios_padding_only_log_recycled),
 		cmocka_unit_test(test_mios_size_aware_hints),
 		cmocka_unit_test(test_mios_setup_errors),
 	};
