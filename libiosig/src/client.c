@@ -604,19 +604,23 @@ void cl_publish_lazy(struct cl_session *s, uint64_t len)
 		kick(s);
 }
 
+/* Whether the daemon's end of the session is gone (no waiting). */
+static bool daemon_gone(struct cl_session *s)
+{
+	struct pollfd p = { .fd = s->sock, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL));
+}
+
 /* Waits for a completion after `seen`, noticing a dead daemon (the watcher
  * wakes everyone; the timeout is a second line). */
 void cl_wait_seq(struct cl_session *s, uint32_t seen)
 {
 	iosd_ring_wait(&s->ring, seen, 1000);
-	if (!s->dead && iosd_ring_cq_seq(&s->ring) == seen) {
-		struct pollfd p = { .fd = s->sock, .events = POLLRDHUP };
-
-		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL))) {
-			cl_lock();
-			cl_takeover(s, "the daemon's socket closed");
-			cl_unlock();
-		}
+	if (!s->dead && iosd_ring_cq_seq(&s->ring) == seen && daemon_gone(s)) {
+		cl_lock();
+		cl_takeover(s, "the daemon's socket closed");
+		cl_unlock();
 	}
 }
 
@@ -889,9 +893,8 @@ static void drain_locked(void)
 	s->users++;
 	publish_home_barriers(s);
 	/* What was published lazily is waited for now. */
-	if (s->unkicked) {
+	if (s->unkicked)
 		kick(s);
-	}
 	end = s->prod.tail;
 	pos = s->prod.reclaim;
 	while (!s->dead && pos != end) {
@@ -908,6 +911,11 @@ static void drain_locked(void)
 		cl_wait(s, pos, IOSD_ST_DONE);
 		cl_lock();
 	}
+	/* A daemon that died while nothing was pending: the watcher may not
+	 * have run yet (an exit or exec would end the process first), so the
+	 * take-over - and its line in the decision log - happens here. */
+	if (!s->dead && daemon_gone(s))
+		cl_takeover(s, "the daemon's socket closed");
 	cl_reclaim(s);
 	cl_session_put(s);
 }

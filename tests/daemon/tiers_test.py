@@ -215,13 +215,14 @@ def test_faults():
                     connected = any(c.get("pid") == p.pid for c in stat.get("clients") or [])
                 except OSError:
                     pass
+                d.kill9()
                 # A fast run may be over before the kill: its client has
                 # nothing to take over.  So may one that is still exiting
                 # (a sanitizer's leak check at exit takes a while): it must
-                # still have had its session with the daemon.
+                # have had its session with the daemon and outlived it (its
+                # watcher takes over, or its exit does).
                 live = p.poll() is None and connected
                 totals["live_at_kill"] += live
-                d.kill9()
                 # systemd restarts it (Restart=on-failure) on the same
                 # socket, after a while; its clients wait for it.
                 time.sleep(rng.uniform(0.0, 1.0))
