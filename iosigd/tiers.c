@@ -48,6 +48,15 @@
  *  - fsync completes once the store is synced, the home file fsync'ed and
  *    the HOME records that made durable are synced too.
  * Syncs are batched in rounds per device (settle()).
+ *
+ * A store that fails (a write, a sync, a record: tier_fail()) is `failed`:
+ * nothing more goes to it, what it holds is copied home at once (its
+ * pages are still in memory, and a device that fails writes may still
+ * read) and the next round makes that durable; its syncs' errors are the
+ * tier's, never a workload request's (TAG_STORE).  Once all of it is
+ * home, its store is emptied so that a restart recovers nothing older
+ * than the home files - or, when it cannot be written any more, the
+ * daemon says to remove it (tier_invalidate()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +82,8 @@
 
 #define TAG_CMD 5u                 /* user_data: a struct tcmd */
 #define TAG_ROUND 6u               /* user_data: a device's sync round (struct dtiers) */
+#define TAG_STORE 7u               /* user_data: a sync of a store for a struct tcmd (a
+                                      command's, or a round's): its error fails the tier */
 #define SFR_WRITE_WAIT (SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
 #define CACHE_MAX 64               /* internal reads kept for the write after them */
 #define CHUNK (1u << 20)
@@ -118,6 +129,8 @@ struct dtier {
 	unsigned inflight;
 	bool is_volatile;          /* on memory: lost at reboot */
 	bool failed;               /* an I/O error: nothing more goes to it */
+	bool evacuate;             /* failed: its data still to be copied home (evacuate()) */
+	int invalid;               /* failed: 1 its store emptied since, -errno it could not be */
 	bool draining;             /* journal filling: everything home, then reset */
 	struct pol_extmap occ;     /* data area: tdev = OC_*, toff = file offset, tag = fid << 32 | epoch */
 	uint64_t epoch;            /* syncs started */
@@ -127,6 +140,7 @@ struct dtier {
 	uint64_t unsynced;         /* records since the last sync started */
 	/* counters */
 	uint64_t written, read, homed, fallbacks, conflicts, pads, fills, resets, drains, errors;
+	uint64_t lost;             /* bytes only it held that could not be read back home */
 	uint64_t records_total;
 };
 
@@ -222,6 +236,7 @@ struct tmember {
 
 struct tcmd {
 	struct dtiers *td;
+	bool round;                        /* only a round's sync of the store (no requests) */
 	unsigned dev;                      /* device index it occupies */
 	unsigned pending;                  /* io_uring completions due */
 	struct policy_list link;           /* in dtiers.done */
@@ -934,6 +949,22 @@ static bool journal_room(struct dtier *t)
 	return tstore_journal_free(t->st) > t->st->sb.journal_bytes - t->st->sb.journal_bytes / DRAIN_AT;
 }
 
+/* The store failed under us (`what` failed with err): nothing more goes to
+ * it, and its data goes home at the next turn (evacuate(): not here, in
+ * the middle of an issue or a round).  A sync's error counts too: a
+ * write-back the device failed leaves the data in memory only, and is
+ * reported once (the next sync of the store would succeed). */
+static void tier_fail(struct dtier *t, const char *what, int err)
+{
+	t->errors++;
+	if (t->failed)
+		return;
+	dlog(DLOG_ERR, "tier %s: %s: %s: %s; its data goes home now, and all writes from now on",
+	     t->cfg->name, t->st->path, what, strerror(-err));
+	t->failed = true;
+	t->evacuate = true;
+}
+
 /* Puts len bytes of buf - [foff, +len) of tf - at loc in the tier as
  * `type` (DATA or FILL).  0, or -errno when the tier cannot take it
  * (the caller writes home instead). */
@@ -984,14 +1015,8 @@ static int tier_put(struct daemon *d, struct tfile *tf, uint16_t type, const voi
 	}
 	return 0;
 out_err:
-	if (r == -ENOSPC)
-		return r;
-	/* The store failed under us: nothing more goes to it. */
-	if (!t->failed)
-		dlog(DLOG_ERR, "tier %s: %s: %s; its data goes home from now on", t->cfg->name,
-		     t->st->path, strerror(-r));
-	t->failed = true;
-	t->errors++;
+	if (r != -ENOSPC)
+		tier_fail(t, "a write", r);
 	return r;
 }
 
@@ -1026,10 +1051,12 @@ static struct io_uring_sqe *sqe_for(struct daemon *d, void *obj, unsigned tag)
 }
 
 /* The device works on [off, +len) of fd now: a write's data reaches it
- * when the policy said, not at the kernel's write-back. */
+ * when the policy said, not at the kernel's write-back.  The store's
+ * error is the tier's (TAG_STORE): the request's data is still in memory,
+ * and goes home. */
 static void sub_sync_range(struct daemon *d, struct tcmd *c, int fd, uint64_t off, uint64_t len)
 {
-	struct io_uring_sqe *sqe = sqe_for(d, c, TAG_CMD);
+	struct io_uring_sqe *sqe = sqe_for(d, c, fd == c->td->t->st->fd ? TAG_STORE : TAG_CMD);
 
 	if (!sqe)
 		return;   /* no room at all: the data is in the page cache, timing aside */
@@ -1064,6 +1091,45 @@ static unsigned sub_fsync(struct daemon *d, void *obj, unsigned tag, int fd, boo
 	}
 	io_uring_prep_fsync(sqe, fd, datasync ? IORING_FSYNC_DATASYNC : 0);
 	return 1;
+}
+
+/* A sync of the store for c (TAG_STORE): 1 when queued, 0 when no SQE was
+ * to be had and it was done here and now. */
+static unsigned sub_store_sync(struct daemon *d, struct tcmd *c)
+{
+	struct dtier *t = c->td->t;
+	struct io_uring_sqe *sqe = sqe_for(d, c, TAG_STORE);
+	int r;
+
+	if (sqe) {
+		io_uring_prep_fsync(sqe, t->st->fd, IORING_FSYNC_DATASYNC);
+		return 1;
+	}
+	r = tstore_sync(t->st);
+	if (r < 0)
+		tier_fail(t, "a sync", r);
+	return 0;
+}
+
+/* A round's sync of the store: 1 when one is due to complete (counted in
+ * round_pending), 0 when it was done here and now. */
+static unsigned round_store_sync(struct daemon *d, struct dtiers *td)
+{
+	struct tcmd *c = cmd_new(td, 1, 0);
+	int r;
+
+	if (c) {
+		c->round = true;
+		c->pending = sub_store_sync(d, c);
+		if (c->pending)
+			return 1;
+		free(c);
+		return 0;
+	}
+	r = tstore_sync(td->t->st);   /* out of memory: here and now */
+	if (r < 0)
+		tier_fail(td->t, "a sync", r);
+	return 0;
 }
 
 /* A request of the command is done: the policy hears of it, and a
@@ -1153,6 +1219,22 @@ void tiers_cqe(struct daemon *d, void *obj, int res)
 	unsigned tag = (unsigned)(ud & 7);
 
 	obj = (void *)(uintptr_t)(ud & ~7ull);
+	if (tag == TAG_STORE) {
+		struct tcmd *c = obj;
+		struct dtiers *td = c->td;
+
+		if (res < 0 && res != -ECANCELED)
+			tier_fail(td->t, "a sync", res);
+		if (--c->pending)
+			return;
+		if (c->round) {
+			td->round_pending--;
+			free(c);
+		} else {
+			cmd_done(d, c);
+		}
+		return;
+	}
 	if (tag == TAG_ROUND) {
 		struct dtiers *td = obj;
 
@@ -1571,13 +1653,13 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 	struct policy_req *r = m->r;
 
 	if (r->op == POLICY_OP_FLUSH) {
-		if (dev == 1 && !td->t->is_volatile) {
-			c->pending += sub_fsync(d, c, TAG_CMD, td->t->st->fd, true);
-		}
+		if (dev == 1 && !td->t->is_volatile && !td->t->failed)
+			c->pending += sub_store_sync(d, c);
 		return;
 	}
 	if (r->flags & POLICY_REQ_PAD) {
 		bool ordered;
+		int e;
 
 		/* Padding: zeros where nothing lives (a PAD record keeps the
 		 * sectors' states); over live data it is skipped. */
@@ -1585,8 +1667,11 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 		    place_ok(td->t, 0, 0, off, r->len, &ordered) < 0 ||
 		    pol_extmap_first(&td->t->occ, 0, off, r->len))
 			return;
-		if (tstore_log_data(td->t->st, next_seq(d), TIER_REC_PAD, 0, 0, NULL, r->len, off,
-				    ordered) == 0) {
+		e = tstore_log_data(td->t->st, next_seq(d), TIER_REC_PAD, 0, 0, NULL, r->len, off,
+				    ordered);
+		if (e < 0 && e != -ENOSPC)
+			tier_fail(td->t, "a write", e);
+		if (e == 0) {
 			td->t->unsynced++;
 			td->t->records_total++;
 			td->t->pads += r->len;
@@ -1601,6 +1686,12 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 		return;
 	}
 	if (r->op == POLICY_OP_READ) {
+		/* A failed tier's places are not read: its data went home
+		 * (evacuate()), so the write that follows moves nothing - and a
+		 * device gone fails every read, which the policy would retry for
+		 * ever (bid-hybrid's migration did: the daemon never drained). */
+		if (dev == 1 && td->t->failed)
+			return;
 		/* Loaded from where it was issued: the tier's bytes there, or
 		 * home. */
 		c->buf = malloc(r->len ? r->len : 1);
@@ -1799,11 +1890,25 @@ static void flush_file(struct tfile *tf)
 			continue;
 		for (uint64_t done = 0; done < len;) {
 			uint64_t k = len - done < CHUNK ? len - done : CHUNK;
+			int r = tstore_pread(tf->td->t->st, buf, k, place + done);
 
-			if (tstore_pread(tf->td->t->st, buf, k, place + done) < 0 ||
-			    home_pwrite(d, tf, buf, k, off + done) < 0) {
-				dlog(DLOG_ERR, "device %s: cannot write tier data home: %s",
-				     tf->f->dev->name, strerror(errno));
+			if (r < 0) {
+				/* Its only copy is unreadable: lost.  The program hears
+				 * of it at its next fsync or close, as of a failed
+				 * write-back. */
+				dlog(DLOG_ERR, "device %s: %" PRIu64 " bytes of a file only tier %s held cannot be read (%s): lost",
+				     tf->f->dev->name, len - done, tf->td->t->cfg->name, strerror(-r));
+				tf->td->t->lost += len - done;
+				tier_fail(tf->td->t, "a read", r);
+			} else {
+				r = home_pwrite(d, tf, buf, k, off + done);
+				if (r < 0)
+					dlog(DLOG_ERR, "device %s: cannot write tier data home: %s",
+					     tf->f->dev->name, strerror(-r));
+			}
+			if (r < 0) {
+				if (!tf->f->wb_err)
+					tf->f->wb_err = r == -ENOSPC || r == -EDQUOT ? r : -EIO;
 				break;
 			}
 			tf->td->t->homed += k;
@@ -1837,6 +1942,26 @@ static void retire_upto(struct tfile *tf, uint64_t seq)
 		at = off + len;
 		if ((e->tag >> 1) <= seq)
 			retire_copies(tf, off, len, OC_PEND_HOME);
+	}
+}
+
+/* A failed tier's data, all of it, written home now (page cache; the next
+ * round fsyncs it and forgets the copies): read while it still can be - a
+ * store whose write-back failed still has those pages in memory, and a
+ * device that fails writes may still read what it stored. */
+static void evacuate(struct dtiers *td)
+{
+	if (!td->t->evacuate)
+		return;
+	td->t->evacuate = false;
+	for (struct policy_list *l = td->files.next; l != &td->files; l = l->next) {
+		struct tfile *tf = pol_container_of(l, struct tfile, link);
+
+		/* No HOME will be written for it: not stuck on one any more. */
+		tf->stuck = false;
+		if (pol_extmap_first(&tf->loc, 0, 0, UINT64_MAX) ||
+		    pol_extmap_first(&tf->due, 0, 0, UINT64_MAX))
+			flush_file(tf);
 	}
 }
 
@@ -1875,9 +2000,8 @@ static void round_start(struct daemon *d, struct dtiers *td)
 	td->round_homes = td->home_writes;
 	/* The store: what was written to it so far, durable. */
 	td->round_epoch = t->epoch;
-	if (t->unsynced && !t->is_volatile) {
-		td->round_pending += sub_fsync(d, td, TAG_ROUND, t->st->fd, true);
-	}
+	if (t->unsynced && !t->is_volatile && !t->failed)
+		td->round_pending += round_store_sync(d, td);
 	t->epoch++;
 	t->unsynced = 0;
 	td->rounds++;
@@ -1890,6 +2014,10 @@ static void round_end(struct daemon *d, struct dtiers *td)
 	struct dtier *t = td->t;
 	bool logged = false;
 
+	/* The store failed during the round (its sync, maybe): what it held
+	 * goes home before any waiter goes on - an fsync's own sync of the
+	 * file then makes it durable - and the next round fsyncs the rest. */
+	evacuate(td);
 	if (td->round_phase == 1) {
 		t->synced = td->round_epoch;
 		for (struct policy_list *l = td->files.next, *nx; l != &td->files; l = nx) {
@@ -1917,11 +2045,15 @@ static void round_end(struct daemon *d, struct dtiers *td)
 				tf->flush = false;
 			}
 			if (tf->flush && tf->flush_during != td->round &&
-			    tf->logged_gen == t->st->sb.generation) {
+			    tf->logged_gen == t->st->sb.generation && !t->failed) {
 				/* Everything of it was home before this round's fsync. */
-				if (tstore_log_fence(t->st, next_seq(d), tf->fid) == 0) {
+				int r = tstore_log_fence(t->st, next_seq(d), tf->fid);
+
+				if (r == 0) {
 					td->fences++;
 					logged = true;
+				} else if (r != -ENOSPC) {
+					tier_fail(t, "a record", r);
 				}
 				pol_extmap_clear(&tf->due, 0, 0, UINT64_MAX);
 				drop_copies(tf);
@@ -1946,11 +2078,22 @@ static void round_end(struct daemon *d, struct dtiers *td)
 					tf->round_for = td->round;
 					continue;
 				}
-				if (tf->logged_gen == t->st->sb.generation) {
-					if (tstore_log_home(t->st, next_seq(d), tf->fid, off, len) < 0) {
+				if (tf->logged_gen == t->st->sb.generation && !t->failed) {
+					int r = tstore_log_home(t->st, next_seq(d), tf->fid, off, len);
+
+					if (r == -ENOSPC) {
 						/* Journal full: its writers wait for the drain's
 						 * new generation (drain()). */
 						tf->stuck = true;
+						break;
+					}
+					if (r < 0) {
+						/* A failed store takes no more records; its
+						 * writers wait for the next round, which
+						 * needs none (the range is home and fsync'ed,
+						 * the store emptied or to be removed). */
+						tier_fail(t, "a record", r);
+						tf->round_for = td->round;
 						break;
 					}
 					td->homes++;
@@ -1965,14 +2108,15 @@ static void round_end(struct daemon *d, struct dtiers *td)
 			t->unsynced++;
 			t->records_total++;
 		}
-		if (logged && td->round_durable && !t->is_volatile) {
+		if (logged && td->round_durable && !t->is_volatile && !t->failed) {
 			/* An fsync waits: the HOME records themselves durable. */
 			td->round_phase = 2;
-			td->round_pending = sub_fsync(d, td, TAG_ROUND, t->st->fd, true);
+			td->round_pending = round_store_sync(d, td);
 			t->epoch++;
 			return;
 		}
 	}
+	evacuate(td);   /* failed just now, writing a record */
 	td->round_phase = 0;
 	td->done_round = td->round;
 	for (struct policy_list *l = td->waits.next, *nx; l != &td->waits; l = nx) {
@@ -2022,8 +2166,12 @@ static void round_end(struct daemon *d, struct dtiers *td)
 static void drain(struct daemon *d, struct dtiers *td)
 {
 	struct dtier *t = td->t;
-	char err[600];
+	char err[600] = "its sync failed";   /* tstore_reset() says why otherwise */
 
+	if (t->failed) {
+		t->draining = false;   /* tier_invalidate() instead */
+		return;
+	}
 	if (!t->draining && journal_room(t))
 		return;
 	if (!t->draining) {
@@ -2049,9 +2197,11 @@ static void drain(struct daemon *d, struct dtiers *td)
 	}
 	if (tstore_sync(t->st) < 0 ||
 	    tstore_reset(t->st, next_seq(d) + 1, 0, 0, err, sizeof(err)) < 0) {
-		dlog(DLOG_ERR, "tier %s: cannot start afresh (%s); its data goes home from now on",
-		     t->cfg->name, err);
-		t->failed = true;
+		dlog(DLOG_ERR, "tier %s: cannot start afresh (%s)", t->cfg->name, err);
+		/* Not again at every turn: the tier failed (tier_invalidate()
+		 * tries once more and says what to do). */
+		t->draining = false;
+		tier_fail(t, "a reset", -EIO);
 		return;
 	}
 	T(d)->seq++;
@@ -2067,6 +2217,51 @@ static void drain(struct daemon *d, struct dtiers *td)
 	t->draining = false;
 	t->resets++;
 	t->unsynced = 0;
+}
+
+/* A failed tier whose data is all home and fsync'ed: its store emptied (a
+ * new generation), once, so that a restart's recovery does not copy its
+ * records - older than the home files now - over newer data.  A store
+ * that cannot be written any more (ext4 makes itself read-only after a
+ * failed journal commit) keeps them: the daemon says so, with what to do.
+ * Nor is a store emptied whose data could not all be read: it may be its
+ * only copy, should the device read again. */
+static void tier_invalidate(struct daemon *d, struct dtiers *td)
+{
+	struct dtier *t = td->t;
+	uint64_t gen = t->st->sb.generation;
+	char err[600] = "";
+
+	if (!t->failed || t->invalid || t->evacuate || td->round_phase)
+		return;
+	for (struct policy_list *l = td->files.next; l != &td->files; l = l->next) {
+		struct tfile *tf = pol_container_of(l, struct tfile, link);
+
+		if (tf->flush || dirty_bytes(tf) || pol_extmap_first(&tf->due, 0, 0, UINT64_MAX))
+			return;
+	}
+	if (t->lost) {
+		t->invalid = -EIO;
+		dlog(DLOG_ERR, "tier %s: %" PRIu64 " bytes only it held could not be read back: %s is left as it is (a restart applies what of it can be read, and could copy older records over newer data too); keep a copy of it, then remove it before iosigd starts again unless that data is needed more",
+		     t->cfg->name, t->lost, t->st->path);
+		return;
+	}
+	/* Its write-back error is reported once, maybe here: not the reset's. */
+	(void)tstore_sync(t->st);
+	if (tstore_reset(t->st, next_seq(d) + 1, 0, 0, err, sizeof(err)) == 0 ||
+	    t->st->sb.generation != gen) {
+		/* (A new superblock written and synced is enough: the old
+		 * records are ignored whether the journal was cleared or not.) */
+		T(d)->seq++;
+		t->invalid = 1;
+		t->resets++;
+		dlog(DLOG_INFO, "tier %s: its data is home; %s is empty now (a restart recovers nothing from it); the tier stays failed until iosigd restarts",
+		     t->cfg->name, t->st->path);
+		return;
+	}
+	t->invalid = -EIO;
+	dlog(DLOG_ERR, "tier %s: %s; everything it held is home and fsync'ed, so its records are older than the home files: remove %s before iosigd starts again (its recovery would copy them over newer data), once its filesystem is repaired",
+	     t->cfg->name, err, t->st->path);
 }
 
 void tiers_run(struct daemon *d)
@@ -2086,9 +2281,11 @@ void tiers_run(struct daemon *d)
 		if (td->round_phase && !td->round_pending)
 			round_end(d, td);
 		drain(d, td);
+		evacuate(td);
 		round_start(d, td);
 		if (td->round_phase && !td->round_pending)
 			round_end(d, td);
+		tier_invalidate(d, td);
 	}
 }
 
@@ -2197,6 +2394,12 @@ bool tiers_shutdown(struct daemon *d)
 		struct dtier *t = &T(d)->t[i];
 		char err[600];
 
+		if (t->st && t->failed && t->owner) {
+			tier_invalidate(d, t->owner->tiers);
+			if (t->invalid < 0)
+				dlog(DLOG_ERR, "tier %s: exiting with %s not emptied (see above what to do before iosigd starts again)",
+				     t->cfg->name, t->st->path);
+		}
 		if (!t->st || t->failed)
 			continue;
 		if (tstore_sync(t->st) < 0 ||
@@ -2255,6 +2458,7 @@ void tiers_status(struct daemon *d, struct ddev *dv, struct json_writer *w)
 	json_uint(w, "drains", t->drains);
 	json_uint(w, "resets", t->resets);
 	json_uint(w, "errors", t->errors);
+	json_uint(w, "lost_bytes", t->lost);
 	json_uint(w, "sync_rounds", td->rounds);
 	json_uint(w, "home_records", td->homes);
 	json_uint(w, "fences", td->fences);

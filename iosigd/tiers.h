@@ -61,7 +61,7 @@ bool tiers_prestart(struct daemon *d, struct dop *op);
 /* io_uring user_data tags (low 3 bits) that are tiers': engine.c hands
  * their completions to tiers_cqe() with the whole user_data. */
 #define TIERS_TAG_MIN 5u
-#define TIERS_TAG_MAX 6u
+#define TIERS_TAG_MAX 7u
 void tiers_cqe(struct daemon *d, void *obj, int res);
 /* Each turn of the loop, after dispatch: completions without I/O, syncs
  * of stores and home files, HOME records, drains, resets. */

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 SKIP = 77
 failures = []
@@ -156,6 +157,134 @@ class Scratch:
         for m in reversed(self.mounts):
             subprocess.run(["umount", "-l", m], capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class BackedFs:
+    """A filesystem of `fstype` (mkfs arguments `mkfs`) at mnt on a loop
+    device whose image of `size` MiB lies on a tmpfs of its own (mnt +
+    ".back", limited to `room` MiB, default size + 16): a device that can
+    be made to fail.  `sparse`: the image is a sparse file (only what is
+    written costs memory), else every block is stored (fallocate) and mkfs
+    does not discard them.
+
+    fill(free): the tmpfs is filled but for `free` bytes: the device fails
+    writes of blocks it did not store yet (the block layer's "critical
+    space allocation error", which ext4 and xfs take as EIO: their
+    write-back fails, and a journal commit into such blocks makes ext4
+    abort its journal and go read-only), while reads, and writes of blocks
+    it stored, work.  trim(): fstrim, so that the filesystem's free blocks
+    are such blocks too.  vanish(): the image cut to 1 MiB and the loop
+    device's capacity with it (losetup -c): reads and writes past that
+    fail (EIO), as of a disk that went away.  Skips (exit 77) when a tool is
+    missing."""
+
+    def __init__(self, mnt, fstype, size, mkfs, sparse=False, room=None):
+        self.mnt, self.back = mnt, mnt + ".back"
+        self.img = os.path.join(self.back, "img")
+        self.sbin = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+        os.makedirs(self.mnt, exist_ok=True)
+        os.makedirs(self.back, exist_ok=True)
+        self._sh(["mount", "-t", "tmpfs", "-o", "size=%dm" % (room or size + 16), "iosig-back", self.back],
+                 "mount a tmpfs")
+        if sparse:
+            with open(self.img, "wb") as f:
+                f.truncate(size << 20)
+        else:
+            self._sh(["fallocate", "-l", "%dM" % size, self.img], "fallocate the image")
+        tool = shutil.which("mkfs." + fstype, path=self.sbin)
+        if not tool:
+            skip("mkfs.%s not found (scripts/install-deps installs it)" % fstype)
+        subprocess.run([tool] + mkfs + [self.img], capture_output=True, check=False)
+        self._sh(["mount", "-o", "loop", self.img, self.mnt], "mount %s on a loop device" % fstype)
+
+    def _sh(self, args, what):
+        r = subprocess.run(args, capture_output=True)
+        if r.returncode:
+            skip("%s: %s" % (what, r.stderr.decode().strip() or r.stdout.decode().strip()))
+        return r.stdout.decode()
+
+    def device(self):
+        r = subprocess.run(["findmnt", "-n", "-o", "SOURCE", "--mountpoint", self.mnt], capture_output=True)
+        return r.stdout.decode().strip()
+
+    def free(self):
+        st = os.statvfs(self.back)
+        return st.f_bavail * st.f_frsize
+
+    def trim(self):
+        self._sh(["fstrim", self.mnt], "fstrim the loop mount")
+        # (The loop device may still be punching the holes.)
+        last, same, until = -1, 0, time.time() + 10
+        while same < 3 and time.time() < until:
+            now = self.free()
+            same = same + 1 if now == last else 0
+            last = now
+            time.sleep(0.1)
+
+    def fill(self, free=0):
+        """Returns the bytes the tmpfs can still store."""
+        if free:
+            room = self.free() - free
+            if room > 0:
+                self._sh(["fallocate", "-l", str(room), os.path.join(self.back, "filler")], "fill the tmpfs")
+            return self.free()
+        # All of it: the last pages in ever smaller steps (a tmpfs refuses
+        # a fallocate of exactly what statvfs says is free).
+        fd = os.open(os.path.join(self.back, "filler"), os.O_CREAT | os.O_WRONLY, 0o600)
+        try:
+            end = 0
+            for step in (16 << 20, 1 << 20, 64 << 10, 4 << 10):
+                while True:
+                    try:
+                        os.posix_fallocate(fd, end, step)
+                    except OSError:
+                        break
+                    end += step
+        finally:
+            os.close(fd)
+        return self.free()
+
+    def unfill(self):
+        """The tmpfs has room again (the device's blocks work again)."""
+        try:
+            os.unlink(os.path.join(self.back, "filler"))
+        except FileNotFoundError:
+            pass
+
+    def repair(self):
+        """Unmounted, the tmpfs given room again, the image checked
+        (e2fsck -fy: an aborted ext4's journal replayed) and mounted again
+        at the same mount point: the repaired device."""
+        r = subprocess.run(["umount", self.mnt], capture_output=True, text=True)
+        check(r.returncode == 0, "%s unmounted for its repair (%s)" % (self.mnt, r.stderr.strip()))
+        self.unfill()
+        tool = shutil.which("e2fsck", path=self.sbin)
+        if not tool:
+            skip("e2fsck not found (e2fsprogs)")
+        r = subprocess.run([tool, "-fy", self.img], capture_output=True, text=True)
+        # 0 nothing to fix, 1 fixed, 2 fixed (reboot advised): repaired.
+        check(r.returncode in (0, 1, 2), "e2fsck repaired %s (%d: %s)" % (self.img, r.returncode,
+                                                                       (r.stdout + r.stderr).strip()[-300:]))
+        self._sh(["mount", "-o", "loop", self.img, self.mnt], "mount the repaired image")
+
+    def vanish(self):
+        """Returns the device's size in bytes now."""
+        dev = self.device()
+        size = "/sys/block/%s/size" % os.path.basename(dev)
+        # Writes in flight extend the image again up to the device's size,
+        # which losetup -c then takes: again, until it stays cut.
+        for _ in range(20):
+            os.truncate(self.img, 1 << 20)
+            self._sh(["losetup", "-c", dev], "shrink the loop device")
+            with open(size) as f:
+                now = int(f.read()) * 512
+            if now <= 1 << 20:
+                break
+        return now
+
+    def close(self):
+        subprocess.run(["umount", "-l", self.mnt], capture_output=True)
+        subprocess.run(["umount", "-l", self.back], capture_output=True)
 
 
 def need_root():

@@ -594,14 +594,21 @@ def takeovers(work):
     return n, ops
 
 
-def collect(p, what):
+def outcome(p):
+    """(exit status, its JSON line or None, stdout, stderr) of a records()
+    run, once it ended."""
     o, e = p.communicate(timeout=300)
     o, e = o.decode(), e.decode()
     try:
         c = json.loads(o.strip().splitlines()[-1])
     except (ValueError, IndexError):
         c = None
-    ok = p.returncode == 0 and c is not None and c["stale"] == c["torn"] == c["lost"] == c["errors"] == 0
+    return p.returncode, c, o, e
+
+
+def collect(p, what):
+    rc, c, o, e = outcome(p)
+    ok = rc == 0 and c is not None and c["stale"] == c["torn"] == c["lost"] == c["errors"] == 0
     check(ok, "%s: nothing lost, stale or torn (%s %s)" % (what, o.strip(), e.strip()[-500:]))
     return c
 

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from daemon_test import (DWORK, Daemon, collect, config, records, redirected,  # noqa: E402
                          run_group, serving)
-from iosig_testlib import Scratch, check, need_root, run, skip  # noqa: E402
+from iosig_testlib import BackedFs, Scratch, check, need_root, run, skip  # noqa: E402
 
 POLICIES = ["noop", "deadline", "bid-hdd"]
 SIZES = {"ext4": 64, "xfs": 320}          # MiB of the file system (mkfs.xfs wants 300 at least)
@@ -50,57 +50,23 @@ WAYS = [("ring", 16), ("direct", 1024)]
 BACKING_FREE_MIB = 2                      # what its device can still store
 
 
-def sh(args, what):
-    r = subprocess.run(args, capture_output=True)
-    if r.returncode:
-        skip("%s: %s" % (what, r.stderr.decode().strip() or r.stdout.decode().strip()))
-    return r.stdout.decode()
-
-
-class Fs:
+class Fs(BackedFs):
     """A file system of `fstype` at mnt on a loop device whose image lies
-    on a tmpfs of its own (mnt + ".back"); `fail`: the tmpfs is then
-    filled but for BACKING_FREE_MIB, so that the device fails writes of
-    blocks it did not store yet."""
+    on a tmpfs of its own (BackedFs); `fail`: its free blocks trimmed away
+    and the tmpfs then filled but for BACKING_FREE_MIB, so that the device
+    fails writes of blocks it did not store yet."""
 
     def __init__(self, mnt, fstype, fail):
-        self.mnt, self.back = mnt, mnt + ".back"
-        size = SIZES[fstype]
-        os.makedirs(self.mnt, exist_ok=True)
-        os.makedirs(self.back, exist_ok=True)
-        sh(["mount", "-t", "tmpfs", "-o", "size=%dm" % (size + 16), "iosig-eio-back", self.back], "mount a tmpfs")
-        img = os.path.join(self.back, "img")
+        mkfs = {"ext4": ["-q", "-F", "-E", "nodiscard"], "xfs": ["-q", "-f", "-K"]}[fstype]
         # Every block of the image is stored (fallocate), mkfs does not
         # discard them; fstrim then discards the free ones: the file
         # system's own blocks stay, its free blocks cost new tmpfs pages.
-        sh(["fallocate", "-l", "%dM" % size, img], "fallocate the image")
-        path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
-        mkfs = {"ext4": ["mkfs.ext4", "-q", "-F", "-E", "nodiscard"], "xfs": ["mkfs.xfs", "-q", "-f", "-K"]}[fstype]
-        if not any(os.access(os.path.join(d, mkfs[0]), os.X_OK) for d in path.split(":")):
-            skip("%s not found (scripts/install-deps installs it)" % mkfs[0])
-        subprocess.run(mkfs + [img], capture_output=True, env=dict(os.environ, PATH=path), check=False)
-        sh(["mount", "-o", "loop", img, self.mnt], "mount %s on a loop device" % fstype)
-        self.mounted = True
+        super().__init__(mnt, fstype, SIZES[fstype], mkfs)
         if fail:
-            sh(["fstrim", self.mnt], "fstrim the loop mount")
-            # (The loop device may still be punching the holes.)
-            last, same, until = -1, 0, time.time() + 10
-            while same < 3 and time.time() < until:
-                now = os.statvfs(self.back).f_bavail
-                same = same + 1 if now == last else 0
-                last = now
-                time.sleep(0.1)
-            free = os.statvfs(self.back)
-            room = free.f_bavail * free.f_frsize - (BACKING_FREE_MIB << 20)
-            if room > 0:
-                sh(["fallocate", "-l", str(room), os.path.join(self.back, "filler")], "fill the tmpfs")
-            st = os.statvfs(self.back)
-            check(st.f_bavail * st.f_frsize <= (BACKING_FREE_MIB + 1) << 20,
-                  "%s: the device can store %d KiB more" % (fstype, st.f_bavail * st.f_frsize >> 10))
-
-    def close(self):
-        subprocess.run(["umount", "-l", self.mnt], capture_output=True)
-        subprocess.run(["umount", "-l", self.back], capture_output=True)
+            self.trim()
+            left = self.fill(BACKING_FREE_MIB << 20)
+            check(left <= (BACKING_FREE_MIB + 1) << 20,
+                  "%s: the device can store %d KiB more" % (fstype, left >> 10))
 
 
 def name(e):

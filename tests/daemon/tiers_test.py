@@ -41,6 +41,14 @@ Groups (tiers_test.py GROUP):
   fallback   a tier too small for the workload (its data area fills, its
              journal drains again and again): writes go home, nothing lost;
              a tier whose filesystem is not mounted: iosigd refuses to start
+  tiererror  the tier's device fails while the tier holds data only it has,
+             amid a checksummed workload: its writes fail (its ext4 aborts
+             its journal, read-only) or it goes away (reads fail too):
+             the daemon marks the tier failed and takes its data home,
+             nothing acknowledged is lost where the device still reads, the
+             program sees no error (where data is lost, it is told), the
+             daemon serves on and drains; after a repair a new daemon
+             changes no home file (bid-hybrid, mios-d, mios-e)
   protocol   REGISTERED says IOSD_REG_TIERED for a file on a tiered device;
              large writes there go through the ring (the policy places
              them), never as WRITTEN entries; a client that sends a WRITTEN
@@ -66,8 +74,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, Hostile, collect, device_of, entry,  # noqa: E402
-                         prepare_tree, records, redirected, run_group, takeovers)
-from iosig_testlib import (Scratch, check, differing, need_root, run,  # noqa: E402
+                         outcome, prepare_tree, records, redirected, run_group, takeovers)
+from iosig_testlib import (BackedFs, Scratch, check, differing, need_root, run,  # noqa: E402
                            skip, sqlite_workload, tree, write_config)
 
 ALL_POLICIES = ["bid-hybrid", "mios-d", "mios-e", "nvcache"]
@@ -86,12 +94,14 @@ class Setup:
     tier (the log and a data area as large as the SSD), nvcache a block
     device with a memory tier."""
 
-    def __init__(self, s, name, policy, opts="", tier_size=None, journal=None):
+    def __init__(self, s, name, policy, opts="", tier_size=None, journal=None, tier_fs=None):
+        """tier_fs(name, size): mounts the tier's ext4 (default: s.mount_ext4)."""
         self.policy, self.name = policy, name
         base = policy.split(":")[0]
+        tier_fs = tier_fs or s.mount_ext4
         if base.startswith("mios"):
             self.home = s.mount_ext4(name + "-home", "256M")
-            self.tmnt = s.mount_ext4(name + "-tier", "800M")
+            self.tmnt = tier_fs(name + "-tier", "800M")
             home_cls, tier_cls, size = "ssd", "hdd", "700MiB"
         elif base == "nvcache":
             self.home = s.mount_ext4(name + "-home", "512M")
@@ -99,7 +109,7 @@ class Setup:
             home_cls, tier_cls, size = "hdd", "ram", "128MiB"
         else:
             self.home = s.mount_ext4(name + "-home", "512M")
-            self.tmnt = s.mount_ext4(name + "-tier", "256M")
+            self.tmnt = tier_fs(name + "-tier", "256M")
             home_cls, tier_cls, size = "hdd", "ssd", "160MiB"
         size = tier_size or size
         self.store = os.path.join(self.tmnt, ".iosigd", "t.tier")
@@ -1044,6 +1054,162 @@ def test_fallback():
 
 
 # ---------------------------------------------------------------------------
+# tiererror: the tier's device fails while the tier holds data
+# ---------------------------------------------------------------------------
+
+# MiB the tier's device can store before it is made to fail (its image is
+# sparse): MIOS pads its HDD log (130 MiB in the first second here).
+TIERERR_ROOM = {"bid-hybrid": 128, "mios-d": 816, "mios-e": 816}
+
+
+def evict(path):
+    """The page cache of `path` dropped (its clean pages, and those whose
+    write-back failed are clean), as memory pressure may do at any time:
+    reads go to the device."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def digests(root):
+    return {k: hashlib.sha256(v).hexdigest() for k, v in tree(root).items()}
+
+
+def tier_until(d, st, pred, seconds):
+    """The tier's status once pred(it) holds (or the last one seen)."""
+    until, t = time.time() + seconds, None
+    while time.time() < until:
+        t = st.tier(d.status())
+        if t and pred(t):
+            break
+        time.sleep(0.05)
+    return t
+
+
+def tiererror_on(s, policy, mode, seed):
+    """mode fill: the tier's device fails its writes of blocks it did not
+    store yet (the tmpfs under its image filled; ext4 aborts its journal
+    and goes read-only at the next commit), reads work.  mode vanish: the
+    device goes away (its image cut, reads and writes fail) and the
+    store's page cache is dropped: what only the tier held is lost."""
+    what = "%s %s" % (policy, mode)
+    fss = []
+
+    def tier_fs(name, size):
+        fs = BackedFs(s.path(name), "ext4", int(size[:-1]), ["-q", "-F"], sparse=True,
+                      room=TIERERR_ROOM[policy])
+        fss.append(fs)
+        return fs.mnt
+
+    try:
+        st = Setup(s, "%s-%s" % (mode, policy), policy, tier_fs=tier_fs)
+        fs = fss[0]
+        d = daemon_for(s, st, "d-%s-%s" % (mode, policy))
+        work, after = os.path.join(st.home, "w"), os.path.join(st.home, "after")
+        p = records(d, work, 12.0, seed, mib=128)
+        # The tier holds data whose only copy it is, then its device fails
+        # (MIOS may keep little there for long: a write home supersedes it).
+        t0 = tier_until(d, st, lambda t: t["dirty_bytes"] >= 64 << 10 or p.poll() is not None, 15)
+        check(t0 and t0["dirty_bytes"] > 0 and p.poll() is None,
+              "%s: the tier holds data only it has, the workload runs (%s)" % (what, json.dumps(t0)))
+        if mode == "fill":
+            left = fs.fill()
+            check(left < 1 << 20, "%s: the tier's device can store %d KiB more" % (what, left >> 10))
+        else:
+            # What it wrote back is read from the device from now on, what
+            # it has not yet is only in memory.
+            evict(st.store)
+            size = fs.vanish()
+            check(size <= 1 << 20, "%s: the tier's device is cut to %d KiB" % (what, size >> 10))
+        failed_at = time.time()
+        t1 = tier_until(d, st, lambda t: t["failed"] and t["dirty_bytes"] == 0, 30)
+        noticed = time.time() - failed_at
+        check(t1 and t1["failed"] and t1["errors"] > 0 and t1["dirty_bytes"] == 0,
+              "%s: the daemon marks the tier failed and takes its data home (%.1f s; %s)"
+              % (what, noticed, json.dumps(t1)))
+        # Nothing may depend on the store's page cache any more.
+        evict(st.store)
+        rc, c, o, e = outcome(p)
+        bad = {k: c[k] for k in ("stale", "torn", "lost", "errors")} if c else None
+        print("tiererror %s: workload %s; failure noticed and data home after %.1f s; tier %s"
+              % (what, o.strip(), noticed, json.dumps(t1)))
+        if mode == "fill":
+            check(rc == 0 and c is not None and not any(bad.values()),
+                  "%s: every acknowledged record reads back, through the descriptors and plainly after "
+                  "close, and the program saw no error (%s %s)" % (what, o.strip(), e.strip()[-600:]))
+        else:
+            # No second copy: what only the tier held and its device cannot
+            # read any more is lost.  The program is told (EIO at its next
+            # fsync or close); afterwards the file has its older bytes
+            # there, as after a write-back the kernel lost (reads see them:
+            # "stale").
+            lost = t1["lost_bytes"] if t1 else 0
+            check(c is not None and (bad["lost"] + bad["errors"] > 0 if lost else not any(bad.values())),
+                  "%s: the workload ran to its end; the %d bytes the tier lost it was told of (%s %s)"
+                  % (what, lost, o.strip(), e.strip()[-600:]))
+        # The daemon serves on: new writes go home, nothing to the tier.
+        p2 = records(d, after, 2.0, seed + 1, mib=16)
+        collect(p2, "%s: a workload after the failure" % what)
+        t2 = st.tier(d.status())
+        print("tiererror %s: after a second workload: %s" % (what, json.dumps(t2)))
+        # (MIOS may send nothing more to its tier: then no fallbacks.)
+        check(d.alive() and t2["failed"] and t2["written_bytes"] == t1["written_bytes"]
+              and (t2["fallbacks"] > t0["fallbacks"] or policy != "bid-hybrid"),
+              "%s: the daemon serves on, writes go home (fallbacks %d -> %d), none to the tier (%s)"
+              % (what, t0["fallbacks"], t2["fallbacks"], json.dumps(t2)))
+        home = digests(st.home)
+        rc = d.stop()
+        log = d.log()
+        check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (what, rc))
+        for line in log.splitlines():
+            if "tier t:" in line and ("error" in line or "empty" in line):
+                print("  %s: %s" % (what, line.strip()))
+        emptied = "is empty now" in log
+        told = any(st.store in line and "remove" in line for line in log.splitlines() if "error" in line)
+        check(emptied or told, "%s: the daemon emptied the failed tier's store or said to remove it (%s)"
+              % (what, [x for x in log.splitlines() if "tier t" in x][-4:]))
+        if mode == "vanish":
+            evict(st.store)   # as after a reboot: the store is read from its device
+            started, log2 = Daemon(s, "d2-%s-%s" % (mode, policy), st.config).refused()
+            check(not started and st.store in log2, "%s: the store on a device gone: iosigd refuses to "
+                  "start, naming it (%s)" % (what, log2.strip()[-300:]))
+            return
+        # The device repaired; its store removed when the daemon said so:
+        # a new daemon changes no home file.
+        fs.repair()
+        if told and not emptied:
+            os.unlink(st.store)
+        d2 = daemon_for(s, st, "d2-%s-%s" % (mode, policy))
+        rec = recovery_lines(d2)
+        diff = differing(home, digests(st.home))
+        check(not diff, "%s: after the repair a new daemon changes no home file (%s; recovery %s)"
+              % (what, diff[:5], rec))
+        check(d2.stop() == 0, "%s: the new daemon exits 0" % what)
+    finally:
+        Daemon.kill_all()
+        for fs in fss:
+            fs.close()
+
+
+def test_tiererror():
+    need_root()
+    for tool in ("losetup", "fallocate"):
+        if not shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"):
+            skip("%s not found (util-linux)" % tool)
+    s = Scratch("iosigd-terr.")
+    modes = [m for m in os.environ.get("IOSIGD_TIERERR_MODES", "fill,vanish").split(",") if m]
+    try:
+        for i, policy in enumerate(PERSISTENT):
+            for k, mode in enumerate(modes):
+                tiererror_on(s, policy, mode, 600 + 10 * i + k)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
 # overwrite: an acknowledged write home over the tier's copy, then kill -9
 # ---------------------------------------------------------------------------
 
@@ -1167,7 +1333,8 @@ def test_protocol():
 
 
 GROUPS = {"overwrite": test_overwrite, "fallback": test_fallback, "protocol": test_protocol, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
-          "stale": test_stale, "readahead": test_readahead, "badstores": test_badstores}
+          "stale": test_stale, "readahead": test_readahead, "badstores": test_badstores,
+          "tiererror": test_tiererror}
 
 
 if __name__ == "__main__":
