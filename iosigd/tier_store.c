@@ -326,6 +326,28 @@ static int open_existing(const struct tstore_cfg *cfg, struct tstore *s, const s
 	return 0;
 }
 
+/* The sector checksums for the data area as it is now, none known. */
+static int sec_init(struct tstore *s)
+{
+	uint64_t n = (s->sb.data_bytes + TIER_SECTOR - 1) / TIER_SECTOR;
+
+	if (n != s->nsec || !s->sec_crc) {
+		free(s->sec_crc);
+		free(s->sec_known);
+		s->sec_crc = malloc(n ? n * sizeof(*s->sec_crc) : 1);
+		s->sec_known = calloc((n + 63) / 64 + 1, sizeof(*s->sec_known));
+		s->nsec = n;
+		return s->sec_crc && s->sec_known ? 0 : -ENOMEM;
+	}
+	memset(s->sec_known, 0, ((n + 63) / 64 + 1) * sizeof(*s->sec_known));
+	return 0;
+}
+
+static bool sec_known(const struct tstore *s, uint64_t sec)
+{
+	return sec < s->nsec && (s->sec_known[sec / 64] >> (sec % 64) & 1);
+}
+
 int tstore_open(const struct tstore_cfg *cfg, struct tstore **ret, char *err, size_t errlen)
 {
 	struct tstore *s = calloc(1, sizeof(*s));
@@ -358,7 +380,7 @@ int tstore_open(const struct tstore_cfg *cfg, struct tstore **ret, char *err, si
 		goto out_free;
 	s->rec = malloc(TIER_REC_MAX);
 	s->crcs = malloc(TIER_REC_MAX);
-	if (!s->rec || !s->crcs) {
+	if (!s->rec || !s->crcs || sec_init(s) < 0) {
 		r = fail(err, errlen, -ENOMEM, "out of memory");
 		goto out_free;
 	}
@@ -382,6 +404,8 @@ void tstore_close(struct tstore *s)
 		close(s->fd);
 	free(s->rec);
 	free(s->crcs);
+	free(s->sec_crc);
+	free(s->sec_known);
 	free(s->path);
 	free(s->name);
 	free(s);
@@ -471,6 +495,9 @@ int tstore_reset(struct tstore *s, uint64_t seq_base, uint64_t new_size, uint64_
 	s->jhead = 0;
 	s->jhigh = 0;
 	s->records = 0;
+	/* The old generation's sectors are nobody's data any more. */
+	if (sec_init(s) < 0)
+		return fail(err, errlen, -ENOMEM, "%s: out of memory for the sector checksums", s->path);
 	return 0;
 }
 
@@ -587,6 +614,10 @@ int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
 		else
 			p = buf ? (const uint8_t *)buf + (sec * TIER_SECTOR - loc) : zeros;
 		s->crcs[sec - s0] = tier_crc32c(0, p, TIER_SECTOR);
+		if (sec < s->nsec) {
+			s->sec_crc[sec] = s->crcs[sec - s0];
+			s->sec_known[sec / 64] |= 1ull << (sec % 64);
+		}
 	}
 	/* The record first, then the payload (tier_store.h). */
 	e = append_rec(s, &r);
@@ -610,6 +641,39 @@ int tstore_pread(struct tstore *s, void *buf, size_t len, uint64_t loc)
 	if (loc > s->sb.data_bytes || len > s->sb.data_bytes - loc)
 		return -EINVAL;
 	return read_all(s->fd, buf, len, s->sb.data_off + loc);
+}
+
+int tstore_read_data(struct tstore *s, void *buf, size_t len, uint64_t loc)
+{
+	uint64_t a, b;
+	uint8_t *p;
+	int r;
+
+	if (!len)
+		return 0;
+	if (loc > s->sb.data_bytes || len > s->sb.data_bytes - loc)
+		return -EINVAL;
+	a = loc / TIER_SECTOR * TIER_SECTOR;
+	b = (loc + len + TIER_SECTOR - 1) / TIER_SECTOR * TIER_SECTOR;
+	if (b > s->sb.data_bytes)
+		b = s->sb.data_bytes;   /* a last sector cut short is checked as far as it goes */
+	p = a == loc && b == loc + len ? buf : malloc(b - a);
+	if (!p)
+		return -ENOMEM;
+	r = tstore_pread(s, p, (size_t)(b - a), a);
+	for (uint64_t sec = a / TIER_SECTOR; r == 0 && sec * TIER_SECTOR < b; sec++) {
+		uint64_t n = b - sec * TIER_SECTOR < TIER_SECTOR ? b - sec * TIER_SECTOR : TIER_SECTOR;
+
+		if (n == TIER_SECTOR && sec_known(s, sec) &&
+		    tier_crc32c(0, p + (sec * TIER_SECTOR - a), TIER_SECTOR) != s->sec_crc[sec])
+			r = -EBADMSG;
+	}
+	if (p != buf) {
+		if (r == 0)
+			memcpy(buf, p + (loc - a), len);
+		free(p);
+	}
+	return r;
 }
 
 int tstore_sync(struct tstore *s)

@@ -41,6 +41,12 @@ struct tstore {
 	uint64_t dev_bytes;        /* size of the file or device */
 	uint8_t *rec;              /* TIER_REC_MAX bytes: the record being written */
 	uint32_t *crcs;            /* its checksums */
+	/* Every data-area sector this generation's records wrote: its checksum
+	 * as written (tstore_read_data() verifies reads against it).  4 bytes
+	 * and a bit per 512-byte sector: 0.8 % of the data area in memory. */
+	uint32_t *sec_crc;
+	uint64_t *sec_known;       /* bitmap: sec_crc holds the sector's checksum */
+	uint64_t nsec;
 	uint64_t records;          /* records written in this generation */
 	uint64_t ordered;          /* ordered data writes (a sync each) */
 };
@@ -121,6 +127,15 @@ int tstore_log_fence(struct tstore *s, uint64_t seq, uint32_t fid);
 /* Data area I/O at loc (relative to the data area), whole or -errno. */
 int tstore_pwrite(struct tstore *s, const void *buf, size_t len, uint64_t loc);
 int tstore_pread(struct tstore *s, void *buf, size_t len, uint64_t loc);
+/*
+ * tstore_pread() of data this generation's records wrote, verified: every
+ * sector it touches that a record of this generation wrote must still have
+ * the checksum it was written with, else -EBADMSG.  A store whose device
+ * failed a write-back can read back zeros without an error (a page the
+ * write-back failed is dropped, and the filesystem's extent is still
+ * unwritten); without the check those zeros would go home as data.
+ */
+int tstore_read_data(struct tstore *s, void *buf, size_t len, uint64_t loc);
 /* The file offset of data-area byte loc (for io_uring). */
 static inline uint64_t tstore_data_pos(const struct tstore *s, uint64_t loc)
 {

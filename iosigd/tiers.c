@@ -1543,7 +1543,7 @@ static int tier_data(struct dtiers *td, struct tfile *tf, uint64_t foff, uint64_
 		p = cached(td, 1, place, x - s);
 		if (p)
 			memcpy(buf + (s - foff), p, x - s);
-		else if (tstore_pread(td->t->st, buf + (s - foff), x - s, place) < 0)
+		else if (tstore_read_data(td->t->st, buf + (s - foff), x - s, place) < 0)
 			return -EIO;
 		pos = x;
 	}
@@ -1890,14 +1890,15 @@ static void flush_file(struct tfile *tf)
 			continue;
 		for (uint64_t done = 0; done < len;) {
 			uint64_t k = len - done < CHUNK ? len - done : CHUNK;
-			int r = tstore_pread(tf->td->t->st, buf, k, place + done);
+			int r = tstore_read_data(tf->td->t->st, buf, k, place + done);
 
 			if (r < 0) {
 				/* Its only copy is unreadable: lost.  The program hears
 				 * of it at its next fsync or close, as of a failed
 				 * write-back. */
 				dlog(DLOG_ERR, "device %s: %" PRIu64 " bytes of a file only tier %s held cannot be read (%s): lost",
-				     tf->f->dev->name, len - done, tf->td->t->cfg->name, strerror(-r));
+				     tf->f->dev->name, len - done, tf->td->t->cfg->name,
+				     r == -EBADMSG ? "its device returns other bytes than were written" : strerror(-r));
 				tf->td->t->lost += len - done;
 				tier_fail(tf->td->t, "a read", r);
 			} else {

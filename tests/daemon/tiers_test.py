@@ -1113,7 +1113,8 @@ def tiererror_on(s, policy, mode, seed):
         # (MIOS may keep little there for long: a write home supersedes it).
         t0 = tier_until(d, st, lambda t: t["dirty_bytes"] >= 64 << 10 or p.poll() is not None, 15)
         check(t0 and t0["dirty_bytes"] > 0 and p.poll() is None,
-              "%s: the tier holds data only it has, the workload runs (%s)" % (what, json.dumps(t0)))
+              "%s: the tier holds data only it has, the workload runs (%s; the policy: %s)"
+              % (what, json.dumps(t0), json.dumps((device_of(d.status(), st.home) or {}).get("counters"))))
         if mode == "fill":
             left = fs.fill()
             check(left < 1 << 20, "%s: the tier's device can store %d KiB more" % (what, left >> 10))
