@@ -36,7 +36,14 @@
  *                                    a closed-loop reader: IO-byte pread()
  *                                    calls at random aligned offsets of the
  *                                    first 64 MiB of the existing FILE
- *                                    Both open FILE (plainly: run them under
+ *   daemon_io mapreduce seqread FILE BYTES IO THINK_US SEED
+ *                                    a closed-loop sequential reader: as
+ *                                    read, the pread() calls one after the
+ *                                    other from an IO-aligned offset of
+ *                                    FILE that SEED picks, wrapping at
+ *                                    FILE's end (its size rounded down to
+ *                                    a multiple of IO)
+ *                                    All open FILE (plainly: run them under
  *                                    iosig-redirect to tag it), write one
  *                                    byte to descriptor 4 (ready), wait for
  *                                    EOF on descriptor 3 (go), and print the
@@ -54,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -240,10 +248,18 @@ static int cmd_untagged(unsigned n)
 /* Range of the small writer's records. */
 #define SMALL_SPAN (64ull << 20)
 
+/* The next pseudo-random IO-aligned offset below span (seed advances). */
+static off_t random_at(uint64_t *seed, uint64_t span, size_t io)
+{
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	return (off_t)((*seed >> 33) % (span / io) * io);
+}
+
 static int cmd_mapreduce(int argc, char **argv)
 {
 	const char *role = argv[2], *path = argv[3];
-	bool bulk = !strcmp(role, "bulk"), reader = !strcmp(role, "read");
+	bool bulk = !strcmp(role, "bulk"), seq = !strcmp(role, "seqread");
+	bool reader = seq || !strcmp(role, "read");
 	bool sync = !strcmp(role, "small") || !strcmp(role, "burst");
 	unsigned burst = !strcmp(role, "burst") ? 8 : 1;
 	size_t bytes = strtoull(argv[4], NULL, 0), io = strtoull(argv[5], NULL, 0);
@@ -252,6 +268,8 @@ static int cmd_mapreduce(int argc, char **argv)
 	size_t n = io ? bytes / io : 0;
 	double *lat = calloc(n ? n : 1, sizeof(*lat)), end;
 	char *buf = malloc(io ? io : 1), go;
+	uint64_t span = SMALL_SPAN; /* seqread: wraps at the file's end */
+	off_t next = 0;             /* seqread: its next offset */
 	int fd;
 
 	if (!lat || !buf || !n || (!bulk && (io > SMALL_SPAN || SMALL_SPAN % io)))
@@ -260,6 +278,17 @@ static int cmd_mapreduce(int argc, char **argv)
 	fd = reader ? open(path, O_RDONLY) : open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 	if (fd < 0)
 		die("open");
+	if (seq) {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0)
+			die("fstat");
+		span = (uint64_t)st.st_size / io * io;
+		errno = EINVAL;
+		if (!span)
+			die("a file shorter than one call");
+		next = random_at(&seed, span, io);
+	}
 	/* Ready; then wait for the start. */
 	if (write(4, "r", 1) != 1 || read(3, &go, 1) != 0)
 		die("start");
@@ -267,9 +296,11 @@ static int cmd_mapreduce(int argc, char **argv)
 		double t0 = bench_now();
 		off_t at = 0;
 
-		if (!bulk) {
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			at = (off_t)((seed >> 33) % (SMALL_SPAN / io) * io);
+		if (seq) {
+			at = next;
+			next = (off_t)(((uint64_t)next + io) % span);
+		} else if (!bulk) {
+			at = random_at(&seed, SMALL_SPAN, io);
 		}
 		if (bulk) {
 			if (write(fd, buf, io) != (ssize_t)io)
@@ -315,10 +346,10 @@ int main(int argc, char **argv)
 	if ((argc == 6 && !strcmp(argv[1], "mapreduce") && !strcmp(argv[2], "bulk")) ||
 	    (argc == 8 && !strcmp(argv[1], "mapreduce") &&
 	     (!strcmp(argv[2], "small") || !strcmp(argv[2], "burst") || !strcmp(argv[2], "rand") ||
-	      !strcmp(argv[2], "read"))))
+	      !strcmp(argv[2], "read") || !strcmp(argv[2], "seqread"))))
 		return cmd_mapreduce(argc, argv);
 	fprintf(stderr, "usage: daemon_io write DIR SIZE TOTAL [ROUNDS] | latency DIR N | fsync DIR N | untagged N |\n"
 		"       mapreduce bulk FILE BYTES IO |\n"
-		"       mapreduce small|burst|rand|read FILE BYTES IO THINK_US SEED\n");
+		"       mapreduce small|burst|rand|read|seqread FILE BYTES IO THINK_US SEED\n");
 	return 2;
 }
