@@ -30,8 +30,10 @@
  * /sys/dev/block stat: everything, the kernel's write-back included), the
  * bytes the throttle charged the workload's cgroup on the home device while
  * it ran (the rest passed unthrottled: the kernel's own write-back), the
- * daemon's tier figures and the policy's counters; then ratios to the
- * scenario's baseline (its first mode).
+ * daemon's tier figures (bytes written to it, read from it, filled into it
+ * by a policy's read-ahead, written back; records; reads it was sent for
+ * data it did not hold: reads_elsewhere) and the policy's counters; then
+ * ratios to the scenario's baseline (its first mode).
  *
  *   bench_tiers [--size N | --quick] [--rounds N] [--scenarios LIST] [--hdd-bps BYTES]
  *               [--hdd-iops N] [--ssd-bps BYTES] [--ssd-iops N] [--dir DIR]
@@ -88,6 +90,7 @@ struct mode {
 	const char *tier_cls, *tier_size;
 	struct samples makespan, lat[ROLES_MAX], done[ROLES_MAX], first[ROLES_MAX], lastd[ROLES_MAX];
 	uint64_t home_written, home_run_written, home_run_throttled, tier_written, d_tier_written, d_writeback, d_records;
+	uint64_t d_tier_read, d_fill, d_elsewhere; /* the tier's read_bytes, fill_bytes, reads_elsewhere */
 	double counters[4];
 };
 
@@ -218,6 +221,9 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 			md->d_tier_written += (uint64_t)json_field(p, "written_bytes");
 			md->d_writeback += (uint64_t)json_field(p, "writeback_bytes");
 			md->d_records += (uint64_t)json_field(p, "records_total");
+			md->d_tier_read += (uint64_t)json_field(p, "read_bytes");
+			md->d_fill += (uint64_t)json_field(p, "fill_bytes");
+			md->d_elsewhere += (uint64_t)json_field(p, "reads_elsewhere");
 		}
 		free(st);
 	}
@@ -298,6 +304,9 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 		json_num(w, "tier_written_MiB", (double)md->d_tier_written / o->rounds / (double)MiB);
 		json_num(w, "tier_writeback_MiB", (double)md->d_writeback / o->rounds / (double)MiB);
 		json_uint(w, "tier_records", md->d_records / o->rounds);
+		json_num(w, "tier_read_MiB", (double)md->d_tier_read / o->rounds / (double)MiB);
+		json_num(w, "tier_fill_MiB", (double)md->d_fill / o->rounds / (double)MiB);
+		json_uint(w, "tier_reads_elsewhere", md->d_elsewhere / o->rounds);
 		json_obj_begin(w, "counters");
 		for (unsigned i = 0; i < 4 && sc->counters[i]; i++)
 			json_num(w, sc->counters[i], md->counters[i] / o->rounds);

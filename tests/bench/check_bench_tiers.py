@@ -51,7 +51,8 @@ def check(r, need):
                 need(c.get("calls") == ro.get("MiB_each", 0) * 1048576 // ro.get("io_bytes", 1) * ro.get("processes"),
                      "%s: %s: every call counted" % (where, ro.get("role")))
             for k in ("home_written_MiB", "home_written_run_MiB", "home_throttled_run_MiB",
-                      "tier_device_written_MiB", "tier_written_MiB", "tier_writeback_MiB"):
+                      "tier_device_written_MiB", "tier_written_MiB", "tier_writeback_MiB", "tier_read_MiB",
+                      "tier_fill_MiB", "tier_reads_elsewhere"):
                 need(number(m.get(k)) and m[k] >= 0, "%s: %s" % (where, k))
             if "read" not in roles or len(roles) > 1:
                 need(m.get("home_written_MiB", 0) > 0, "%s: the home device was written" % where)
