@@ -23,6 +23,10 @@
  *   nvcache  home hdd, tier ram: noop, nvcache; closed-loop readers (4 KiB
  *            pread at random in 64 MiB files written before) and writers
  *            (4 KiB pwrite at random, one fsync at the end)
+ *   nvseq    home hdd, tier ram: noop, nvcache; closed-loop sequential
+ *            readers (16 KiB preads one after the other in 64 MiB files
+ *            written before) and nvcache's random writers: nvcache's
+ *            read-ahead (path b), which random readers never start
  *   useless  home hdd, tier ssd: noop, bid-hdd, bid-hybrid, nvcache (tier ram);
  *            bulky sequential writers only - the tier can only cost
  * Per mode: the makespan, each role's call latency (mean, p99), completion
@@ -123,7 +127,7 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	for (unsigned r = 0; r < sc->nroles; r++) {
 		static char buf[1 << 20];
 
-		if (strcmp(sc->roles[r].role, "read"))
+		if (strcmp(sc->roles[r].role, "read") && strcmp(sc->roles[r].role, "seqread"))
 			continue;
 		memset(buf, 'R', sizeof(buf));
 		for (unsigned i = 0; i < sc->roles[r].count; i++) {
@@ -349,7 +353,7 @@ static void usage(FILE *fp)
 		"  --size N          work multiplier (default 1: about three minutes in all)\n"
 		"  --quick           a quarter of --size 1 (a smoke test)\n"
 		"  --rounds N        repeat every mode N times, in rotated order (default 1)\n"
-		"  --scenarios LIST  comma-separated, of bid,mios,nvcache,useless (default all)\n"
+		"  --scenarios LIST  comma-separated, of bid,mios,nvcache,nvseq,useless (default all)\n"
 		"  --hdd-bps BYTES   the \"HDD\"'s throttle, bytes per second (default 157286400)\n"
 		"  --hdd-iops N      the \"HDD\"'s throttle, operations per second (default 150)\n"
 		"  --ssd-bps BYTES   the slowed \"SSD\" (mios), bytes per second (default 209715200)\n"
@@ -357,6 +361,10 @@ static void usage(FILE *fp)
 		"  --dir DIR         where the work directory goes (default /var/tmp)\n"
 		"Root only; exit 77 when it cannot run here.\n");
 }
+
+/* The scenarios --scenarios knows, in the order they run. */
+static const char *const scenario_names[] = { "bid", "mios", "nvcache", "nvseq", "useless" };
+#define NSCENARIOS (sizeof(scenario_names) / sizeof(scenario_names[0]))
 
 static bool wanted(const struct opts *o, const char *name)
 {
@@ -371,8 +379,8 @@ static bool wanted(const struct opts *o, const char *name)
 int main(int argc, char **argv)
 {
 	struct opts o = { .size = 1, .rounds = 1, .hdd_bps = 150 * MiB, .hdd_iops = 150, .ssd_bps = 200 * MiB,
-			  .ssd_iops = 2000, .scenarios = "bid,mios,nvcache,useless", .dir = "/var/tmp" };
-	struct scenario sc[4];
+			  .ssd_iops = 2000, .scenarios = "bid,mios,nvcache,nvseq,useless", .dir = "/var/tmp" };
+	struct scenario sc[NSCENARIOS];
 	unsigned nsc = 0;
 	uint64_t unit;
 	struct json_writer w;
@@ -415,12 +423,15 @@ int main(int argc, char **argv)
 		}
 	}
 	for (const char *p = o.scenarios; *p;) {
-		size_t n = strcspn(p, ",");
+		size_t n = strcspn(p, ","), k = 0;
 
-		if (!(n == 3 && !strncmp(p, "bid", 3)) && !(n == 4 && !strncmp(p, "mios", 4)) &&
-		    !(n == 7 && !strncmp(p, "nvcache", 7)) && !(n == 7 && !strncmp(p, "useless", 7))) {
-			fprintf(stderr, "bench_tiers: --scenarios: unknown scenario '%.*s' (bid, mios, nvcache, useless)\n",
-				(int)n, p);
+		while (k < NSCENARIOS && (strlen(scenario_names[k]) != n || strncmp(p, scenario_names[k], n)))
+			k++;
+		if (k == NSCENARIOS) {
+			fprintf(stderr, "bench_tiers: --scenarios: unknown scenario '%.*s' (", (int)n, p);
+			for (k = 0; k < NSCENARIOS; k++)
+				fprintf(stderr, "%s%s", k ? ", " : "", scenario_names[k]);
+			fprintf(stderr, ")\n");
 			return 2;
 		}
 		p += n + (p[n] == ',');
@@ -466,6 +477,27 @@ int main(int argc, char **argv)
 				   { .policy = "nvcache", .tier = &ram, .tier_cls = "ram", .tier_size = "128MiB" } },
 			.nmodes = 2,
 			.counters = { "read_hits", "read_misses", "writes_cached", "readahead_bytes" } };
+	/*
+	 * 16 KiB reads: nvcache reads ahead ra_size (512 KiB) past each
+	 * sequential read, in whole lines (4 KiB), from where its window
+	 * ended, so after a reader's first window every read issues one
+	 * read-ahead and one fill of its own length.  4 KiB reads would make
+	 * each of them a single line - as many home commands as the reader
+	 * alone issues, and a tier record per 4 KiB; 16 KiB is four lines a
+	 * command, and a window still holds 32 reads, so the reader stays
+	 * a whole window behind its read-ahead.
+	 */
+	if (wanted(&o, "nvseq"))
+		sc[nsc++] = (struct scenario){
+			.name = "nvseq", .home = &hdd, .home_cls = "hdd",
+			.what = "closed-loop sequential readers and random writers on the HDD, tmpfs as nvcache's memory tier",
+			.roles = { { "seqread", 2, 16384, unit * 100 * 16384, 0, "sequential size_per_io(16*KiB)" },
+				   { "rand", 2, 4096, unit * 100 * 4096, 0, "random size_per_io(4*KiB)" } },
+			.nroles = 2,
+			.modes = { { .policy = "noop" },
+				   { .policy = "nvcache", .tier = &ram, .tier_cls = "ram", .tier_size = "128MiB" } },
+			.nmodes = 2,
+			.counters = { "read_hits", "read_misses", "readahead_bytes", "fill_bytes" } };
 	if (wanted(&o, "useless"))
 		sc[nsc++] = (struct scenario){
 			.name = "useless", .home = &hdd, .home_cls = "hdd",

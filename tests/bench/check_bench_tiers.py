@@ -17,14 +17,15 @@ import subprocess
 import sys
 
 MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
-         "nvcache": ["noop", "nvcache"], "useless": ["noop", "bid-hdd", "bid-hybrid", "nvcache"]}
+         "nvcache": ["noop", "nvcache"], "nvseq": ["noop", "nvcache"],
+         "useless": ["noop", "bid-hdd", "bid-hybrid", "nvcache"]}
 # Where a tier must have been written (the tier's own count of bytes):
 # bid-hybrid stages every small write, nvcache caches every write.  MIOS
 # redirects a write only when its predictor says the HDD is in a fast
 # buffered-write state, which a short run under load may never reach (seen:
 # 0 redirected writes in a --quick run): its modes must report the counters
 # that say what it did, not a redirection.
-USES_TIER = {("bid", "bid-hybrid"), ("nvcache", "nvcache")}
+USES_TIER = {("bid", "bid-hybrid"), ("nvcache", "nvcache"), ("nvseq", "nvcache")}
 MIOS_COUNTERS = ("redirected_writes", "padding_bytes")
 
 
