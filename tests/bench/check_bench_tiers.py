@@ -5,8 +5,9 @@ a threshold).  Runs `bench_tiers ARGS...` and checks that its JSON is well
 formed and complete: every scenario with its modes and every figure, every
 process's calls counted, the home device having taken the bytes, each
 tiered mode having used its tier where the policy always does (bid-hybrid's
-small writes, nvcache's cached writes; MIOS's counters of what it did), and the
-ratios to each scenario's baseline.  Exit 77 when the benchmark skips (its
+small writes, nvcache's cached writes; MIOS's counters of what it did),
+nvcache's read-ahead having served the sequential readers of nvseq (read
+hits, fills in the tier), and the ratios to each scenario's baseline.  Exit 77 when the benchmark skips (its
 reason is printed), 1 with what is missing otherwise.
 
   check_bench_tiers.py BENCH_TIERS [ARGS...]
@@ -27,6 +28,9 @@ MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "m
 # that say what it did, not a redirection.
 USES_TIER = {("bid", "bid-hybrid"), ("nvcache", "nvcache"), ("nvseq", "nvcache")}
 MIOS_COUNTERS = ("redirected_writes", "padding_bytes")
+# Where sequential readers must have started nvcache's read-ahead (path b):
+# reads that hit, and fills the tier took (its own count, not the policy's).
+READS_AHEAD = {("nvseq", "nvcache")}
 
 
 def number(v):
@@ -59,6 +63,11 @@ def check(r, need):
                 need(m.get("home_written_MiB", 0) > 0, "%s: the home device was written" % where)
             if (name, pol) in USES_TIER:
                 need(m.get("tier_written_MiB", 0) > 0, "%s: the tier was written (%s)" % (where, m))
+            if (name, pol) in READS_AHEAD:
+                cn = m.get("counters", {})
+                need(number(cn.get("read_hits")) and cn["read_hits"] > 0,
+                     "%s: reads hit the read-ahead (%s)" % (where, cn))
+                need(m.get("tier_fill_MiB", 0) > 0, "%s: the tier took the read-ahead's fills (%s)" % (where, m))
             if m.get("policy", "").startswith("mios-"):
                 cn = m.get("counters", {})
                 need(all(number(cn.get(k)) and cn[k] >= 0 for k in MIOS_COUNTERS),
