@@ -98,6 +98,8 @@ struct mios {
 	int state;                    /* ST_F or ST_M */
 	uint64_t adw;                 /* bytes written in the current state */
 	uint64_t pairs;               /* S events in this sequence */
+	uint64_t since_s;             /* bytes written since the last S, FLUSH or recalibration */
+	bool no_s;                    /* a sequence gave up waiting for an S (below) */
 
 	uint64_t log_size, log_head;
 	struct chunk *chunks;
@@ -118,6 +120,7 @@ struct mios {
 	uint64_t ssd_write_bytes, ssd_writes, hdd_write_bytes, hdd_writes_n;
 	uint64_t pad_bytes, pad_writes, s_events, sequences, recalibrations;
 	uint64_t hdd_read_bytes, gc_bytes, gc_runs, log_peak, split_reads, big_kept, spilled;
+	uint64_t s_missing;
 };
 
 static const struct policy_opt mios_opts[] = {
@@ -309,13 +312,20 @@ static bool hdd_usable(const struct mios *m, uint64_t len)
 		       m->o.gc_threshold * (double)m->log_size;
 }
 
-/* Starts a buffered-write sequence. */
-static void bcw_start(struct mios *m, uint64_t now)
+/* Starts a buffered-write sequence; false when none may start now: the
+ * disk's state is unknown and recalibrating it found no S the last time
+ * (no_s) - only an idle disk, whose buffer is empty, starts one then. */
+static bool bcw_start(struct mios *m, uint64_t now)
 {
+	bool idle = !m->hdd_busy && now - m->hdd_idle_since >= m->o.idle_reset;
+
+	if (!idle && !m->o.sync_start && m->no_s)
+		return false;
 	m->bcw = true;
 	m->pairs = 0;
+	m->since_s = 0;
 	m->sequences++;
-	if (!m->hdd_busy && now - m->hdd_idle_since >= m->o.idle_reset) {
+	if (idle) {
 		/* The buffer drained while the disk idled. */
 		m->state = ST_F;
 		m->adw = 0;
@@ -327,6 +337,7 @@ static void bcw_start(struct mios *m, uint64_t now)
 		m->adw = m->wm;
 		m->recalibrations++;
 	}
+	return true;
 }
 
 static void to_ssd_q(struct mios *m, struct policy_req *r)
@@ -352,7 +363,8 @@ static void steer_write(struct mios *m, struct policy_req *w)
 	if (!m->bcw) {
 		if (!busy && m->mode != MODE_E)
 			goto ssd;
-		bcw_start(m, env->now(env));
+		if (!bcw_start(m, env->now(env)))
+			goto ssd;
 	}
 	p = predict(m, m->hdd_wq_bytes, w->len);
 	if ((busy && p != ST_S) || (m->mode == MODE_E && p == ST_F)) {
@@ -567,6 +579,7 @@ static void hdd_dispatch(struct mios *m)
 			/* A read breaks the write stream: recalibrate after it. */
 			m->state = ST_M;
 			m->adw = m->wm;
+			m->since_s = 0;
 			m->recalibrations++;
 		}
 		r->merge_next = NULL;
@@ -582,6 +595,19 @@ static void hdd_dispatch(struct mios *m)
 				pol_issue(env, f, m->hdd, 0);
 			}
 			return;
+		}
+		if (m->since_s >= m->wf + m->wm) {
+			/* No S after more than a whole buffer (W_f + W_m) since the
+			 * last one (or since the state became unknown): the disk does not behave as its profile says -
+			 * no write buffer (not a disk at all, as a loop device or an
+			 * SSD), or a larger one.  PS padding would fill the log
+			 * without ever seeing an S (seen: 344 MB of padding, the
+			 * whole log, and not one write steered).  The sequence ends;
+			 * until an S is seen again, only an idle disk starts one. */
+			m->no_s = true;
+			m->s_missing++;
+			spill_writes(m);
+			goto gc;
 		}
 		if (!pol_list_empty(&m->hdd_writes)) {
 			struct policy_req *w = pol_container_of(m->hdd_writes.next, struct policy_req, link);
@@ -689,15 +715,19 @@ static void mios_complete(struct policy *pol, struct policy_req *req)
 			m->syncing = false;
 			m->state = ST_F;
 			m->adw = 0;
+			m->since_s = 0;
 		} else if (req->op == POLICY_OP_WRITE && req != m->gc_req) {
 			if (now - req->issue_ns >= m->slow_lat) {
 				/* Observed S: the buffer flushed; Mid writes follow. */
+				m->no_s = false;
+				m->since_s = 0;
 				m->state = ST_M;
 				m->adw = 0;
 				m->pairs++;
 				m->s_events++;
 			} else {
 				m->adw += req->len;
+				m->since_s += req->len;
 			}
 		}
 		if (req == m->gc_req) {
@@ -755,6 +785,7 @@ static void mios_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "s_events", (double)m->s_events);
 	emit(ctx, "bcw_sequences", (double)m->sequences);
 	emit(ctx, "recalibrations", (double)m->recalibrations);
+	emit(ctx, "sequences_without_s", (double)m->s_missing);
 	emit(ctx, "hdd_read_bytes", (double)m->hdd_read_bytes);
 	emit(ctx, "gc_runs", (double)m->gc_runs);
 	emit(ctx, "gc_bytes", (double)m->gc_bytes);

@@ -276,6 +276,46 @@ static void test_mios_padding_only_log_recycled(void **state)
 	hx_free(h);
 }
 
+/* A "disk" that never shows an S (no write buffer: a loop device, an
+ * SSD): recalibration gives up after a buffer's worth of padding instead of
+ * padding the whole log, no sequence starts again from an unknown state,
+ * and an idle disk still starts one in F. */
+static uint64_t flat_lat(void *ctx, const struct hx_cmd *c)
+{
+	(void)ctx;
+	return c->op == POLICY_OP_READ ? 4 * MS : 40 * US;
+}
+
+static void test_mios_no_s_gives_up(void **state)
+{
+	struct hx *h = hx_new(2, devs, models);
+	char err[256];
+	unsigned late;
+
+	hx_set_latency_fn(h, 1, flat_lat, NULL);
+	if (hx_policy(h, "mios-e:" OPTS ",idle_reset=1s,L=100,log_size=64MiB", err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	/* Recently busy: recalibration, which never sees its S. */
+	hx_add(h, 10 * MS, 1, 0, POLICY_OP_WRITE, 0, 4 * KiB, 0);
+	/* Still not idle: no new sequence, no padding for these. */
+	for (unsigned i = 0; i < 20; i++)
+		hx_add(h, 100 * MS + i * MS, 1, 0, POLICY_OP_WRITE, (1 + i) * 64 * KiB, 4 * KiB, 0);
+	/* Idle long enough: a sequence starts in F and steers. */
+	late = hx_add(h, 5000 * MS, 1, 0, POLICY_OP_WRITE, 32 * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	dump(h);
+	assert_int_equal(hx_outstanding(h), 0);
+	assert_int_equal(hx_report(h, "s_events"), 0);
+	assert_true(hx_report(h, "sequences_without_s") >= 1);
+	/* At most a buffer's worth (W_f + W_m) and one PS per sequence. */
+	assert_true(hx_report(h, "padding_bytes") <=
+		    hx_report(h, "bcw_sequences") * (WF + WM + 16 * KiB));
+	for (unsigned i = 1; i <= 20; i++)
+		assert_int_equal(hx_r(h, i)->r.issued_dev, 0);
+	assert_int_equal(hx_r(h, late)->r.issued_dev, 1);
+	hx_free(h);
+}
+
 /* big_write: streams with large writes stay on the SSD; hints decide at
  * the first request, profiling after profile_n writes. */
 static void test_mios_size_aware_hints(void **state)
@@ -341,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_mios_recalibration),
 		cmocka_unit_test(test_mios_location_and_gc),
 		cmocka_unit_test(test_mios_padding_only_log_recycled),
+		cmocka_unit_test(test_mios_no_s_gives_up),
 		cmocka_unit_test(test_mios_size_aware_hints),
 		cmocka_unit_test(test_mios_setup_errors),
 	};
