@@ -153,14 +153,25 @@ struct tierset {
 
 struct tfile;
 
-/* An internal read's data, for the write that follows it.  Any write to
- * the same bytes drops it (a fill must never install older data). */
+/*
+ * An internal read's data, for the write that follows it.  Any write to
+ * the same bytes drops it (a fill must never install older data).
+ *
+ * A home read of one file's range names the file by its fid, never by its
+ * struct tfile: that is freed when the file goes (a last close), a load
+ * outlives it, and the next file's struct often comes back at the same
+ * address - with a wgen as low as the load's (0 for a file only read), so
+ * a load of the old file passed for the new one's, and its fill installed
+ * the old file's bytes as a clean copy of the new one (nvcache's fills:
+ * dwork's reads after close got other records' bytes, torn and stale).  A
+ * fid is never reused.
+ */
 struct tcache {
 	unsigned dev;              /* device it was read from */
 	uint64_t off, len;         /* there */
-	struct tfile *tf;          /* a home read of one file's range: which */
+	uint32_t fid;              /* a home read of one file's range: which (0: not) */
 	uint64_t foff;
-	uint64_t wgen;             /* tf->wgen when the read was issued */
+	uint64_t wgen;             /* the file's wgen when the read was issued */
 	uint8_t *buf;
 	uint64_t age;
 };
@@ -246,7 +257,7 @@ struct tcmd {
 	uint64_t pin_loc[8], pin_len[8];   /* store places its reads pin */
 	unsigned npins;
 	bool pin_over;                     /* more places than pin_loc holds: none can be written */
-	struct tfile *buf_tf;              /* a home read of one file's range, all of it */
+	uint32_t buf_fid;                  /* a home read of one file's range, all of it (fid) */
 	uint64_t buf_foff;
 	uint64_t buf_wgen;
 	uint64_t buf_covered;              /* bytes of the range resolved to files */
@@ -1195,10 +1206,10 @@ static void cmd_done(struct daemon *d, struct tcmd *c)
 					 .off = c->m[0].r->issued_dev ? c->m[0].r->issued_off :
 									 c->m[0].r->offset,
 					 .len = c->buflen, .buf = c->buf, .age = ++td->cache_age,
-					 .tf = c->buf_pieces == 1 && c->buf_covered == c->buflen ?
-						       c->buf_tf : NULL,
+					 .fid = c->buf_pieces == 1 && c->buf_covered == c->buflen ?
+							c->buf_fid : 0,
 					 .foff = c->buf_foff, .wgen = c->buf_wgen };
-		if (c->m[0].err || (!slot->dev && !slot->tf)) {
+		if (c->m[0].err || (!slot->dev && !slot->fid)) {
 			free(slot->buf);
 			memset(slot, 0, sizeof(*slot));
 		}
@@ -1518,7 +1529,7 @@ static void cache_drop(struct dtiers *td, struct tfile *tf, uint64_t foff, uint6
 		if (!x->buf)
 			continue;
 		stale = x->dev == 1 ? llen && x->off < loc + llen && loc < x->off + x->len :
-			!x->tf || (x->tf == tf && x->foff < foff + len && foff < x->foff + x->len);
+			!x->fid || (tf && x->fid == tf->fid && x->foff < foff + len && foff < x->foff + x->len);
 		if (stale) {
 			free(x->buf);
 			memset(x, 0, sizeof(*x));
@@ -1631,7 +1642,7 @@ static void move_to_tier(struct daemon *d, void *vctx, struct tfile *tf, uint64_
 	for (unsigned i = 0; i < CACHE_MAX && !home; i++) {
 		struct tcache *k = &td->cache[i];
 
-		if (k->buf && k->dev == 0 && k->tf == tf && k->wgen == tf->wgen &&
+		if (k->buf && k->dev == 0 && k->fid == tf->fid && k->wgen == tf->wgen &&
 		    foff >= k->foff && foff + len <= k->foff + k->len)
 			home = k->buf + (foff - k->foff);
 	}
@@ -1652,7 +1663,7 @@ static void load_home(struct daemon *d, void *vctx, struct tfile *tf, uint64_t f
 	struct load_ctx *x = vctx;
 
 	read_newest(d, x->c, tf, x->c->buf + (addr - x->addr0), foff, len);
-	x->c->buf_tf = tf;
+	x->c->buf_fid = tf->fid;
 	x->c->buf_foff = foff - (addr - x->addr0);
 	x->c->buf_wgen = tf->wgen;
 	x->c->buf_covered += len;
