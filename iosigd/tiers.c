@@ -298,11 +298,21 @@ static bool tagged(const struct pol_ext *e, uint64_t tag)
 	return e->tag == tag;
 }
 
-/* A place not in use any more whose epoch is before `epoch` (UINT64_MAX:
- * any epoch). */
+/*
+ * A place not in use any more whose epoch is before `epoch` (UINT64_MAX:
+ * any epoch): a superseded copy's (OC_PEND_SYNC, OC_PEND_HOME), never a
+ * clean copy's.  An OC_CLEAN place is in use - its file reads it - and its
+ * entry is what lets drop_clean_at() tell that file when another write
+ * takes the place.  Cleared here (at every round's end, before), the file
+ * kept a copy whose place the next write there took: its reads got that
+ * write's bytes, and retiring or dropping the copy later cleared the new
+ * owner's LIVE entry, so that a third write could take the place of
+ * acknowledged data.
+ */
 static bool retired_before(const struct pol_ext *e, uint64_t epoch)
 {
-	return e->tdev != OC_LIVE && (epoch == UINT64_MAX || (e->tag & 0xffffffffu) < epoch);
+	return (e->tdev == OC_PEND_SYNC || e->tdev == OC_PEND_HOME) &&
+	       (epoch == UINT64_MAX || (e->tag & 0xffffffffu) < epoch);
 }
 
 static struct dop *op_of(struct policy_req *r)
