@@ -258,6 +258,7 @@ struct tcmd {
 	unsigned npins;
 	bool pin_over;                     /* more places than pin_loc holds: none can be written */
 	uint32_t buf_fid;                  /* a home read of one file's range, all of it (fid) */
+	bool buf_raced;                    /* a write of it was in flight: not a fill's source */
 	uint64_t buf_foff;
 	uint64_t buf_wgen;
 	uint64_t buf_covered;              /* bytes of the range resolved to files */
@@ -1216,8 +1217,8 @@ static void cmd_done(struct daemon *d, struct tcmd *c)
 					 .off = c->m[0].r->issued_dev ? c->m[0].r->issued_off :
 									 c->m[0].r->offset,
 					 .len = c->buflen, .buf = c->buf, .age = ++td->cache_age,
-					 .fid = c->buf_pieces == 1 && c->buf_covered == c->buflen ?
-							c->buf_fid : 0,
+					 .fid = c->buf_pieces == 1 && c->buf_covered == c->buflen &&
+							!c->buf_raced ? c->buf_fid : 0,
 					 .foff = c->buf_foff, .wgen = c->buf_wgen };
 		if (c->m[0].err || (!slot->dev && !slot->fid)) {
 			free(slot->buf);
@@ -1667,11 +1668,32 @@ struct load_ctx {
 	uint64_t addr0;
 };
 
+/*
+ * Whether a write of [foff, +len) of tf is in flight: issued (so its wgen
+ * is counted) but not complete.  A workload write issued home plainly
+ * goes by io_uring, which does not order it before a read issued after it:
+ * the read may load the older bytes, and a fill of them would be a clean
+ * copy older than home with the file's current wgen.
+ */
+static bool write_in_flight(struct tfile *tf, uint64_t foff, uint64_t len)
+{
+	for (struct policy_list *l = tf->f->ops.next; l != &tf->f->ops; l = l->next) {
+		const struct dop *o = pol_container_of(l, struct dop, flink);
+
+		if (o->state == OP_ISSUED && (o->op == IOSD_OP_WRITE || o->op == IOSD_OP_APPEND) &&
+		    o->foff < foff + len && foff < o->foff + o->len)
+			return true;
+	}
+	return false;
+}
+
 static void load_home(struct daemon *d, void *vctx, struct tfile *tf, uint64_t foff,
 		      uint64_t addr, uint64_t len)
 {
 	struct load_ctx *x = vctx;
 
+	if (write_in_flight(tf, foff, len))
+		x->c->buf_raced = true;
 	read_newest(d, x->c, tf, x->c->buf + (addr - x->addr0), foff, len);
 	x->c->buf_fid = tf->fid;
 	x->c->buf_foff = foff - (addr - x->addr0);
