@@ -1636,12 +1636,12 @@ static void move_to_tier(struct daemon *d, void *vctx, struct tfile *tf, uint64_
 	 * A fill: only when no byte's newest copy is in the tier, from a read
 	 * of that very range that no write has overtaken since - and only on a
 	 * device marked `experimental: true`.  With nvcache's read-ahead fills
-	 * installed, tiers_test.py faults with 160 MiB workloads found torn and
-	 * stale records in the home files after kill -9 and recovery, 1-4 of 20
-	 * kills (with a volatile and a persistent memory tier alike; none with
-	 * the fills left out, none before nvcache issued fills); the cause is
-	 * not found yet (docs/tiers.md).  Without it a fill does nothing: the
-	 * range stays home, where every read of it is served from.
+	 * installed, tiers_test.py faults found torn and stale records, 1-4 of
+	 * 20 kills: clean copies of another file's load (struct tcache) and
+	 * clean copies whose place another write had taken (retired_before());
+	 * both are fixed, and the fills stay off by default for now
+	 * (docs/tiers.md).  Without it a fill does nothing: the range stays
+	 * home, where every read of it is served from.
 	 */
 	if (!td->fills)
 		return;
