@@ -153,14 +153,25 @@ struct tierset {
 
 struct tfile;
 
-/* An internal read's data, for the write that follows it.  Any write to
- * the same bytes drops it (a fill must never install older data). */
+/*
+ * An internal read's data, for the write that follows it.  Any write to
+ * the same bytes drops it (a fill must never install older data).
+ *
+ * A home read of one file's range names the file by its fid, never by its
+ * struct tfile: that is freed when the file goes (a last close), a load
+ * outlives it, and the next file's struct often comes back at the same
+ * address - with a wgen as low as the load's (0 for a file only read), so
+ * a load of the old file passed for the new one's, and its fill installed
+ * the old file's bytes as a clean copy of the new one (nvcache's fills:
+ * dwork's reads after close got other records' bytes, torn and stale).  A
+ * fid is never reused.
+ */
 struct tcache {
 	unsigned dev;              /* device it was read from */
 	uint64_t off, len;         /* there */
-	struct tfile *tf;          /* a home read of one file's range: which */
+	uint32_t fid;              /* a home read of one file's range: which (0: not) */
 	uint64_t foff;
-	uint64_t wgen;             /* tf->wgen when the read was issued */
+	uint64_t wgen;             /* the file's wgen when the read was issued */
 	uint8_t *buf;
 	uint64_t age;
 };
@@ -246,7 +257,8 @@ struct tcmd {
 	uint64_t pin_loc[8], pin_len[8];   /* store places its reads pin */
 	unsigned npins;
 	bool pin_over;                     /* more places than pin_loc holds: none can be written */
-	struct tfile *buf_tf;              /* a home read of one file's range, all of it */
+	uint32_t buf_fid;                  /* a home read of one file's range, all of it (fid) */
+	bool buf_raced;                    /* a write of it was in flight: not a fill's source */
 	uint64_t buf_foff;
 	uint64_t buf_wgen;
 	uint64_t buf_covered;              /* bytes of the range resolved to files */
@@ -287,11 +299,21 @@ static bool tagged(const struct pol_ext *e, uint64_t tag)
 	return e->tag == tag;
 }
 
-/* A place not in use any more whose epoch is before `epoch` (UINT64_MAX:
- * any epoch). */
+/*
+ * A place not in use any more whose epoch is before `epoch` (UINT64_MAX:
+ * any epoch): a superseded copy's (OC_PEND_SYNC, OC_PEND_HOME), never a
+ * clean copy's.  An OC_CLEAN place is in use - its file reads it - and its
+ * entry is what lets drop_clean_at() tell that file when another write
+ * takes the place.  Cleared here (at every round's end, before), the file
+ * kept a copy whose place the next write there took: its reads got that
+ * write's bytes, and retiring or dropping the copy later cleared the new
+ * owner's LIVE entry, so that a third write could take the place of
+ * acknowledged data.
+ */
 static bool retired_before(const struct pol_ext *e, uint64_t epoch)
 {
-	return e->tdev != OC_LIVE && (epoch == UINT64_MAX || (e->tag & 0xffffffffu) < epoch);
+	return (e->tdev == OC_PEND_SYNC || e->tdev == OC_PEND_HOME) &&
+	       (epoch == UINT64_MAX || (e->tag & 0xffffffffu) < epoch);
 }
 
 static struct dop *op_of(struct policy_req *r)
@@ -1195,10 +1217,10 @@ static void cmd_done(struct daemon *d, struct tcmd *c)
 					 .off = c->m[0].r->issued_dev ? c->m[0].r->issued_off :
 									 c->m[0].r->offset,
 					 .len = c->buflen, .buf = c->buf, .age = ++td->cache_age,
-					 .tf = c->buf_pieces == 1 && c->buf_covered == c->buflen ?
-						       c->buf_tf : NULL,
+					 .fid = c->buf_pieces == 1 && c->buf_covered == c->buflen &&
+							!c->buf_raced ? c->buf_fid : 0,
 					 .foff = c->buf_foff, .wgen = c->buf_wgen };
-		if (c->m[0].err || (!slot->dev && !slot->tf)) {
+		if (c->m[0].err || (!slot->dev && !slot->fid)) {
 			free(slot->buf);
 			memset(slot, 0, sizeof(*slot));
 		}
@@ -1518,7 +1540,7 @@ static void cache_drop(struct dtiers *td, struct tfile *tf, uint64_t foff, uint6
 		if (!x->buf)
 			continue;
 		stale = x->dev == 1 ? llen && x->off < loc + llen && loc < x->off + x->len :
-			!x->tf || (x->tf == tf && x->foff < foff + len && foff < x->foff + x->len);
+			!x->fid || (tf && x->fid == tf->fid && x->foff < foff + len && foff < x->foff + x->len);
 		if (stale) {
 			free(x->buf);
 			memset(x, 0, sizeof(*x));
@@ -1614,12 +1636,12 @@ static void move_to_tier(struct daemon *d, void *vctx, struct tfile *tf, uint64_
 	 * A fill: only when no byte's newest copy is in the tier, from a read
 	 * of that very range that no write has overtaken since - and only on a
 	 * device marked `experimental: true`.  With nvcache's read-ahead fills
-	 * installed, tiers_test.py faults with 160 MiB workloads found torn and
-	 * stale records in the home files after kill -9 and recovery, 1-4 of 20
-	 * kills (with a volatile and a persistent memory tier alike; none with
-	 * the fills left out, none before nvcache issued fills); the cause is
-	 * not found yet (docs/tiers.md).  Without it a fill does nothing: the
-	 * range stays home, where every read of it is served from.
+	 * installed, tiers_test.py faults found torn and stale records, 1-4 of
+	 * 20 kills: clean copies of another file's load (struct tcache) and
+	 * clean copies whose place another write had taken (retired_before());
+	 * both are fixed, and the fills stay off by default for now
+	 * (docs/tiers.md).  Without it a fill does nothing: the range stays
+	 * home, where every read of it is served from.
 	 */
 	if (!td->fills)
 		return;
@@ -1631,7 +1653,7 @@ static void move_to_tier(struct daemon *d, void *vctx, struct tfile *tf, uint64_
 	for (unsigned i = 0; i < CACHE_MAX && !home; i++) {
 		struct tcache *k = &td->cache[i];
 
-		if (k->buf && k->dev == 0 && k->tf == tf && k->wgen == tf->wgen &&
+		if (k->buf && k->dev == 0 && k->fid == tf->fid && k->wgen == tf->wgen &&
 		    foff >= k->foff && foff + len <= k->foff + k->len)
 			home = k->buf + (foff - k->foff);
 	}
@@ -1646,13 +1668,34 @@ struct load_ctx {
 	uint64_t addr0;
 };
 
+/*
+ * Whether a write of [foff, +len) of tf is in flight: issued (so its wgen
+ * is counted) but not complete.  A workload write issued home plainly
+ * goes by io_uring, which does not order it before a read issued after it:
+ * the read may load the older bytes, and a fill of them would be a clean
+ * copy older than home with the file's current wgen.
+ */
+static bool write_in_flight(struct tfile *tf, uint64_t foff, uint64_t len)
+{
+	for (struct policy_list *l = tf->f->ops.next; l != &tf->f->ops; l = l->next) {
+		const struct dop *o = pol_container_of(l, struct dop, flink);
+
+		if (o->state == OP_ISSUED && (o->op == IOSD_OP_WRITE || o->op == IOSD_OP_APPEND) &&
+		    o->foff < foff + len && foff < o->foff + o->len)
+			return true;
+	}
+	return false;
+}
+
 static void load_home(struct daemon *d, void *vctx, struct tfile *tf, uint64_t foff,
 		      uint64_t addr, uint64_t len)
 {
 	struct load_ctx *x = vctx;
 
+	if (write_in_flight(tf, foff, len))
+		x->c->buf_raced = true;
 	read_newest(d, x->c, tf, x->c->buf + (addr - x->addr0), foff, len);
-	x->c->buf_tf = tf;
+	x->c->buf_fid = tf->fid;
 	x->c->buf_foff = foff - (addr - x->addr0);
 	x->c->buf_wgen = tf->wgen;
 	x->c->buf_covered += len;

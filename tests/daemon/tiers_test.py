@@ -219,9 +219,13 @@ def test_faults():
             # load, and only in states its profile predicts, which a loop
             # device never confirms (no Slow write: a sequence ends after
             # W_f + W_m bytes, and only an idle disk starts one): MIOS_STEER
-            # keeps the tier in use whatever the machine does.
+            # keeps the tier in use whatever the machine does.  nvcache
+            # runs with its read-ahead's fills installed (experimental: true,
+            # docs/tiers.md): clean copies in the tier, FILL records in its
+            # journal, reads served from them.
             st = Setup(s, policy, policy, ":wb_delay=3s" if policy == "nvcache" else
-                       MIOS_STEER if policy.startswith("mios") else "")
+                       MIOS_STEER if policy.startswith("mios") else "",
+                       dev_extra=", experimental: true" if policy == "nvcache" else "")
             totals = {"records": 0, "checked": 0, "takeovers": 0, "replayed": 0, "dirty_at_kill": 0,
                       "live_at_kill": 0, "recovered_records": 0, "recovered_bytes": 0}
             for cycle in range(kills):
@@ -767,6 +771,7 @@ def test_stale():
 
 RA_BLOCKS = 8192          # the file: 32 MiB of checksummed 4 KiB blocks
 RA_CHUNK = 128 << 10      # the reader's read size
+RA_RECORD_RUNS = 3        # dwork records runs after the passes, a daemon each
 
 # Block i at version v: its number, its version and a body derived from both.
 RA_BLOCK = r'''
@@ -993,6 +998,26 @@ def test_readahead():
                   "%s: after the close an untagged reader sees every block at its last version (%s)"
                   % (what, o2.strip()))
             check(d.stop() == 0, "%s: iosigd exits 0" % what)
+            # dwork records to its end, a daemon per run (nvcache as faults
+            # runs it): 14 files written, overwritten, fsync'ed and read, read
+            # back through their descriptors, then closed one after another
+            # and read again through new tagged opens, whose sequential reads
+            # read ahead - with the fills, into clean copies, while the loads
+            # of the files closed just before are still cached.  A fill once
+            # took such a load for the next file's (the freed file's struct
+            # came back at its address): other records' bytes read after
+            # close, in every run of 2 of 4 runs of this group (whether the
+            # address comes back varies).
+            st = Setup(s, "rar-" + what, policy, ":wb_delay=3s",
+                       dev_extra=", experimental: true" if fills else "")
+            for k in range(RA_RECORD_RUNS):
+                d = daemon_for(s, st, "d-rar-%s-%d" % (what, k))
+                work = os.path.join(st.home, "rec%d" % k)
+                c = collect(records(d, work, 60, 7000 + k, mib=160),
+                            "%s: dwork records run %d to its end" % (what, k))
+                print("readahead %s: dwork records run %d: %s" % (what, k, json.dumps(c)))
+                shutil.rmtree(work, ignore_errors=True)
+                check(d.stop() == 0, "%s: iosigd exits 0 after dwork records run %d" % (what, k))
     finally:
         Daemon.kill_all()
         s.close()
