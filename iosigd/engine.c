@@ -840,10 +840,15 @@ static void admit(struct daemon *d, struct dop *op)
 	case IOSD_OP_FALLOCATE:
 		dep = op->seq - 1;
 		f->barrier_seq = op->seq;
+		/* The end it makes (undone by reshaped() if it fails). */
 		if (op->op == IOSD_OP_TRUNCATE)
 			f->logical_end = op->foff;
-		else if (!(op->aux & (FALLOC_FL_KEEP_SIZE | FALLOC_FL_COLLAPSE_RANGE)) &&
-			 op->foff + op->len > f->logical_end)
+		else if (op->aux & FALLOC_FL_COLLAPSE_RANGE)
+			/* The range cut out (it may not reach the end). */
+			f->logical_end -= op->foff + op->len < f->logical_end ? op->len : 0;
+		else if (op->aux & FALLOC_FL_INSERT_RANGE)
+			f->logical_end += op->foff < f->logical_end ? op->len : 0;
+		else if (!(op->aux & FALLOC_FL_KEEP_SIZE) && op->foff + op->len > f->logical_end)
 			f->logical_end = op->foff + op->len;
 		break;
 	}
@@ -1087,6 +1092,33 @@ static void wb_finish(struct daemon *d, struct dop *op)
 	engine_op_free(d, op);
 }
 
+/*
+ * A truncate or fallocate of f was done: where its data lies, and what its
+ * tiers hold of it, is of the file as it was.  If it failed, the end its
+ * admission assumed is not the file's: the file's size as the kernel has
+ * it (the op was a barrier: every op before it is done, none after it
+ * started), or past it the end of a write admitted since.  (An append
+ * admitted since took its offset from the assumed end already.)
+ */
+static void reshaped(struct dop *op)
+{
+	struct dfile *f = op->reg->file;
+	struct stat st;
+
+	extmap_invalidate(&f->map);
+	tiers_file_reshaped(f);
+	if (op->result >= 0 || fstat(f->fd, &st) < 0)
+		return;
+	f->logical_end = (uint64_t)st.st_size;
+	for (struct policy_list *l = f->ops.next; l != &f->ops; l = l->next) {
+		const struct dop *o = pol_container_of(l, struct dop, flink);
+
+		if (o->seq > op->seq && (o->op == IOSD_OP_WRITE || o->op == IOSD_OP_APPEND) &&
+		    o->foff + o->len > f->logical_end)
+			f->logical_end = o->foff + o->len;
+	}
+}
+
 /* Starts an op whose turn came. */
 static void start(struct daemon *d, struct dop *op)
 {
@@ -1118,7 +1150,7 @@ static void start(struct daemon *d, struct dop *op)
 		return;
 	case IOSD_OP_TRUNCATE:
 		op->result = ftruncate(op->reg->fd, (off_t)op->foff) < 0 ? -errno : 0;
-		extmap_invalidate(&f->map);
+		reshaped(op);
 		engine_op_finish(d, op);
 		return;
 	default:
@@ -1242,7 +1274,7 @@ static void on_cqe(struct daemon *d, const struct io_uring_cqe *cqe)
 	}
 	op->result = res;
 	if (op->op == IOSD_OP_FALLOCATE)
-		extmap_invalidate(&op->reg->file->map);
+		reshaped(op);
 	engine_op_finish(d, op);
 }
 

@@ -58,6 +58,10 @@ bool tiers_is_store(struct daemon *d, dev_t dev, ino_t ino);
  * fallocate): true when tiers took it; it calls engine_op_continue() or
  * finishes it itself. */
 bool tiers_prestart(struct daemon *d, struct dop *op);
+/* A truncate or fallocate of a file with tiers was done (or failed: it
+ * may have changed the file all the same): its clean copies and loads
+ * are of the file as it was. */
+void tiers_file_reshaped(struct dfile *f);
 /* io_uring user_data tags (low 3 bits) that are tiers': engine.c hands
  * their completions to tiers_cqe() with the whole user_data. */
 #define TIERS_TAG_MIN 5u

@@ -343,9 +343,7 @@ def programs_on(s, fs, mnt, plugin_dwork):
             r1, o1, e1 = redirected(d, work, [DWORK, "calls", os.path.join(work, "calls")])
             r2, o2, e2 = run([DWORK, "calls", os.path.join(plain, "calls")])
             check(r1 == r2 == 0 and o1 == o2, "%s %s: every call returns what it returns plainly%s"
-                  % (fs, policy, "" if o1 == o2 else "\n" + "\n".join(
-                      "  tagged: %s\n  plain:  %s" % (x, y) for x, y in zip(o1.splitlines(), o2.splitlines())
-                      if x != y)))
+                  % (fs, policy, calls_differing(o1, o2)))
             if plugin_dwork:
                 r3, o3, e3 = run([plugin_dwork, "calls", os.path.join(work, "calls-plugin")], env=d.env())
                 check(r3 == 0 and o3 == o2, "%s %s: the plugin-built program too (%r)" % (fs, policy, e3))
@@ -358,6 +356,12 @@ def programs_on(s, fs, mnt, plugin_dwork):
                   dv["bytes_read"] > 0 and st["daemon"]["operations"] > 1000,
                   "%s %s: the daemon did the I/O (%s)" % (fs, policy, json.dumps(dv)))
             check(not st["clients"], "%s %s: no client session is left" % (fs, policy))
+
+
+def calls_differing(tagged, plain):
+    """The lines of `dwork calls` output that differ, for a check's message."""
+    return "" if tagged == plain else "\n" + "\n".join(
+        "  tagged: %s\n  plain:  %s" % (x, y) for x, y in zip(tagged.splitlines(), plain.splitlines()) if x != y)
 
 
 def test_programs():

@@ -547,6 +547,38 @@ static int cmd_calls(const char *path)
 	say("posix_fallocate", posix_fallocate(fd, 0, 40000));
 	say("size after posix_fallocate", size_of(fd));
 	say("fallocate bad mode", fallocate(fd, 0x4000, 0, 10));
+	/* Ranges that change without a write: a hole, zeros, a range cut
+	 * out (the end moves back) and one put in (it moves on). */
+	for (unsigned i = 0; i < 4; i++)
+		memset(back + i * 1024, 'A' + i, 1024);
+	for (off_t at = 0; at < 40960; at += 4096)
+		pwrite(fd, back, 4096, at);
+	say("fallocate punch", fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096, 4096));
+	say("pread punched", pread(fd, back, 100, 4096) == 100 && !memcmp(back, (char[100]){ 0 }, 100));
+	say("fallocate zero range", fallocate(fd, FALLOC_FL_ZERO_RANGE, 9000, 3000));
+	say("pread zeroed", pread(fd, back, 200, 8900) == 200 && back[99] == 'A' && back[100] == 0 &&
+			    back[199] == 0);
+	say("fallocate collapse", fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 8192, 8192));
+	say("size after collapse", size_of(fd));
+	say("pread past the end after collapse", pread(fd, back, 8192, 32768 - 100));
+	say("pread collapsed", pread(fd, back, 4096, 8192) == 4096 && back[0] == 'A' && back[3072] == 'D');
+	afd = open_tagged(path, O_WRONLY | O_APPEND);
+	say("append after collapse", write(afd, buf, 4096));
+	say("position after append after collapse", lseek(afd, 0, SEEK_CUR));
+	say("close append after collapse", close(afd));
+	say("size after append after collapse", size_of(fd));
+	say("fallocate insert", fallocate(fd, FALLOC_FL_INSERT_RANGE, 4096, 8192));
+	say("size after insert", size_of(fd));
+	say("pread inserted", pread(fd, back, 100, 8192) == 100 && !memcmp(back, (char[100]){ 0 }, 100));
+	say("pread after the insert", pread(fd, back, 8192, 40960 - 4096));
+	say("lseek end after insert", lseek(fd, 0, SEEK_END));
+	say("fallocate collapse unaligned", fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 100, 100));
+	say("fallocate insert past the end", fallocate(fd, FALLOC_FL_INSERT_RANGE, 1 << 20, 4096));
+	say("fallocate of a petabyte", fallocate(fd, 0, 0, 1LL << 50));
+	afd = open_tagged(path, O_WRONLY | O_APPEND);
+	say("append after failed ones", write(afd, buf, 100));
+	say("close append after failed ones", close(afd));
+	say("size after failed ones", size_of(fd));
 	say("write read-only", write(open_tagged(path, O_RDONLY), buf, 10));
 	/* Duplicates share the position. */
 	fd2 = dup(fd);

@@ -35,6 +35,11 @@ Groups (tiers_test.py GROUP):
              just ahead of the reader: every block whole and never older than
              published; the read-ahead was filled into the memory tier and
              the hits were served from it
+  reshape    nvcache with its read-ahead's fills: a tagged reader reads a
+             file sequentially over and over while a tagged shaper punches,
+             zeroes or truncates (and grows back) ranges just ahead of it,
+             then writes them again: no block read older than its last
+             truncate, fallocate or write, before and after the close
   badstores  a store of a newer format, a foreign file, garbage, a truncated
              store: iosigd refuses to start, names the path and what to do,
              and changes nothing
@@ -73,7 +78,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, Hostile, collect, device_of, entry,  # noqa: E402
+from daemon_test import (DWORK, REDIRECT, STEPS, Daemon, Hostile, calls_differing, collect, device_of, entry,  # noqa: E402
                          outcome, prepare_tree, records, redirected, run_group, takeovers)
 from iosig_testlib import (BackedFs, Scratch, check, differing, need_root, run,  # noqa: E402
                            skip, sqlite_workload, tree, write_config)
@@ -177,7 +182,8 @@ def test_programs():
                       "%s: sqlite3 workload: same output, integrity_check ok (%r)" % (policy, e1[-300:]))
             r1, o1, e1 = redirected(d, work, [DWORK, "calls", os.path.join(work, "calls")])
             r2, o2, e2 = run([DWORK, "calls", os.path.join(plain, "calls")])
-            check(r1 == r2 == 0 and o1 == o2, "%s: every call returns what it returns plainly" % policy)
+            check(r1 == r2 == 0 and o1 == o2, "%s: every call returns what it returns plainly%s"
+                  % (policy, calls_differing(o1, o2)))
             p = records(d, os.path.join(work, "rec"), 3.0, 77, mib=48)
             collect(p, "%s: dwork records" % policy)
             shutil.rmtree(os.path.join(work, "rec"), ignore_errors=True)
@@ -1026,6 +1032,186 @@ def test_readahead():
 
 
 # ---------------------------------------------------------------------------
+# reshape: truncates and fallocates of a file whose read-ahead is in the tier
+# ---------------------------------------------------------------------------
+
+RS_BLOCKS = 8192          # 32 MiB of checksummed 4 KiB blocks (RA_BLOCK's)
+
+# The shared state file: per block its state when the last operation on it
+# was done (u32 `done`), then when the next one began (u32 `pend`); then the
+# reader's position (u64).  A block's state is 2v while it holds version v
+# of its block, 2v + 1 while it reads as zeros (punched, zeroed or cut off
+# by a truncate after version v).  A read of a block is right when what it
+# got is a state between `done` before the read and `pend` after it.
+RS_STATE = RA_BLOCK + r'''
+import os, struct
+def states(sf, first, count, which):
+    raw = os.pread(sf, 8 * count, 8 * first)
+    return [struct.unpack_from("<I", raw, 8 * k + 4 * which)[0] for k in range(count)]
+def publish(sf, first, vals, which):
+    raw = bytearray(os.pread(sf, 8 * len(vals), 8 * first))
+    for k, v in enumerate(vals):
+        struct.pack_into("<I", raw, 8 * k + 4 * which, v)
+    os.pwrite(sf, bytes(raw), 8 * first)
+'''
+
+# Reads the file sequentially, RA_CHUNK at a time, over and over for
+# `seconds`; a block past the file's end (a truncate cut it) reads as zeros.
+RS_READER = RS_STATE + r'''
+import sys, time
+path, sfile, seconds, chunk, n = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+fd = os.open(path, os.O_RDONLY)
+sf = os.open(sfile, os.O_RDWR)
+zero = bytes(4096)
+reads = bad = stale = zeros = passes = 0
+t0 = time.time()
+while passes == 0 or time.time() - t0 < seconds:
+    passes += 1
+    for off in range(0, n * 4096, chunk):
+        k0, m = off // 4096, chunk // 4096
+        before = states(sf, k0, m, 0)
+        b = os.pread(fd, chunk, off)
+        after = states(sf, k0, m, 1)
+        os.pwrite(sf, struct.pack("<Q", off), 8 * n)
+        reads += 1
+        b += bytes(chunk - len(b))
+        for k in range(m):
+            i, blk, lo, hi = k0 + k, b[k * 4096:(k + 1) * 4096], before[k], after[k]
+            if blk == zero:
+                zeros += 1
+                if not (lo & 1 or hi > lo):
+                    stale += 1
+                continue
+            v = struct.unpack_from("<I", blk, 4)[0]
+            if struct.unpack_from("<I", blk)[0] != i or blk != block(i, v) or 2 * v > hi:
+                bad += 1
+            elif 2 * v < lo:
+                stale += 1
+print("READS %d PASSES %d BAD %d STALE %d ZEROS %d" % (reads, passes, bad, stale, zeros), flush=True)
+'''
+
+# For `seconds`: a range a little ahead of the reader (where its read-ahead
+# loads and fills) made zeros - punched (FALLOC_FL_PUNCH_HOLE), zeroed
+# (FALLOC_FL_ZERO_RANGE) or, in the file's last quarter, cut off by a
+# truncate and the file grown back - then, a few ms later, written again at
+# a new version.
+RS_SHAPER = RS_STATE + r'''
+import ctypes, random, sys, time
+path, sfile, seconds, n, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+libc = ctypes.CDLL(None, use_errno=True)   # the preload's fallocate first
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+PUNCH, ZERO = 0x02 | 0x01, 0x10
+rng = random.Random(seed)
+fd = os.open(path, os.O_RDWR)
+sf = os.open(sfile, os.O_RDWR)
+ver = [0] * n
+ops = {"punch": 0, "zero": 0, "truncate": 0, "rewrite": 0}
+t0 = time.time()
+while time.time() - t0 < seconds:
+    pos = struct.unpack("<Q", os.pread(sf, 8, 8 * n))[0] // 4096
+    a = (pos + rng.randrange(8, 1024)) % n
+    k = min(rng.randrange(16, 256), n - a)
+    # A truncate cuts the file's last quarter at most (all it cut is
+    # written again below, so the file keeps its data).
+    what = rng.choice(["punch", "zero"] + ["truncate"] * (a >= n * 3 // 4))
+    if what == "truncate":
+        k = n - a
+    end = a + k
+    # Out of the page cache: the read-ahead's loads take a while, so that
+    # some are in flight when the range changes.
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    publish(sf, a, [2 * ver[i] + 1 for i in range(a, end)], 1)
+    if what == "truncate":
+        os.ftruncate(fd, a * 4096)
+        os.ftruncate(fd, n * 4096)
+    elif libc.fallocate(fd, PUNCH if what == "punch" else ZERO, a * 4096, k * 4096) != 0:
+        sys.exit("fallocate: %s" % os.strerror(ctypes.get_errno()))
+    publish(sf, a, [2 * ver[i] + 1 for i in range(a, end)], 0)
+    ops[what] += 1
+    time.sleep(rng.uniform(0, 0.02))
+    for i in range(a, a + k):
+        ver[i] += 1
+    publish(sf, a, [2 * ver[i] for i in range(a, a + k)], 1)
+    os.pwrite(fd, b"".join(block(i, ver[i]) for i in range(a, a + k)), a * 4096)
+    publish(sf, a, [2 * ver[i] for i in range(a, a + k)], 0)
+    ops["rewrite"] += 1
+os.close(fd)
+print("OPS " + " ".join("%s %d" % kv for kv in sorted(ops.items())), flush=True)
+'''
+
+
+def test_reshape():
+    need_root()
+    s = Scratch("iosigd-trs.")
+    for name, text in (("reader.py", RS_READER), ("shaper.py", RS_SHAPER)):
+        with open(s.path(name), "w") as f:
+            f.write(text)
+    ns = {}
+    exec(RA_BLOCK, ns)
+    block = ns["block"]
+    seconds = float(os.environ.get("IOSIGD_RESHAPE_SECONDS", "12"))
+    try:
+        for policy, fills in [(p, f) for p in POLICIES if p == "nvcache" for f in (False, True)]:
+            # fills: installed (experimental: true) or not, as in readahead.
+            what = policy + ("+fills" if fills else "")
+            st = Setup(s, "rs-" + what, policy, ":cache_size=16MiB",
+                       dev_extra=", experimental: true" if fills else "")
+            d = daemon_for(s, st, "d-rs-" + what)
+            work = os.path.join(st.home, "rs")
+            os.makedirs(work)
+            target, state = os.path.join(work, "blocks"), s.path("state-rs-" + what)
+            with open(state, "wb") as f:
+                f.write(b"\0" * (8 * RS_BLOCKS + 8))
+            with open(target, "wb") as f:
+                for i in range(RS_BLOCKS):
+                    f.write(block(i, 0))
+                f.flush()
+                os.fsync(f.fileno())
+            env = dict(os.environ)
+            env.update(d.env())
+
+            def tagged(sig):
+                return [REDIRECT, "-q", "-s", sig, work + "/**", "--", sys.executable]
+            before = ra_counters(st, d.status())
+            r = subprocess.Popen(tagged("sequential size_per_io(128*KiB)") +
+                                 [s.path("reader.py"), target, state, str(seconds), str(RA_CHUNK), str(RS_BLOCKS)],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            w = subprocess.Popen(tagged("random size_per_io(64*KiB)") +
+                                 [s.path("shaper.py"), target, state, str(seconds), str(RS_BLOCKS), "11"],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            ro, re_ = r.communicate(timeout=600)
+            wo, we = w.communicate(timeout=120)
+            c = ra_minus(ra_counters(st, d.status()), before)
+            m = re.search(r"READS (\d+) PASSES (\d+) BAD (\d+) STALE (\d+) ZEROS (\d+)", ro)
+            check(m is not None, "%s: the tagged reader ran (%s)" % (what, re_[-300:]))
+            reads, passes, bad, stale, zeros = [int(x) for x in m.groups()] if m else [0] * 5
+            ops = dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", wo.replace("OPS", "")))
+            print("reshape %s: %d reads in %d passes (%d blocks read as zeros), %d bad, %d stale; shaper: %s; "
+                  "counters: %s" % (what, reads, passes, zeros, bad, stale, json.dumps(ops), json.dumps(c)))
+            check(w.returncode == 0 and min(ops.get(k, 0) for k in ("punch", "zero", "truncate")) > 5,
+                  "%s: the shaper punched, zeroed and truncated (%s; %s)" % (what, json.dumps(ops), we[-300:]))
+            check(passes >= 2 and zeros > 0 and c["readahead_bytes"] >= RS_BLOCKS * 4096 and
+                  (c["tier_fill_bytes"] >= RS_BLOCKS * 4096 // 2) == fills,
+                  "%s: the reader read the file %d times, some blocks as zeros (%d), it read ahead (%d bytes), "
+                  "filled into the tier: %d bytes" % (what, passes, zeros, c["readahead_bytes"],
+                                                      c["tier_fill_bytes"]))
+            check(bad == 0 and stale == 0,
+                  "%s: every block read whole, none older than its last truncate, fallocate or write "
+                  "(%d bad, %d stale)" % (what, bad, stale))
+            # Both closed: an untagged reader sees the shaper's last states.
+            r2, o2, e2 = run([sys.executable, s.path("reader.py"), target, state, "0", str(RA_CHUNK),
+                              str(RS_BLOCKS)])
+            m = re.search(r"BAD (\d+) STALE (\d+)", o2)
+            check(m is not None and m.group(1) == "0" and m.group(2) == "0",
+                  "%s: after the close an untagged reader sees every block's last state (%s)"
+                  % (what, (o2 + e2).strip()[-300:]))
+            check(d.stop() == 0, "%s: iosigd exits 0" % what)
+    finally:
+        Daemon.kill_all()
+        s.close()
+
+
+# ---------------------------------------------------------------------------
 # badstores: refusals
 # ---------------------------------------------------------------------------
 
@@ -1396,7 +1582,7 @@ def test_protocol():
 
 
 GROUPS = {"overwrite": test_overwrite, "fallback": test_fallback, "protocol": test_protocol, "programs": test_programs, "faults": test_faults, "powerloss": test_powerloss,
-          "stale": test_stale, "readahead": test_readahead, "badstores": test_badstores,
+          "stale": test_stale, "readahead": test_readahead, "reshape": test_reshape, "badstores": test_badstores,
           "tiererror": test_tiererror}
 
 
