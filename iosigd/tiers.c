@@ -186,7 +186,6 @@ struct dtiers {
 	struct pol_map fids;               /* fid -> struct tfile */
 	uint32_t next_fid;
 	bool defer_close;
-	bool fills;                        /* clean copies (FILL) installed: experimental (below) */
 	struct policy_list files;          /* struct tfile, link */
 	struct policy_list done;           /* struct tcmd finished without io_uring */
 	struct policy_list waits;          /* struct twait */
@@ -615,7 +614,6 @@ int tiers_device(struct daemon *d, struct ddev *dv, const char **spec, char *spe
 	td->dv = dv;
 	td->t = t;
 	td->defer_close = c->defer_close;
-	td->fills = c->experimental;
 	/* Round 1 counts as done: a file written before the first round
 	 * wants one after it (round_for 1), not "none" (round_for 0) - which
 	 * made the first round skip the file and finish its home writes'
@@ -1634,17 +1632,14 @@ static void move_to_tier(struct daemon *d, void *vctx, struct tfile *tf, uint64_
 	}
 	/*
 	 * A fill: only when no byte's newest copy is in the tier, from a read
-	 * of that very range that no write has overtaken since - and only on a
-	 * device marked `experimental: true`.  With nvcache's read-ahead fills
-	 * installed, tiers_test.py faults found torn and stale records, 1-4 of
-	 * 20 kills: clean copies of another file's load (struct tcache) and
-	 * clean copies whose place another write had taken (retired_before());
-	 * both are fixed, and the fills stay off by default for now
-	 * (docs/tiers.md).  Without it a fill does nothing: the range stays
-	 * home, where every read of it is served from.
+	 * of that very range that no write, truncate or fallocate has
+	 * overtaken since (wgen, tiers_file_reshaped()).  Testing found torn
+	 * and stale records with the fills, then stale reads after a
+	 * truncate: clean copies of another file's load (struct tcache),
+	 * clean copies whose place another write had taken (retired_before()),
+	 * and clean copies of bytes a truncate or fallocate had removed; all
+	 * three are fixed (docs/tiers.md).
 	 */
-	if (!td->fills)
-		return;
 	for (e = pol_extmap_first(&tf->loc, 0, foff, len); e && pol_ext_off(e) < foff + len;
 	     e = pol_extmap_next(&tf->loc, 0, e))
 		if ((e->tag & 1) == ST_DIRTY)

@@ -23,8 +23,8 @@
  *   nvcache  home hdd, tier ram: noop, nvcache; closed-loop readers (4 KiB
  *            pread at random in 64 MiB files written before) and writers
  *            (4 KiB pwrite at random, one fsync at the end)
- *   nvseq    home hdd, tier ram: noop, nvcache, nvcache+fills (experimental:
- *            its read-ahead installed in the tier); closed-loop sequential
+ *   nvseq    home hdd, tier ram: noop, nvcache (its read-ahead filled into
+ *            the tier); closed-loop sequential
  *            readers (16 KiB preads one after the other in 64 MiB files
  *            written before) and nvcache's random writers: nvcache's
  *            read-ahead (path b), which random readers never start
@@ -91,7 +91,6 @@ struct mode {
 	const char *policy;    /* the daemon's */
 	const char *label;     /* the mode's name when not the policy's */
 	bool defer;            /* defer_close: yes */
-	bool experimental;     /* experimental: true (nvcache's read-ahead fills installed) */
 	struct dev *tier;      /* NULL: none */
 	const char *tier_cls, *tier_size;
 	struct samples makespan, lat[ROLES_MAX], done[ROLES_MAX], first[ROLES_MAX], lastd[ROLES_MAX];
@@ -152,7 +151,7 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	}
 	if (bench_iosigd_config(rig_iosigd.cfg, sc->home->mnt, sc->home_cls, md->policy, 0,
 				md->tier ? tier : NULL,
-				md->defer ? "defer_close: yes" : md->experimental ? "experimental: true" : NULL) < 0)
+				md->defer ? "defer_close: yes" : NULL) < 0)
 		rig_fail("cannot write %s", rig_iosigd.cfg);
 	rig_iosigd_start(name);
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0)
@@ -291,7 +290,6 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 		json_str(w, "mode", md->label ? md->label : md->policy);
 		json_str(w, "policy", md->policy);
 		json_bool(w, "defer_close", md->defer);
-		json_bool(w, "experimental", md->experimental);
 		json_str(w, "tier", md->tier ? md->tier->name : "none");
 		json_num(w, "makespan_s", median(&md->makespan));
 		for (unsigned r = 0; r < sc->nroles; r++) {
@@ -498,13 +496,9 @@ int main(int argc, char **argv)
 			.roles = { { "seqread", 2, 16384, unit * 100 * 16384, 0, "sequential size_per_io(16*KiB)" },
 				   { "rand", 2, 4096, unit * 100 * 4096, 0, "random size_per_io(4*KiB)" } },
 			.nroles = 2,
-			/* nvcache+fills: its read-ahead's fills installed in the tier,
-			 * experimental (docs/tiers.md); without, hits are read home. */
 			.modes = { { .policy = "noop" },
-				   { .policy = "nvcache", .tier = &ram, .tier_cls = "ram", .tier_size = "128MiB" },
-				   { .policy = "nvcache", .label = "nvcache+fills", .experimental = true, .tier = &ram,
-				     .tier_cls = "ram", .tier_size = "128MiB" } },
-			.nmodes = 3,
+				   { .policy = "nvcache", .tier = &ram, .tier_cls = "ram", .tier_size = "128MiB" } },
+			.nmodes = 2,
 			.counters = { "read_hits", "read_misses", "readahead_bytes", "fill_bytes" } };
 	if (wanted(&o, "useless"))
 		sc[nsc++] = (struct scenario){

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
-         "nvcache": ["noop", "nvcache"], "nvseq": ["noop", "nvcache", "nvcache+fills"],
+         "nvcache": ["noop", "nvcache"], "nvseq": ["noop", "nvcache"],
          "useless": ["noop", "bid-hdd", "bid-hybrid", "nvcache"]}
 # Where a tier must have been written (the tier's own count of bytes):
 # bid-hybrid stages every small write, nvcache caches every write.  MIOS
@@ -26,13 +26,11 @@ MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "m
 # buffered-write state, which a short run under load may never reach (seen:
 # 0 redirected writes in a --quick run): its modes must report the counters
 # that say what it did, not a redirection.
-USES_TIER = {("bid", "bid-hybrid"), ("nvcache", "nvcache"), ("nvseq", "nvcache"), ("nvseq", "nvcache+fills")}
+USES_TIER = {("bid", "bid-hybrid"), ("nvcache", "nvcache"), ("nvseq", "nvcache")}
 MIOS_COUNTERS = ("redirected_writes", "padding_bytes")
 # Where sequential readers must have started nvcache's read-ahead (path b):
-# reads that hit, and fills the tier took (its own count, not the policy's)
-# where the device lets it install them (experimental: true), none where not.
-READS_AHEAD = {("nvseq", "nvcache"), ("nvseq", "nvcache+fills")}
-FILLS = {("nvseq", "nvcache+fills")}
+# reads that hit, and fills the tier took (its own count, not the policy's).
+READS_AHEAD = {("nvseq", "nvcache")}
 
 
 def number(v):
@@ -69,10 +67,7 @@ def check(r, need):
                 cn = m.get("counters", {})
                 need(number(cn.get("read_hits")) and cn["read_hits"] > 0,
                      "%s: reads hit the read-ahead (%s)" % (where, cn))
-                if (name, pol) in FILLS:
-                    need(m.get("tier_fill_MiB", 0) > 0, "%s: the tier took the read-ahead's fills (%s)" % (where, m))
-                else:
-                    need(m.get("tier_fill_MiB") == 0, "%s: no fills installed without experimental (%s)" % (where, m))
+                need(m.get("tier_fill_MiB", 0) > 0, "%s: the tier took the read-ahead's fills (%s)" % (where, m))
             if m.get("policy", "").startswith("mios-"):
                 cn = m.get("counters", {})
                 need(all(number(cn.get(k)) and cn[k] >= 0 for k in MIOS_COUNTERS),

@@ -225,13 +225,11 @@ def test_faults():
             # load, and only in states its profile predicts, which a loop
             # device never confirms (no Slow write: a sequence ends after
             # W_f + W_m bytes, and only an idle disk starts one): MIOS_STEER
-            # keeps the tier in use whatever the machine does.  nvcache
-            # runs with its read-ahead's fills installed (experimental: true,
-            # docs/tiers.md): clean copies in the tier, FILL records in its
-            # journal, reads served from them.
+            # keeps the tier in use whatever the machine does.  nvcache's
+            # read-ahead is filled into its tier: clean copies, FILL records
+            # in its journal, reads served from them.
             st = Setup(s, policy, policy, ":wb_delay=3s" if policy == "nvcache" else
-                       MIOS_STEER if policy.startswith("mios") else "",
-                       dev_extra=", experimental: true" if policy == "nvcache" else "")
+                       MIOS_STEER if policy.startswith("mios") else "")
             totals = {"records": 0, "checked": 0, "takeovers": 0, "replayed": 0, "dirty_at_kill": 0,
                       "live_at_kill": 0, "recovered_records": 0, "recovered_bytes": 0}
             for cycle in range(kills):
@@ -906,20 +904,14 @@ def test_readahead():
     block = ns["block"]
     size = RA_BLOCKS * 4096
     try:
-        for policy, fills in [(p, f) for p in POLICIES if p == "nvcache" for f in (False, True)]:
+        for policy in [p for p in POLICIES if p == "nvcache"]:
             # A cache of half the file: the second pass reads ahead (and
             # fills) again, while the writer writes.
-            # fills: the device says experimental: true, so iosigd installs
-            # the read-ahead's fills in the tier (docs/tiers.md: not yet
-            # crash-safe); without, the policy still reads ahead and counts
-            # hits, and every read is served from home.
-            what = policy + ("+fills" if fills else "")
-            st = Setup(s, "ra-" + what, what.replace("+fills", ""), ":cache_size=16MiB",
-                       dev_extra=", experimental: true" if fills else "")
-            d = daemon_for(s, st, "d-ra-" + what)
+            st = Setup(s, "ra-" + policy, policy, ":cache_size=16MiB")
+            d = daemon_for(s, st, "d-ra-" + policy)
             work = os.path.join(st.home, "ra")
             os.makedirs(work)
-            target, pub, mark = os.path.join(work, "blocks"), s.path("pub-ra-" + what), s.path("ra-" + what)
+            target, pub, mark = os.path.join(work, "blocks"), s.path("pub-ra-" + policy), s.path("ra-" + policy)
             with open(pub, "wb") as f:
                 f.write(b"\0" * (4 * RA_BLOCKS + 8))
             # Written plainly (untagged): home data only, none of it in the
@@ -953,59 +945,50 @@ def test_readahead():
             open(mark + ".stop", "w").close()
             wo, we = w.communicate(timeout=120)
             two = ra_minus(ra_counters(st, d.status()), one)
-            reads, bad, stale, newer, seen = ra_result("%s: the tagged reader" % what, ro, re_)
+            reads, bad, stale, newer, seen = ra_result("%s: the tagged reader" % policy, ro, re_)
             m = re.search(r"WRITES (\d+)", wo)
             writes = int(m.group(1)) if m else 0
             print("readahead %s: %d reads (%d blocks written meanwhile, %d blocks read as written, %d of them "
-                  "newer than published, %d stale, %d bad)" % (what, reads, writes, seen, newer, stale, bad))
-            print("readahead %s: first pass: %s" % (what, json.dumps(one)))
-            print("readahead %s: second pass (with the writer): %s" % (what, json.dumps(two)))
+                  "newer than published, %d stale, %d bad)" % (policy, reads, writes, seen, newer, stale, bad))
+            print("readahead %s: first pass: %s" % (policy, json.dumps(one)))
+            print("readahead %s: second pass (with the writer): %s" % (policy, json.dumps(two)))
             check(reads == 2 * size // RA_CHUNK and bad == 0 and stale == 0,
                   "%s: two sequential passes, every block whole and none older than published "
-                  "(%d reads, %d bad, %d stale)" % (what, reads, bad, stale))
+                  "(%d reads, %d bad, %d stale)" % (policy, reads, bad, stale))
             check(w.returncode == 0 and writes > 50 and seen > 0,
                   "%s: the tagged writer overwrote blocks during the second pass, the reader read some "
-                  "(%d writes, %d blocks read as written; %s)" % (what, writes, seen, we[-300:]))
+                  "(%d writes, %d blocks read as written; %s)" % (policy, writes, seen, we[-300:]))
             # The first pass: the reader read ahead and hit ...
             hits = one["read_hits"]
             check(hits > size // RA_CHUNK // 2 and one["readahead_bytes"] >= size // 2,
                   "%s: the sequential reader read ahead and hit (%d hits of %d reads)"
-                  % (what, hits, size // RA_CHUNK))
-            # ... the policy wrote what it read ahead into memory (the fill
+                  % (policy, hits, size // RA_CHUNK))
+            # ... the policy wrote policy it read ahead into memory (the fill
             # commands it issues either way) ...
             check(one["fill_bytes"] >= one["readahead_bytes"] * 9 // 10,
                   "%s: the policy filled its read-ahead into memory (fill_bytes %d of readahead_bytes %d)"
-                  % (what, one["fill_bytes"], one["readahead_bytes"]))
-            if fills:
-                # ... the tier holds it as clean copies, from which the hits
-                # were served: few hits found nothing of theirs in the tier
-                # (reads_elsewhere), most hit bytes came from it.
-                check(one["tier_fill_bytes"] >= size * 3 // 4,
-                      "%s: the read-ahead was filled into the tier (tier fill_bytes %d)"
-                      % (what, one["tier_fill_bytes"]))
-                check(one["tier_reads_elsewhere"] <= hits // 10 and one["tier_read_bytes"] >= one["hit_bytes"] * 3 // 4,
-                      "%s: hits served from the tier (reads_elsewhere %d of %d hits, %d of %d hit bytes read "
-                      "from the tier)" % (what, one["tier_reads_elsewhere"], hits, one["tier_read_bytes"],
-                                          one["hit_bytes"]))
-            else:
-                # ... which iosigd does not install without experimental:
-                # the tier holds none of it and every hit is read home.
-                check(one["tier_fill_bytes"] == 0 and one["tier_read_bytes"] == 0 and
-                      one["tier_reads_elsewhere"] == hits,
-                      "%s: no fill installed, every hit read home (tier fill_bytes %d, read_bytes %d, "
-                      "reads_elsewhere %d of %d hits)" % (what, one["tier_fill_bytes"], one["tier_read_bytes"],
-                                                         one["tier_reads_elsewhere"], hits))
+                  % (policy, one["fill_bytes"], one["readahead_bytes"]))
+            # ... the tier holds it as clean copies, from which the hits
+            # were served: few hits found nothing of theirs in the tier
+            # (reads_elsewhere), most hit bytes came from it.
+            check(one["tier_fill_bytes"] >= size * 3 // 4,
+                  "%s: the read-ahead was filled into the tier (tier fill_bytes %d)"
+                  % (policy, one["tier_fill_bytes"]))
+            check(one["tier_reads_elsewhere"] <= hits // 10 and one["tier_read_bytes"] >= one["hit_bytes"] * 3 // 4,
+                  "%s: hits served from the tier (reads_elsewhere %d of %d hits, %d of %d hit bytes read "
+                  "from the tier)" % (policy, one["tier_reads_elsewhere"], hits, one["tier_read_bytes"],
+                                      one["hit_bytes"]))
             # The second pass read ahead and filled again, among the writes.
             check(two["readahead_bytes"] > 0 and two["fill_bytes"] > 0,
                   "%s: the second pass read ahead and filled again among the writes (%s)"
-                  % (what, json.dumps(two)))
+                  % (policy, json.dumps(two)))
             # The writer closed: an untagged reader sees its last versions.
             r2, o2, e2 = run([sys.executable, s.path("reader.py"), target, pub, "-", "1", str(RA_CHUNK)])
-            _, bad2, stale2, newer2, _ = ra_result("%s: the untagged reader" % what, o2, e2)
+            _, bad2, stale2, newer2, _ = ra_result("%s: the untagged reader" % policy, o2, e2)
             check(bad2 == 0 and stale2 == 0 and newer2 == 0,
                   "%s: after the close an untagged reader sees every block at its last version (%s)"
-                  % (what, o2.strip()))
-            check(d.stop() == 0, "%s: iosigd exits 0" % what)
+                  % (policy, o2.strip()))
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
             # dwork records to its end, a daemon per run (nvcache as faults
             # runs it): 14 files written, overwritten, fsync'ed and read, read
             # back through their descriptors, then closed one after another
@@ -1016,16 +999,15 @@ def test_readahead():
             # came back at its address): other records' bytes read after
             # close, in every run of 2 of 4 runs of this group (whether the
             # address comes back varies).
-            st = Setup(s, "rar-" + what, policy, ":wb_delay=3s",
-                       dev_extra=", experimental: true" if fills else "")
+            st = Setup(s, "rar-" + policy, policy, ":wb_delay=3s")
             for k in range(RA_RECORD_RUNS):
-                d = daemon_for(s, st, "d-rar-%s-%d" % (what, k))
+                d = daemon_for(s, st, "d-rar-%s-%d" % (policy, k))
                 work = os.path.join(st.home, "rec%d" % k)
                 c = collect(records(d, work, 60, 7000 + k, mib=160),
-                            "%s: dwork records run %d to its end" % (what, k))
-                print("readahead %s: dwork records run %d: %s" % (what, k, json.dumps(c)))
+                            "%s: dwork records run %d to its end" % (policy, k))
+                print("readahead %s: dwork records run %d: %s" % (policy, k, json.dumps(c)))
                 shutil.rmtree(work, ignore_errors=True)
-                check(d.stop() == 0, "%s: iosigd exits 0 after dwork records run %d" % (what, k))
+                check(d.stop() == 0, "%s: iosigd exits 0 after dwork records run %d" % (policy, k))
     finally:
         Daemon.kill_all()
         s.close()
@@ -1151,15 +1133,12 @@ def test_reshape():
     block = ns["block"]
     seconds = float(os.environ.get("IOSIGD_RESHAPE_SECONDS", "12"))
     try:
-        for policy, fills in [(p, f) for p in POLICIES if p == "nvcache" for f in (False, True)]:
-            # fills: installed (experimental: true) or not, as in readahead.
-            what = policy + ("+fills" if fills else "")
-            st = Setup(s, "rs-" + what, policy, ":cache_size=16MiB",
-                       dev_extra=", experimental: true" if fills else "")
-            d = daemon_for(s, st, "d-rs-" + what)
+        for policy in [p for p in POLICIES if p == "nvcache"]:
+            st = Setup(s, "rs-" + policy, policy, ":cache_size=16MiB")
+            d = daemon_for(s, st, "d-rs-" + policy)
             work = os.path.join(st.home, "rs")
             os.makedirs(work)
-            target, state = os.path.join(work, "blocks"), s.path("state-rs-" + what)
+            target, state = os.path.join(work, "blocks"), s.path("state-rs-" + policy)
             with open(state, "wb") as f:
                 f.write(b"\0" * (8 * RS_BLOCKS + 8))
             with open(target, "wb") as f:
@@ -1183,29 +1162,29 @@ def test_reshape():
             wo, we = w.communicate(timeout=120)
             c = ra_minus(ra_counters(st, d.status()), before)
             m = re.search(r"READS (\d+) PASSES (\d+) BAD (\d+) STALE (\d+) ZEROS (\d+)", ro)
-            check(m is not None, "%s: the tagged reader ran (%s)" % (what, re_[-300:]))
+            check(m is not None, "%s: the tagged reader ran (%s)" % (policy, re_[-300:]))
             reads, passes, bad, stale, zeros = [int(x) for x in m.groups()] if m else [0] * 5
             ops = dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", wo.replace("OPS", "")))
             print("reshape %s: %d reads in %d passes (%d blocks read as zeros), %d bad, %d stale; shaper: %s; "
-                  "counters: %s" % (what, reads, passes, zeros, bad, stale, json.dumps(ops), json.dumps(c)))
+                  "counters: %s" % (policy, reads, passes, zeros, bad, stale, json.dumps(ops), json.dumps(c)))
             check(w.returncode == 0 and min(ops.get(k, 0) for k in ("punch", "zero", "truncate")) > 5,
-                  "%s: the shaper punched, zeroed and truncated (%s; %s)" % (what, json.dumps(ops), we[-300:]))
+                  "%s: the shaper punched, zeroed and truncated (%s; %s)" % (policy, json.dumps(ops), we[-300:]))
             check(passes >= 2 and zeros > 0 and c["readahead_bytes"] >= RS_BLOCKS * 4096 and
-                  (c["tier_fill_bytes"] >= RS_BLOCKS * 4096 // 2) == fills,
+                  c["tier_fill_bytes"] >= RS_BLOCKS * 4096 // 2,
                   "%s: the reader read the file %d times, some blocks as zeros (%d), it read ahead (%d bytes), "
-                  "filled into the tier: %d bytes" % (what, passes, zeros, c["readahead_bytes"],
+                  "filled into the tier: %d bytes" % (policy, passes, zeros, c["readahead_bytes"],
                                                       c["tier_fill_bytes"]))
             check(bad == 0 and stale == 0,
                   "%s: every block read whole, none older than its last truncate, fallocate or write "
-                  "(%d bad, %d stale)" % (what, bad, stale))
+                  "(%d bad, %d stale)" % (policy, bad, stale))
             # Both closed: an untagged reader sees the shaper's last states.
             r2, o2, e2 = run([sys.executable, s.path("reader.py"), target, state, "0", str(RA_CHUNK),
                               str(RS_BLOCKS)])
             m = re.search(r"BAD (\d+) STALE (\d+)", o2)
             check(m is not None and m.group(1) == "0" and m.group(2) == "0",
                   "%s: after the close an untagged reader sees every block's last state (%s)"
-                  % (what, (o2 + e2).strip()[-300:]))
-            check(d.stop() == 0, "%s: iosigd exits 0" % what)
+                  % (policy, (o2 + e2).strip()[-300:]))
+            check(d.stop() == 0, "%s: iosigd exits 0" % policy)
     finally:
         Daemon.kill_all()
         s.close()
