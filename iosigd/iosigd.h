@@ -77,6 +77,7 @@ struct ddev {
 	/* counters for status */
 	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
+	uint64_t writes_home_cached; /* tier policy writes home at submit (home_now()) */
 	struct pol_hist lat;       /* arrival to completion of every request (ns) */
 };
 

@@ -58,6 +58,12 @@ bool tiers_is_store(struct daemon *d, dev_t dev, ino_t ino);
  * fallocate): true when tiers took it; it calls engine_op_continue() or
  * finishes it itself. */
 bool tiers_prestart(struct daemon *d, struct dop *op);
+/* A workload write its policy sends home as it is (POLICY_REQ_HOME):
+ * written into the home file's page cache now when nothing of the range
+ * waits for a record (a DIRTY copy, a HOME not written); its clean copies
+ * and loads go.  true when written. */
+bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_t foff,
+		     uint64_t len);
 /* A truncate or fallocate of a file with tiers was done (or failed: it
  * may have changed the file all the same): its clean copies and loads
  * are of the file as it was. */

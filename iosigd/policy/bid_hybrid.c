@@ -55,12 +55,14 @@ struct hyb_opts {
 	bool use_hints;
 	double migrate_at;       /* fraction of ssd_limit */
 	uint64_t migrate_idle;   /* ns */
+	bool bulky_home;         /* a bulky stream's next writes: POLICY_REQ_HOME */
 };
 
 /* The end of a process's latest write and the contiguous bytes up to it. */
 struct wrun {
 	uint64_t end, len;
 	uint16_t dev;
+	bool bulky;                /* its last queue was found bulky (bulky_home) */
 };
 
 /* One process's FIFO on the SSD. */
@@ -114,6 +116,9 @@ static const struct policy_opt hyb_opts[] = {
 	{ .name = "migrate_idle", .type = POLICY_OPT_TIME, .off = offsetof(struct hyb_opts, migrate_idle),
 	  .def = "0", .min = 0, .max = 3600 * POLICY_NS_PER_S,
 	  .help = "HDD idle time after which tiered extents move back to it (ours; 0 = never; iosigd: 1s)" },
+	{ .name = "bulky_home", .type = POLICY_OPT_BOOL, .off = offsetof(struct hyb_opts, bulky_home),
+	  .def = "0",
+	  .help = "a stream whose last queue was bulky has its writes marked POLICY_REQ_HOME (sent to the HDD as they are), and kept there should its queue be found non-bulky (ours; iosigd: 1)" },
 	{ .name = NULL },
 };
 
@@ -236,6 +241,15 @@ static void note_run(struct hyb *y, struct policy_req *req)
 	w->dev = req->dev;
 }
 
+/* bulky_home: whether the stream's next writes go home as they are. */
+static void remember_bulky(struct hyb *y, uint32_t stream, bool bulky)
+{
+	struct wrun *w = pol_map_get(&y->runs, stream);
+
+	if (w)
+		w->bulky = bulky && y->o.bulky_home;
+}
+
 /* Tier categorisation of a freshly marked staging queue. */
 static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 {
@@ -253,9 +267,11 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 	    y->ssd_next + sq->write_bytes <= y->ssd_limit) {
 		y->tiered_queues++;
 		sq->tiered = true;
+		remember_bulky(y, sq->stream, false);
 		for (r = bid_sq_first(sq); r; r = next) {
 			next = bid_sq_next(sq, r);
-			if (r->op != POLICY_OP_WRITE)
+			/* (A write marked for home goes there: bulky_home.) */
+			if (r->op != POLICY_OP_WRITE || (r->flags & POLICY_REQ_HOME))
 				continue;
 			bid_sq_take(sq, r);
 			if (!place_on_ssd(y, r))
@@ -264,6 +280,7 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 		return;
 	}
 	y->bulky_queues++;
+	remember_bulky(y, sq->stream, true);
 	/* The data goes to the HDD: older copies on the SSD are stale now. */
 	for (r = bid_sq_first(sq); r; r = bid_sq_next(sq, r))
 		if (r->op == POLICY_OP_WRITE)
@@ -407,6 +424,14 @@ static int hyb_submit(struct policy *pol, struct policy_req *req)
 				return 0;
 			pol_extmap_clear(&y->loc, req->dev, req->offset, req->len);
 		}
+		/* A bulky stream's write (by its hint, or its queue's verdict,
+		 * or with bulky_home its last queue's) goes to the HDD as it
+		 * is: hyb_on_mark() never tiers a queue of a V_BULKY stream,
+		 * nor a write marked so. */
+		struct wrun *w = pol_map_get(&y->runs, req->stream);
+
+		if (v == V_BULKY || (sq && sq->marked && !sq->tiered) || (w && w->bulky))
+			req->flags |= POLICY_REQ_HOME;
 	}
 	return bid_core_stage(&y->bid, req);
 }

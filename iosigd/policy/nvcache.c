@@ -22,7 +22,11 @@
  * a write-back sharing the device with them (iosigd turns it on,
  * docs/tiers.md).  Contiguous writes queued for the block device go as one
  * command (up to max_merge), so a small-write stream bypassing the cache
- * is not one device command per call.
+ * is not one device command per call.  A write queued for the block device
+ * that a program comes to wait for (expedite(): its fsync) goes ahead of the
+ * others there, in the order they were waited for - so that writers
+ * syncing one after another finish one after another, as with the kernel's
+ * write-back, rather than all at the end of the queue's mix of them.
  *
  * The cache is fully associative and kept as extents of the home device
  * (byte ranges, not lines): a search tree by offset (and a list in the same
@@ -119,6 +123,7 @@ struct nv {
 	size_t nslabs;
 	uint64_t nexts, peak_exts;
 	struct policy_list blk_q;  /* foreground block commands: misses, write-through, read-ahead */
+	struct policy_list sync_q; /* writes of blk_q a program waits for, served before it */
 	struct policy_list mem_q;  /* memory commands: hits, cached writes and fills */
 	struct policy_tnode *parked; /* reads waiting for a read-ahead, by offset */
 	uint64_t parked_maxlen;    /* longest read ever parked (range search) */
@@ -131,6 +136,7 @@ struct nv {
 	uint64_t parked_reads, write_cached, write_cached_bytes, write_through;
 	uint64_t write_through_bytes, wb_bytes, wb_cmds, evicted_bytes;
 	uint64_t write_bypass, write_bypass_bytes, fill_cmds, fill_bytes;
+	uint64_t write_expedited;  /* block-device writes moved to sync_q */
 };
 
 static const struct policy_opt nv_opts[] = {
@@ -203,6 +209,7 @@ static int nv_init(struct policy *pol)
 		return -ENOMEM;
 	}
 	pol_list_init(&c->blk_q);
+	pol_list_init(&c->sync_q);
 	pol_list_init(&c->mem_q);
 	pol_list_init(&c->exts);
 	pol_list_init(&c->lru);
@@ -800,6 +807,7 @@ static int nv_submit(struct policy *pol, struct policy_req *req)
 				     req->len));
 		c->write_bypass++;
 		c->write_bypass_bytes += req->len;
+		req->flags |= POLICY_REQ_HOME;
 		pol_list_add_tail(&c->blk_q, &req->link);
 		return 0;
 	}
@@ -814,6 +822,7 @@ static int nv_submit(struct policy *pol, struct policy_req *req)
 	} else {
 		c->write_through++;
 		c->write_through_bytes += req->len;
+		req->flags |= POLICY_REQ_HOME;
 		pol_list_add_tail(&c->blk_q, &req->link);
 	}
 	return 0;
@@ -854,6 +863,34 @@ static bool write_back(struct nv *c)
 	return true;
 }
 
+/* Issues the block commands of q while the block device has room. */
+static void issue_blk(struct nv *c, struct policy_list *q)
+{
+	struct policy_env *env = c->env;
+
+	while (!pol_list_empty(q) && pol_dev_room(env, c->home)) {
+		struct policy_req *r = pol_container_of(q->next, struct policy_req, link);
+		struct policy_req *last = r;
+		uint64_t total = r->len;
+
+		pol_list_del(&r->link);
+		r->merge_next = NULL;
+		/* Writes queued back to back that continue each other: one command. */
+		while (r->op == POLICY_OP_WRITE && !pol_list_empty(q)) {
+			struct policy_req *n = pol_container_of(q->next, struct policy_req, link);
+
+			if (!pol_can_merge(last, n, total, c->o.max_merge))
+				break;
+			pol_list_del(&n->link);
+			n->merge_next = NULL;
+			last->merge_next = n;
+			last = n;
+			total += n->len;
+		}
+		pol_issue(env, r, c->home, r->offset);
+	}
+}
+
 static void nv_dispatch(struct policy *pol)
 {
 	struct nv *c = pol->priv;
@@ -870,30 +907,11 @@ static void nv_dispatch(struct policy *pol)
 		if (pol_issue(env, r, c->mem, r->pdata[1]) < 0 && pol_pool_owns(&c->internal, r))
 			pol_pool_put(&c->internal, r);
 	}
-	/* Foreground first (misses, write-through, read-ahead), then write-back
-	 * in the background. */
-	while (!pol_list_empty(&c->blk_q) && pol_dev_room(env, c->home)) {
-		struct policy_req *r = pol_container_of(c->blk_q.next, struct policy_req, link);
-		struct policy_req *last = r;
-		uint64_t total = r->len;
-
-		pol_list_del(&r->link);
-		r->merge_next = NULL;
-		/* Writes queued back to back that continue each other: one command. */
-		while (r->op == POLICY_OP_WRITE && !pol_list_empty(&c->blk_q)) {
-			struct policy_req *n = pol_container_of(c->blk_q.next, struct policy_req, link);
-
-			if (!pol_can_merge(last, n, total, c->o.max_merge))
-				break;
-			pol_list_del(&n->link);
-			n->merge_next = NULL;
-			last->merge_next = n;
-			last = n;
-			total += n->len;
-		}
-		pol_issue(env, r, c->home, r->offset);
-	}
-	while (pol_list_empty(&c->blk_q) && c->wb_now < c->o.wb_inflight &&
+	/* Foreground first (waited writes, then misses, write-through,
+	 * read-ahead), then write-back in the background. */
+	issue_blk(c, &c->sync_q);
+	issue_blk(c, &c->blk_q);
+	while (pol_list_empty(&c->sync_q) && pol_list_empty(&c->blk_q) && c->wb_now < c->o.wb_inflight &&
 	       pol_dev_room(env, c->home) && write_back(c))
 		;
 }
@@ -996,6 +1014,20 @@ static void nv_tick(struct policy *pol)
 {
 }
 
+/* A program waits for req: a workload write queued for the block device
+ * (the only requests of blk_q with POLICY_REQ_HOME) moves to sync_q. */
+static void nv_expedite(struct policy *pol, struct policy_req *req)
+{
+	struct nv *c = pol->priv;
+
+	if (req->op == POLICY_OP_WRITE && (req->flags & POLICY_REQ_HOME) &&
+	    !pol_pool_owns(&c->internal, req)) {
+		pol_list_del(&req->link);
+		pol_list_add_tail(&c->sync_q, &req->link);
+		c->write_expedited++;
+	}
+}
+
 static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 {
 	struct nv *c = pol->priv;
@@ -1015,6 +1047,7 @@ static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "write_through_bytes", (double)c->write_through_bytes);
 	emit(ctx, "writes_bypassed", (double)c->write_bypass);
 	emit(ctx, "write_bypass_bytes", (double)c->write_bypass_bytes);
+	emit(ctx, "write_expedited", (double)c->write_expedited);
 	emit(ctx, "writeback_bytes", (double)c->wb_bytes);
 	emit(ctx, "writeback_cmds", (double)c->wb_cmds);
 	emit(ctx, "evicted_bytes", (double)c->evicted_bytes);
@@ -1052,4 +1085,5 @@ const struct policy_ops pol_nvcache_ops = {
 	.tick = nv_tick,
 	.fini = nv_fini,
 	.report = nv_report,
+	.expedite = nv_expedite,
 };

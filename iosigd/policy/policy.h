@@ -61,6 +61,13 @@ enum policy_req_flag {
 	                                  not a workload request: no latency sample */
 	POLICY_REQ_PAD = 1u << 2,     /* padding: non-user bytes written to keep a device in a
 	                                  known state (BCW); always also INTERNAL */
+	POLICY_REQ_HOME = 1u << 3,    /* set by submit() on a write it will issue to the
+	                                  request's own device as it is - not split, not to
+	                                  another device - and of whose bytes it keeps no copy
+	                                  elsewhere: an engine may then put the data in the
+	                                  page cache at once and let the request stand for its
+	                                  write-back (iosigd: docs/daemon.md); a hint, which an
+	                                  engine may ignore */
 };
 
 /* Declared access pattern of the stream (the signature's sequential/random). */

@@ -192,9 +192,23 @@ def test_programs():
             check(not diff, "%s: every file is byte-identical to the plain run's %s" % (policy, diff[:5]))
             check("session closed" not in d.log(), "%s: no client's session was closed (%s)"
                   % (policy, [x for x in d.log().splitlines() if "session closed" in x][:3]))
-            t = st.tier(d.status())
+            if policy == "nvcache":
+                # 8 MiB in 1 MiB writes: past seq_bypass from the first one.
+                before = (device_of(d.status(), st.home) or {}).get("writes_home_cached", 0)
+                args = ["dd", "if=/dev/zero", "of=big.out", "bs=1M", "count=8", "status=none"]
+                r1, o1, e1 = redirected(d, work, args, cwd=work)
+                r2, o2, e2 = run(args, cwd=plain)
+                check(r1 == r2 == 0, "%s: dd of 8 MiB in 1 MiB writes (%r)" % (policy, e1))
+            stat = d.status()
+            t = st.tier(stat)
             check(t is not None and t["written_bytes"] > 0 and t["failed"] is False,
                   "%s: data went through the tier (%s)" % (policy, json.dumps(t)))
+            if policy == "nvcache":
+                # Sent home by the policy (POLICY_REQ_HOME): into the page
+                # cache at submit.
+                n = (device_of(stat, st.home) or {}).get("writes_home_cached", 0) - before
+                check(n >= 4, "%s: dd's writes, which its policy sends home, went into the page cache at "
+                      "once (writes_home_cached: %d of its 8)" % (policy, n))
             rc = d.stop()
             check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (policy, rc))
             d2 = daemon_for(s, st, "d2-" + policy)
@@ -893,15 +907,38 @@ def ra_minus(a, b):
     return {k: a[k] - b.get(k, 0) for k in a}
 
 
-def test_readahead():
-    need_root()
-    s = Scratch("iosigd-tra.")
-    for name, text in (("reader.py", RA_READER), ("writer.py", RA_WRITER)):
+def block_scratch(prefix, scripts):
+    """A scratch directory with the scripts [(name, text)] written into it,
+    and the same block() as the scripts' (RA_BLOCK)."""
+    s = Scratch(prefix)
+    for name, text in scripts:
         with open(s.path(name), "w") as f:
             f.write(text)
     ns = {}
-    exec(RA_BLOCK, ns)   # the same block() as the scripts'
-    block = ns["block"]
+    exec(RA_BLOCK, ns)
+    return s, ns["block"]
+
+
+def blocks_file(path, n, block):
+    """n checksummed 4 KiB blocks at version 0, written plainly (untagged)
+    and fsync'ed, then out of the page cache."""
+    with open(path, "wb") as f:
+        for i in range(n):
+            f.write(block(i, 0))
+        f.flush()
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+
+
+def tagged_python(work, sig):
+    """The command line of a Python script under iosig-redirect, its files
+    below work tagged with sig."""
+    return [REDIRECT, "-q", "-s", sig, work + "/**", "--", sys.executable]
+
+
+def test_readahead():
+    need_root()
+    s, block = block_scratch("iosigd-tra.", (("reader.py", RA_READER), ("writer.py", RA_WRITER)))
     size = RA_BLOCKS * 4096
     try:
         for policy in [p for p in POLICIES if p == "nvcache"]:
@@ -917,19 +954,14 @@ def test_readahead():
             # Written plainly (untagged): home data only, none of it in the
             # tier; then out of the page cache, so the read-ahead reads it
             # from the device.
-            with open(target, "wb") as f:
-                for i in range(RA_BLOCKS):
-                    f.write(block(i, 0))
-                f.flush()
-                os.fsync(f.fileno())
-                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+            blocks_file(target, RA_BLOCKS, block)
             with open("/proc/sys/vm/drop_caches", "w") as f:
                 f.write("1\n")
             env = dict(os.environ)
             env.update(d.env())
 
             def tagged(sig):
-                return [REDIRECT, "-q", "-s", sig, work + "/**", "--", sys.executable]
+                return tagged_python(work, sig)
             w = subprocess.Popen(tagged("random size_per_io(4*KiB)") + [s.path("writer.py"), target, pub, mark,
                                                                        str(RA_BLOCKS), "7"],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -1124,13 +1156,7 @@ print("OPS " + " ".join("%s %d" % kv for kv in sorted(ops.items())), flush=True)
 
 def test_reshape():
     need_root()
-    s = Scratch("iosigd-trs.")
-    for name, text in (("reader.py", RS_READER), ("shaper.py", RS_SHAPER)):
-        with open(s.path(name), "w") as f:
-            f.write(text)
-    ns = {}
-    exec(RA_BLOCK, ns)
-    block = ns["block"]
+    s, block = block_scratch("iosigd-trs.", (("reader.py", RS_READER), ("shaper.py", RS_SHAPER)))
     seconds = float(os.environ.get("IOSIGD_RESHAPE_SECONDS", "12"))
     try:
         for policy in [p for p in POLICIES if p == "nvcache"]:
@@ -1141,16 +1167,12 @@ def test_reshape():
             target, state = os.path.join(work, "blocks"), s.path("state-rs-" + policy)
             with open(state, "wb") as f:
                 f.write(b"\0" * (8 * RS_BLOCKS + 8))
-            with open(target, "wb") as f:
-                for i in range(RS_BLOCKS):
-                    f.write(block(i, 0))
-                f.flush()
-                os.fsync(f.fileno())
+            blocks_file(target, RS_BLOCKS, block)
             env = dict(os.environ)
             env.update(d.env())
 
             def tagged(sig):
-                return [REDIRECT, "-q", "-s", sig, work + "/**", "--", sys.executable]
+                return tagged_python(work, sig)
             before = ra_counters(st, d.status())
             r = subprocess.Popen(tagged("sequential size_per_io(128*KiB)") +
                                  [s.path("reader.py"), target, state, str(seconds), str(RA_CHUNK), str(RS_BLOCKS)],

@@ -5,8 +5,9 @@
  * caching with background
  * write-back (coalesced, rewritten bytes kept dirty and never written back
  * twice at once), write-through when the cache has no clean space left,
- * LRU eviction, extents that merge and split, and the bypass of large
- * sequential writes (seq_bypass).
+ * LRU eviction, extents that merge and split, the bypass of large
+ * sequential writes (seq_bypass), POLICY_REQ_HOME on writes sent home as
+ * they are, and waited block-device writes served first (expedite).
  */
 #include <errno.h>
 #include <math.h>
@@ -531,6 +532,65 @@ static void test_nvcache_seq_bypass(void **state)
 	hx_free(h);
 }
 
+/* POLICY_REQ_HOME marks the writes nvcache sends home as they are (bypassed
+ * or written through), never a cached one; a waited one of them goes ahead
+ * of the block device's other queued commands, in the order waited for. */
+static void test_nvcache_home_and_expedite(void **state)
+{
+	struct hx *h = mk("nvcache:seq_bypass=64KiB,cache_size=32KiB", 20 * MS);
+	unsigned a[4], b[4], c, blk[2], n = 0;
+
+	/* The SSD busy (as the policy sees it) until 1 ms: writes queue. */
+	hx_fake_inflight(h, 0, 8);
+	/* Streams 1, then 2: 4 x 64 KiB sequential writes each, all bypass;
+	 * stream 3: one small cached write. */
+	for (unsigned i = 0; i < 4; i++)
+		a[i] = hx_add(h, 10 * US + i * US, 1, 0, POLICY_OP_WRITE, 1 * GiB + i * 64 * KiB,
+			      64 * KiB, 0);
+	for (unsigned i = 0; i < 4; i++)
+		b[i] = hx_add(h, 20 * US + i * US, 2, 0, POLICY_OP_WRITE, 2 * GiB + i * 64 * KiB,
+			      64 * KiB, 0);
+	c = hx_add(h, 30 * US, 3, 0, POLICY_OP_WRITE, 5 * MiB, 4 * KiB, 0);
+	/* Stream 2 syncs: its queued writes go before stream 1's. */
+	for (unsigned i = 0; i < 4; i++)
+		hx_expedite(h, 40 * US, b[i]);
+	hx_run(h, 1 * MS);
+	for (unsigned i = 0; i < 4; i++)
+		assert_false(hx_r(h, a[i])->issued || hx_r(h, b[i])->issued);
+	hx_fake_inflight(h, 0, -1);
+	hx_add(h, 2 * MS, 4, 0, POLICY_OP_READ, 9 * GiB, 4 * KiB, POLICY_REQ_SYNC);   /* an event */
+	hx_run(h, UINT64_MAX);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_true(hx_r(h, a[i])->r.flags & POLICY_REQ_HOME);
+		assert_true(hx_r(h, b[i])->r.flags & POLICY_REQ_HOME);
+		assert_true(hx_r(h, b[i])->expedited);
+		assert_true(hx_r(h, a[i])->issued && hx_r(h, b[i])->issued);
+		assert_int_equal(hx_r(h, a[i])->r.issued_dev, 0);
+	}
+	assert_false(hx_r(h, c)->r.flags & POLICY_REQ_HOME);
+	assert_int_equal(hx_r(h, c)->r.issued_dev, 1);
+	assert_int_equal(hx_report(h, "write_expedited"), 4);
+	/* Two block commands (each stream's writes merged), stream 2's first. */
+	for (unsigned i = 0; i < hx_ncmd(h); i++)
+		if (hx_cmd(h, i)->dev == 0 && !(hx_cmd(h, i)->flags & POLICY_REQ_INTERNAL) && n < 2)
+			blk[n++] = i;
+	assert_int_equal(n, 2);
+	assert_int_equal(hx_cmd(h, blk[0])->stream, 2);
+	assert_int_equal(hx_cmd(h, blk[0])->nreq, 4);
+	assert_int_equal(hx_cmd(h, blk[1])->stream, 1);
+	assert_int_equal(hx_cmd(h, blk[1])->nreq, 4);
+	hx_free(h);
+
+	/* Written through (no room): marked too. */
+	h = mk("nvcache:cache_size=8KiB", 1000 * MS);
+	hx_add(h, 0, 1, 0, POLICY_OP_WRITE, 0, 8 * KiB, 0);
+	c = hx_add(h, 1 * MS, 1, 0, POLICY_OP_WRITE, 1 * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	assert_false(hx_r(h, 0)->r.flags & POLICY_REQ_HOME);
+	assert_true(hx_r(h, c)->r.flags & POLICY_REQ_HOME);
+	hx_free(h);
+}
+
 static void test_nvcache_setup_errors(void **state)
 {
 	struct hx *h = hx_new(1, devs, models);
@@ -564,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_nvcache_write_through_when_full),
 		cmocka_unit_test(test_nvcache_multi_line_write_one_set),
 		cmocka_unit_test(test_nvcache_seq_bypass),
+		cmocka_unit_test(test_nvcache_home_and_expedite),
 		cmocka_unit_test(test_nvcache_setup_errors),
 	};
 

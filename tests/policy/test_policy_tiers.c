@@ -274,6 +274,66 @@ static void test_bid_hybrid_rewrite_during_migration(void **state)
 	hx_free(h);
 }
 
+/* POLICY_REQ_HOME: a write joining a queue marked bulky, or a V_BULKY
+ * stream's, goes home as it is (marked); with bulky_home, so do a bulky
+ * stream's next writes, which stay on the HDD even if their queue is then
+ * found non-bulky - while a light stream's never are.  Without bulky_home
+ * (the paper's policy) the next queue's writes are not marked. */
+static void test_bid_hybrid_home(void **state)
+{
+	for (int opt = 0; opt < 2; opt++) {
+		struct hx *h = mk(2, hyb_devs, hyb_models,
+				  opt ? "bid-hybrid:bulky_home=1" : "bid-hybrid:bulky_home=0");
+		unsigned first[8], later[8], light[8], hinted;
+		bool marked_later = true, any_later = false;
+
+		(void)state;
+		/* Stream 1: 1 MiB sequential writes (bulky); stream 2: small
+		 * random ones (light). */
+		for (unsigned i = 0; i < 8; i++) {
+			first[i] = hx_add(h, i * 100 * US, 1, 0, POLICY_OP_WRITE, 1 * GiB + i * MiB, MiB, 0);
+			light[i] = hx_add(h, i * 100 * US + 10 * US, 2, 0, POLICY_OP_WRITE,
+					  (200 + i * 37) * MiB, 4 * KiB, 0);
+		}
+		/* Long after the first queues were marked and flushed. */
+		for (unsigned i = 0; i < 8; i++)
+			later[i] = hx_add(h, 2000 * MS + i * 100 * US, 1, 0, POLICY_OP_WRITE,
+					  1 * GiB + (8 + i) * MiB, MiB, 0);
+		hinted = hx_add_hint(h, 3000 * MS, 5, 0, POLICY_OP_WRITE, 5 * GiB, MiB, 0, MiB,
+				     POLICY_PATTERN_SEQUENTIAL);
+		hx_run(h, UINT64_MAX);
+		all_done(h);
+		for (unsigned i = 0; i < 8; i++) {
+			assert_false(hx_r(h, first[i])->r.flags & POLICY_REQ_HOME);   /* not judged yet */
+			assert_false(hx_r(h, light[i])->r.flags & POLICY_REQ_HOME);
+			assert_int_equal(hx_r(h, light[i])->r.issued_dev, 1);
+			assert_int_equal(hx_r(h, first[i])->r.issued_dev, 0);
+			marked_later &= !!(hx_r(h, later[i])->r.flags & POLICY_REQ_HOME);
+			any_later |= !!(hx_r(h, later[i])->r.flags & POLICY_REQ_HOME);
+			if (hx_r(h, later[i])->r.flags & POLICY_REQ_HOME)
+				assert_int_equal(hx_r(h, later[i])->r.issued_dev, 0);
+		}
+		if (opt)
+			assert_true(marked_later);
+		else
+			assert_false(any_later);
+		/* Without use_hints a hint decides nothing. */
+		assert_false(hx_r(h, hinted)->r.flags & POLICY_REQ_HOME);
+		hx_free(h);
+	}
+	{
+		struct hx *h = mk(2, hyb_devs, hyb_models, "bid-hybrid:use_hints=1");
+		unsigned hinted = hx_add_hint(h, 0, 5, 0, POLICY_OP_WRITE, 5 * GiB, MiB, 0, MiB,
+					      POLICY_PATTERN_SEQUENTIAL);
+
+		hx_run(h, UINT64_MAX);
+		all_done(h);
+		assert_true(hx_r(h, hinted)->r.flags & POLICY_REQ_HOME);
+		assert_int_equal(hx_r(h, hinted)->r.issued_dev, 0);
+		hx_free(h);
+	}
+}
+
 /* ---- mios ---- */
 
 static const struct policy_dev_info mios_devs[2] = {
@@ -368,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_contract_bid_hybrid),
 		cmocka_unit_test(test_bid_hybrid_migration),
 		cmocka_unit_test(test_bid_hybrid_rewrite_during_migration),
+		cmocka_unit_test(test_bid_hybrid_home),
 		cmocka_unit_test(test_contract_mios),
 		cmocka_unit_test(test_contract_nvcache),
 	};
