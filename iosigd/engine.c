@@ -275,20 +275,31 @@ static void unblock(struct daemon *d, struct dfile *f)
 
 static void wb_finish(struct daemon *d, struct dop *op);
 
-/* An op is finished: the next ones of its file may go, then its entry is
- * completed (which may free its registration and, with the last one, the
- * file: nothing looks at either afterwards). */
+/* op leaves its file's order - the next ones of the file may go - and its
+ * entry is completed with op->result (which may free its registration and,
+ * with the last one, the file: nothing looks at either afterwards). */
+static void op_answer(struct daemon *d, struct dop *op)
+{
+	struct dfile *f = op->reg->file;
+	bool was_first = f->ops.next == &op->flink;
+
+	pol_list_del(&op->flink);
+	d->ops_total++;
+	if (was_first || pol_list_empty(&f->ops))
+		unblock(d, f);
+	session_op_done(d, op);
+}
+
+/* An op is finished: answered, then freed. */
 void engine_op_finish(struct daemon *d, struct dop *op)
 {
 	struct dfile *f;
-	bool was_first;
 
 	if (op->wb) {
 		wb_finish(d, op);
 		return;
 	}
 	f = op->reg->file;
-	was_first = f->ops.next == &op->flink;
 	/* A failed write-back reaches the program by the file's next fsync
 	 * or barrier (close, fstat), as the kernel's write-back errors do;
 	 * it happened first, so it goes before the sync's own error (the
@@ -302,11 +313,7 @@ void engine_op_finish(struct daemon *d, struct dop *op)
 		f->wb_err = 0;
 	}
 	op->state = OP_DONE;
-	pol_list_del(&op->flink);
-	d->ops_total++;
-	if (was_first || pol_list_empty(&f->ops))
-		unblock(d, f);
-	session_op_done(d, op);
+	op_answer(d, op);
 	engine_op_free(d, op);
 }
 
@@ -882,7 +889,26 @@ void engine_ops_admit(struct daemon *d, struct policy_list *round)
 	}
 }
 
-/* Hands a read or a write-back to its device's policy. */
+/*
+ * A write-back of f (a new one, or a write home_now() made one) joins the
+ * file's and the daemon's write-backs: f->wbs in seq order, which
+ * wb_wait() and wb_finish() rely on (a new one has the newest seq; one of
+ * home_now() keeps its write's, and writes of a file may start out of
+ * order).
+ */
+static void wb_track(struct daemon *d, struct dfile *f, struct dop *wb)
+{
+	struct policy_list *at = f->wbs.prev;
+
+	while (at != &f->wbs && pol_container_of(at, struct dop, flink)->seq > wb->seq)
+		at = at->prev;
+	pol_list_add_head(at, &wb->flink);   /* after at */
+	f->refs++;
+	f->nwb++;
+	d->wb_ops++;
+	pol_list_add_tail(&d->writeback, &wb->slink);
+}
+
 /*
  * A write its tier policy sends home as it is (POLICY_REQ_HOME, set at
  * submit): its data goes into the page cache now (tiers_write_now()), its
@@ -893,14 +919,11 @@ void engine_ops_admit(struct daemon *d, struct policy_list *round)
  * a useless tier advanced in lockstep, each finishing at the end (-31 %
  * per writer against noop; docs/results.md).  Not for a write a program
  * waits for (it is served as the policy serves those), nor beyond the
- * daemon's write-back limit.  The write-back keeps the op's seq: f->wbs
- * stays in seq order, which wb_wait() relies on.
+ * daemon's write-back limit.
  */
 static void home_now(struct daemon *d, struct dop *op)
 {
 	struct dfile *f = op->reg->file;
-	struct policy_list *at;
-	bool was_first;
 
 	if (!(op->req.flags & POLICY_REQ_HOME) || (op->req.flags & POLICY_REQ_SYNC) ||
 	    op->state != OP_QUEUED || (op->op != IOSD_OP_WRITE && op->op != IOSD_OP_APPEND) ||
@@ -910,26 +933,16 @@ static void home_now(struct daemon *d, struct dop *op)
 	f->dev->bytes_written += op->len;
 	f->dev->writes_home_cached++;
 	op->result = (int64_t)op->len;
-	was_first = f->ops.next == &op->flink;
-	pol_list_del(&op->flink);
-	d->ops_total++;
-	if (was_first || pol_list_empty(&f->ops))
-		unblock(d, f);
-	session_op_done(d, op);
+	op_answer(d, op);
 	op->wb = true;
 	op->reg = NULL;
 	op->s = NULL;
 	op->file = f;
 	op->dirtied_ns = dnow();
-	f->refs++;
-	f->nwb++;
-	for (at = f->wbs.prev; at != &f->wbs && pol_container_of(at, struct dop, flink)->seq > op->seq;)
-		at = at->prev;
-	pol_list_add_head(at, &op->flink);   /* after at */
-	d->wb_ops++;
-	pol_list_add_tail(&d->writeback, &op->slink);
+	wb_track(d, f, op);
 }
 
+/* Hands a read or a write-back to its device's policy. */
 static void to_policy(struct daemon *d, struct dop *op, bool waited)
 {
 	struct dfile *f = op_file(op);
@@ -1004,12 +1017,8 @@ static void cached(struct daemon *d, struct dop *op)
 		wb->req.hint_size = op->reg->size_per_io;
 		wb->req.hint_pattern = op->reg->pattern;
 		wb->req.stream = (uint32_t)op->s->pid;
-		f->refs++;
-		f->nwb++;
+		wb_track(d, f, wb);
 		f->wb_open = wb;
-		pol_list_add_tail(&f->wbs, &wb->flink);
-		d->wb_ops++;
-		pol_list_add_tail(&d->writeback, &wb->slink);
 		wb->state = OP_NEW;
 		pol_list_add_tail(&d->wb_pending, &wb->blink);
 		d->wb_npending++;

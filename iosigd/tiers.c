@@ -327,14 +327,19 @@ static bool is_op(struct daemon *d, const struct policy_req *r)
 	return r && r->engine_data == d && !(r->flags & POLICY_REQ_INTERNAL);
 }
 
-/* The write-back r (or the request r is a piece of) stands for: a write
- * already home in the page cache (tiers_write_now()), with no
- * registration; NULL when r is not one. */
-static struct dop *wb_of(struct daemon *d, struct policy_req *r)
+/* The workload request r is or is a piece of, or NULL. */
+static struct policy_req *workload_of(struct daemon *d, struct policy_req *r)
 {
-	struct policy_req *w = is_op(d, r) ? r : (r->parent && is_op(d, r->parent) ? r->parent : NULL);
+	return is_op(d, r) ? r : (r->parent && is_op(d, r->parent) ? r->parent : NULL);
+}
 
-	return w && op_of(w)->wb ? op_of(w) : NULL;
+/* Whether r is (a piece of) a write-back: a write already home in the
+ * page cache (tiers_write_now()), with no registration. */
+static bool is_wb(struct daemon *d, struct policy_req *r)
+{
+	struct policy_req *w = workload_of(d, r);
+
+	return w && op_of(w)->wb;
 }
 
 static uint64_t next_seq(struct daemon *d)
@@ -1027,7 +1032,8 @@ static int tier_put(struct daemon *d, struct tfile *tf, uint16_t type, const voi
 		goto out_err;
 	t->unsynced++;
 	t->records_total++;
-	tf->rec_epoch = t->epoch;
+	if (type == TIER_REC_DATA)
+		tf->rec_epoch = t->epoch;   /* (a FILL is never applied) */
 	if (ordered) {
 		t->synced = t->epoch;   /* its sync covered everything before it */
 		t->epoch++;
@@ -1344,7 +1350,7 @@ void tiers_cqe(struct daemon *d, void *obj, int res)
 static struct tfile *file_of(struct daemon *d, struct policy_req *r, uint64_t *ret_foff,
 			     uint8_t **ret_data)
 {
-	struct policy_req *w = is_op(d, r) ? r : (r->parent && is_op(d, r->parent) ? r->parent : NULL);
+	struct policy_req *w = workload_of(d, r);
 	struct dop *op;
 
 	if (!w || op_of(w)->wb)
@@ -1937,13 +1943,13 @@ static int tenv_issue(struct policy_env *env, struct policy_req *req, unsigned d
 			if (tf)
 				tf->busy++;
 		}
-		if (m->op == POLICY_OP_WRITE && wb_of(d, m)) {
+		if (m->op == POLICY_OP_WRITE && is_wb(d, m)) {
 			/* A write home already (tiers_write_now()): its write-back,
 			 * wherever the policy sent it. */
-			struct dop *w = wb_of(d, m);
-			struct policy_req *wr = is_op(d, m) ? m : m->parent;
+			struct policy_req *w = workload_of(d, m);
 
-			sub_sync_range(d, c, w->file->fd, w->foff + (m->offset - wr->offset), m->len);
+			sub_sync_range(d, c, op_of(w)->file->fd, op_of(w)->foff + (m->offset - w->offset),
+				       m->len);
 		} else if (m->op == POLICY_OP_READ && (is_op(d, m) || m->parent)) {
 			read_request(d, c, x);
 		} else if (m->op == POLICY_OP_WRITE && (is_op(d, m) || m->parent)) {
@@ -2170,10 +2176,8 @@ static void round_end(struct daemon *d, struct dtiers *td)
 	 * goes home before any waiter goes on - an fsync's own sync of the
 	 * file then makes it durable - and the next round fsyncs the rest. */
 	evacuate(td);
-	if (td->round_phase == 2)
-		t->synced = td->round_epoch;   /* the HOME records' sync */
+	t->synced = td->round_epoch;   /* phase 2: the HOME records' sync */
 	if (td->round_phase == 1) {
-		t->synced = td->round_epoch;
 		for (struct policy_list *l = td->files.next, *nx; l != &td->files; l = nx) {
 			struct tfile *tf = pol_container_of(l, struct tfile, link);
 			uint64_t at = 0;

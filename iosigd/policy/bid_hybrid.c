@@ -221,8 +221,9 @@ static uint64_t packing_fraction(struct bid_sq *sq, uint64_t max_merge)
 	return n ? sum / SECTOR / n : 0;
 }
 
-/* Contiguous write bytes of the stream just before req (see above). */
-static void note_run(struct hyb *y, struct policy_req *req)
+/* Contiguous write bytes of the stream just before req (see above); the
+ * stream's record (NULL: out of memory). */
+static struct wrun *note_run(struct hyb *y, struct policy_req *req)
 {
 	struct wrun *w = pol_map_get(&y->runs, req->stream);
 
@@ -231,7 +232,7 @@ static void note_run(struct hyb *y, struct policy_req *req)
 		w = calloc(1, sizeof(*w));
 		if (!w || pol_map_put(&y->runs, req->stream, w) < 0) {
 			free(w);
-			return;
+			return NULL;
 		}
 	}
 	if (w->end == req->offset && w->dev == req->dev)
@@ -239,6 +240,7 @@ static void note_run(struct hyb *y, struct policy_req *req)
 	w->len = req->pdata[1] + req->len;
 	w->end = req->offset + req->len;
 	w->dev = req->dev;
+	return w;
 }
 
 /* bulky_home: whether the stream's next writes go home as they are. */
@@ -415,7 +417,7 @@ static int hyb_submit(struct policy *pol, struct policy_req *req)
 	if (v == V_LIGHT && req->op == POLICY_OP_WRITE && place_on_ssd(y, req))
 		return 0;
 	if (req->op == POLICY_OP_WRITE) {
-		note_run(y, req);
+		struct wrun *w = note_run(y, req);
 		/* Joining a queue already categorised: follow its verdict. */
 		struct bid_sq *sq = bid_core_find(&y->bid, req->dev, req->stream);
 
@@ -428,8 +430,6 @@ static int hyb_submit(struct policy *pol, struct policy_req *req)
 		 * or with bulky_home its last queue's) goes to the HDD as it
 		 * is: hyb_on_mark() never tiers a queue of a V_BULKY stream,
 		 * nor a write marked so. */
-		struct wrun *w = pol_map_get(&y->runs, req->stream);
-
 		if (v == V_BULKY || (sq && sq->marked && !sq->tiered) || (w && w->bulky))
 			req->flags |= POLICY_REQ_HOME;
 	}

@@ -943,6 +943,16 @@ def blocks_file(path, n, block):
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
+def half_cache(s, prefix, policy):
+    """nvcache with a 16 MiB cache (half of a RA_BLOCKS file), its daemon
+    and a work directory on its home: (setup, daemon, work)."""
+    st = Setup(s, prefix + "-" + policy, policy, ":cache_size=16MiB")
+    d = daemon_for(s, st, "d-%s-%s" % (prefix, policy))
+    work = os.path.join(st.home, prefix)
+    os.makedirs(work)
+    return st, d, work
+
+
 def tagged_python(work, sig):
     """The command line of a Python script under iosig-redirect, its files
     below work tagged with sig."""
@@ -957,10 +967,7 @@ def test_readahead():
         for policy in [p for p in POLICIES if p == "nvcache"]:
             # A cache of half the file: the second pass reads ahead (and
             # fills) again, while the writer writes.
-            st = Setup(s, "ra-" + policy, policy, ":cache_size=16MiB")
-            d = daemon_for(s, st, "d-ra-" + policy)
-            work = os.path.join(st.home, "ra")
-            os.makedirs(work)
+            st, d, work = half_cache(s, "ra", policy)
             target, pub, mark = os.path.join(work, "blocks"), s.path("pub-ra-" + policy), s.path("ra-" + policy)
             with open(pub, "wb") as f:
                 f.write(b"\0" * (4 * RA_BLOCKS + 8))
@@ -1173,10 +1180,7 @@ def test_reshape():
     seconds = float(os.environ.get("IOSIGD_RESHAPE_SECONDS", "12"))
     try:
         for policy in [p for p in POLICIES if p == "nvcache"]:
-            st = Setup(s, "rs-" + policy, policy, ":cache_size=16MiB")
-            d = daemon_for(s, st, "d-rs-" + policy)
-            work = os.path.join(st.home, "rs")
-            os.makedirs(work)
+            st, d, work = half_cache(s, "rs", policy)
             target, state = os.path.join(work, "blocks"), s.path("state-rs-" + policy)
             with open(state, "wb") as f:
                 f.write(b"\0" * (8 * RS_BLOCKS + 8))
