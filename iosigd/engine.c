@@ -623,6 +623,8 @@ static void env_finish(struct policy_env *env, struct policy_req *req, int statu
 	engine_op_finish(dv->d, op);
 }
 
+static void env_home(struct policy_env *env, struct policy_req *req);
+
 static void env_wake_at(struct policy_env *env, uint64_t when)
 {
 	struct ddev *dv = env_dev(env);
@@ -657,7 +659,7 @@ struct ddev *engine_device(struct daemon *d, uint64_t st_dev, char *err, size_t 
 	dv->env = (struct policy_env){
 		.version = POLICY_ENV_VERSION, .ctx = dv, .ndev = 1, .dev = &dv->info,
 		.now = env_now, .inflight = env_inflight, .issue = env_issue, .finish = env_finish,
-		.wake_at = env_wake_at,
+		.wake_at = env_wake_at, .home = env_home,
 	};
 	/* A device with a tier: its policy gets it as device 1 (tiers.c). */
 	r = tiers_device(d, dv, &spec, specbuf, sizeof(specbuf), err, errlen);
@@ -940,6 +942,20 @@ static void home_now(struct daemon *d, struct dop *op)
 	op->file = f;
 	op->dirtied_ns = dnow();
 	wb_track(d, f, op);
+}
+
+/* env->home(): a policy marked a write it holds POLICY_REQ_HOME after its
+ * submit (policy.h). */
+static void env_home(struct policy_env *env, struct policy_req *req)
+{
+	struct ddev *dv = env_dev(env);
+	struct dop *op;
+
+	if (!dv->tiers || req->engine_data != dv->d || (req->flags & POLICY_REQ_INTERNAL))
+		return;
+	op = pol_container_of(req, struct dop, req);
+	if (!op->wb)
+		home_now(dv->d, op);
 }
 
 /* Hands a read or a write-back to its device's policy. */

@@ -97,6 +97,7 @@ struct hyb {
 	uint64_t tiered_queues, bulky_queues, ssd_write_bytes, ssd_read_bytes;
 	uint64_t ssd_writes, split_reads, hinted_light, hinted_bulky, tier_full;
 	uint64_t migrated_bytes, migrations, recycles;
+	uint64_t homed_late;           /* writes of a queue found bulky marked HOME then */
 };
 
 static const struct policy_opt hyb_opts[] = {
@@ -118,7 +119,7 @@ static const struct policy_opt hyb_opts[] = {
 	  .help = "HDD idle time after which tiered extents move back to it (ours; 0 = never; iosigd: 1s)" },
 	{ .name = "bulky_home", .type = POLICY_OPT_BOOL, .off = offsetof(struct hyb_opts, bulky_home),
 	  .def = "0",
-	  .help = "a stream whose last queue was bulky has its writes marked POLICY_REQ_HOME (sent to the HDD as they are), and kept there should its queue be found non-bulky (ours; iosigd: 1)" },
+	  .help = "the writes of a queue found bulky, and of a stream whose last queue was, are marked POLICY_REQ_HOME (sent to the HDD as they are) and kept there should its queue be found non-bulky (ours; iosigd: 1)" },
 	{ .name = NULL },
 };
 
@@ -283,10 +284,20 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 	}
 	y->bulky_queues++;
 	remember_bulky(y, sq->stream, true);
-	/* The data goes to the HDD: older copies on the SSD are stale now. */
-	for (r = bid_sq_first(sq); r; r = bid_sq_next(sq, r))
-		if (r->op == POLICY_OP_WRITE)
-			pol_extmap_clear(&y->loc, r->dev, r->offset, r->len);
+	/* The data goes to the HDD: older copies on the SSD are stale now.
+	 * With bulky_home its writes go there as they are from now on (the
+	 * engine may put them in the page cache: env->home). */
+	for (r = bid_sq_first(sq); r; r = bid_sq_next(sq, r)) {
+		if (r->op != POLICY_OP_WRITE)
+			continue;
+		pol_extmap_clear(&y->loc, r->dev, r->offset, r->len);
+		if (y->o.bulky_home && !(r->flags & POLICY_REQ_HOME)) {
+			r->flags |= POLICY_REQ_HOME;
+			y->homed_late++;
+			if (y->env->home)
+				y->env->home(y->env, r);
+		}
+	}
 }
 
 static int hyb_init(struct policy *pol)
@@ -625,6 +636,7 @@ static void hyb_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "migrations", (double)y->migrations);
 	emit(ctx, "migrated_bytes", (double)y->migrated_bytes);
 	emit(ctx, "recycles", (double)y->recycles);
+	emit(ctx, "homed_late_writes", (double)y->homed_late);
 }
 
 static void hyb_fini(struct policy *pol)

@@ -61,7 +61,8 @@ enum policy_req_flag {
 	                                  not a workload request: no latency sample */
 	POLICY_REQ_PAD = 1u << 2,     /* padding: non-user bytes written to keep a device in a
 	                                  known state (BCW); always also INTERNAL */
-	POLICY_REQ_HOME = 1u << 3,    /* set by submit() on a write it will issue to the
+	POLICY_REQ_HOME = 1u << 3,    /* set by submit() (or later, then env->home()) on a
+	                                  write it will issue to the
 	                                  request's own device as it is - not split, not to
 	                                  another device - and of whose bytes it keeps no copy
 	                                  elsewhere: an engine may then put the data in the
@@ -220,6 +221,16 @@ struct policy_env {
 	 * its next deadline.  Ticks may also come early or spuriously.
 	 */
 	void (*wake_at)(struct policy_env *env, uint64_t when_ns);
+	/*
+	 * Optional (NULL: the engine has nothing to do).  A workload write the
+	 * policy holds, not issued yet, got POLICY_REQ_HOME after its submit():
+	 * the policy decided later that it goes to its own device as it is
+	 * (BID-Hybrid: its staging queue was found bulky).  The engine may now
+	 * do what the flag allows at submit - put the data in the page cache
+	 * and let req stand for its write-back; req stays the policy's to
+	 * issue.  Called from the policy's own callbacks.
+	 */
+	void (*home)(struct policy_env *env, struct policy_req *req);
 };
 
 /* ---- options ---- */

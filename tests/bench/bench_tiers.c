@@ -454,7 +454,7 @@ int main(int argc, char **argv)
 			.modes = { { .policy = "noop" }, { .policy = "bid-hdd" },
 				   { .policy = "bid-hybrid", .tier = &ssd, .tier_cls = "ssd", .tier_size = "512MiB" } },
 			.nmodes = 3,
-			.counters = { "tiered_queues", "bulky_queues", "migrated_bytes" } };
+			.counters = { "tiered_queues", "bulky_queues", "migrated_bytes", "homed_late_writes" } };
 	if (wanted(&o, "mios"))
 		sc[nsc++] = (struct scenario){
 			.name = "mios", .home = &slowssd, .home_cls = "ssd",

@@ -224,6 +224,19 @@ static void cb_wake_at(struct policy_env *env, uint64_t t)
 	}
 }
 
+/* env->home: the contract's conditions, counted. */
+static void cb_home(struct policy_env *env, struct policy_req *req)
+{
+	struct hx_req *x;
+
+	(void)env;
+	assert(!(req->flags & POLICY_REQ_INTERNAL) && (req->flags & POLICY_REQ_HOME) &&
+	       req->op == POLICY_OP_WRITE);
+	x = hx_of(req);
+	assert(x->submitted && !x->issued && x->done_t == UINT64_MAX);
+	x->homed++;
+}
+
 struct hx *hx_new(unsigned ndev, const struct policy_dev_info *info, const struct hx_model *model)
 {
 	struct hx *h = calloc(1, sizeof(*h));
@@ -244,6 +257,7 @@ struct hx *hx_new(unsigned ndev, const struct policy_dev_info *info, const struc
 		.issue = cb_issue,
 		.finish = cb_finish,
 		.wake_at = cb_wake_at,
+		.home = cb_home,
 	};
 	h->wake = UINT64_MAX;
 	return h;

@@ -64,6 +64,7 @@ struct hx_req {
 	int submit_ret;
 	bool issued;         /* the policy issued it */
 	bool expedited;      /* hx_expedite() found it held and expedited it */
+	unsigned homed;      /* env->home() calls for it (held, not issued, HOME set) */
 };
 
 struct hx;

@@ -275,10 +275,11 @@ static void test_bid_hybrid_rewrite_during_migration(void **state)
 }
 
 /* POLICY_REQ_HOME: a write joining a queue marked bulky, or a V_BULKY
- * stream's, goes home as it is (marked); with bulky_home, so do a bulky
- * stream's next writes, which stay on the HDD even if their queue is then
- * found non-bulky - while a light stream's never are.  Without bulky_home
- * (the paper's policy) the next queue's writes are not marked. */
+ * stream's, goes home as it is (marked); with bulky_home, so do the writes
+ * of a queue found bulky (marked then, each told to the engine once through
+ * env->home) and a bulky stream's next writes, which stay on the HDD even
+ * if their queue is then found non-bulky - while a light stream's never
+ * are.  Without bulky_home (the paper's policy) neither is marked. */
 static void test_bid_hybrid_home(void **state)
 {
 	for (int opt = 0; opt < 2; opt++) {
@@ -304,8 +305,12 @@ static void test_bid_hybrid_home(void **state)
 		hx_run(h, UINT64_MAX);
 		all_done(h);
 		for (unsigned i = 0; i < 8; i++) {
-			assert_false(hx_r(h, first[i])->r.flags & POLICY_REQ_HOME);   /* not judged yet */
+			/* Judged bulky with its queue: marked then, with bulky_home. */
+			assert_int_equal(!!(hx_r(h, first[i])->r.flags & POLICY_REQ_HOME), opt);
+			assert_int_equal(hx_r(h, first[i])->homed, opt);
 			assert_false(hx_r(h, light[i])->r.flags & POLICY_REQ_HOME);
+			assert_int_equal(hx_r(h, light[i])->homed, 0);
+			assert_int_equal(hx_r(h, later[i])->homed, 0);   /* marked at submit */
 			assert_int_equal(hx_r(h, light[i])->r.issued_dev, 1);
 			assert_int_equal(hx_r(h, first[i])->r.issued_dev, 0);
 			marked_later &= !!(hx_r(h, later[i])->r.flags & POLICY_REQ_HOME);
@@ -317,8 +322,10 @@ static void test_bid_hybrid_home(void **state)
 			assert_true(marked_later);
 		else
 			assert_false(any_later);
-		/* Without use_hints a hint decides nothing. */
-		assert_false(hx_r(h, hinted)->r.flags & POLICY_REQ_HOME);
+		/* Without use_hints a hint decides nothing: not marked at
+		 * submit, only (bulky_home) once its queue is found bulky. */
+		assert_int_equal(!!(hx_r(h, hinted)->r.flags & POLICY_REQ_HOME), opt);
+		assert_int_equal(hx_r(h, hinted)->homed, opt);
 		hx_free(h);
 	}
 	{
