@@ -68,10 +68,27 @@ out:
 	return r;
 }
 
-/* Synthetic address: the file's bytes in order, files 64 GiB apart. */
+/* Synthetic address: the file's bytes in order from a place its inode
+ * number picks (files far apart), within the device. */
 static uint64_t synthetic(const struct dfile *f, uint64_t off)
 {
-	return ((f->ino & 0xffff) << 36) + off;
+	return (f->ino & 0xffff) * 0x9e3779b97f4a7c15ull % (1ull << 40) / 4096 * 4096 + off;
+}
+
+/*
+ * Addresses stay inside the device, wrapping at its end: the engine moves
+ * a request that would end past it to the last place it fits, so that
+ * every request of a new file (no extent yet: synthetic addresses, files
+ * 64 GiB apart before) or of a file growing near the end of the device
+ * landed at the same address - none contiguous with the one before, so an
+ * ordering policy merged none of them (bid-hybrid's write-backs of fresh
+ * files: 256 KiB commands, each an operation of a throttled disk).
+ */
+static uint64_t inside(const struct dfile *f, uint64_t addr)
+{
+	uint64_t cap = f->dev ? f->dev->info.capacity : 0;
+
+	return cap ? addr % cap : addr;
 }
 
 uint64_t extmap_addr(struct dfile *f, uint64_t off, uint64_t now_ns)
@@ -80,7 +97,7 @@ uint64_t extmap_addr(struct dfile *f, uint64_t off, uint64_t now_ns)
 	const struct dextent *last = NULL;
 
 	if (m->unsupported)
-		return synthetic(f, off);
+		return inside(f, synthetic(f, off));
 	if (!m->fetched_ns || m->stale ||
 	    (off >= m->mapped_end && now_ns - m->fetched_ns >= REFRESH_NS)) {
 		int r = fetch(f);
@@ -89,7 +106,7 @@ uint64_t extmap_addr(struct dfile *f, uint64_t off, uint64_t now_ns)
 		m->stale = false;
 		if (r == -EOPNOTSUPP || r == -ENOTTY || r == -EINVAL) {
 			m->unsupported = true;
-			return synthetic(f, off);
+			return inside(f, synthetic(f, off));
 		}
 	}
 	/* Extents come sorted by logical offset; the list is short. */
@@ -105,9 +122,9 @@ uint64_t extmap_addr(struct dfile *f, uint64_t off, uint64_t now_ns)
 	if (!last && m->n)
 		last = &m->ext[m->n - 1];
 	if (!last)
-		return synthetic(f, off);
-	return last->physical + last->length + (off > last->logical + last->length ?
-						off - (last->logical + last->length) : 0);
+		return inside(f, synthetic(f, off));
+	return inside(f, last->physical + last->length +
+			 (off > last->logical + last->length ? off - (last->logical + last->length) : 0));
 }
 
 void extmap_invalidate(struct dextmap *m)

@@ -204,6 +204,23 @@ def test_programs():
                 r1, o1, e1 = redirected(d, work, args, cwd=work)
                 r2, o2, e2 = run(args, cwd=plain)
                 check(r1 == r2 == 0, "%s: dd of 8 MiB in 1 MiB writes (%r)" % (policy, e1))
+            if policy == "bid-hybrid":
+                # A new file in 256 KiB writes: its first staging queue is
+                # found bulky, and its writes then go into the page cache
+                # (env->home); contiguous in the file, they are contiguous
+                # at the policy too (addresses of a file with no extent
+                # yet), so BID merges them.
+                c0 = (device_of(d.status(), st.home) or {}).get("counters", {})
+                args = ["dd", "if=/dev/zero", "of=bulky.out", "bs=256K", "count=32", "status=none"]
+                r1, o1, e1 = redirected(d, work, args, cwd=work)
+                r2, o2, e2 = run(args, cwd=plain)
+                check(r1 == r2 == 0, "%s: dd of 8 MiB in 256 KiB writes (%r)" % (policy, e1))
+                c1 = (device_of(d.status(), st.home) or {}).get("counters", {})
+                late = c1.get("homed_late_writes", 0) - c0.get("homed_late_writes", 0)
+                merged = c1.get("merged_requests", 0) - c0.get("merged_requests", 0)
+                check(late >= 1 and merged >= 1,
+                      "%s: a new file's bulky writes went home once judged (homed_late_writes +%d) "
+                      "and were merged (merged_requests +%d)" % (policy, late, merged))
             stat = d.status()
             t = st.tier(stat)
             check(t is not None and t["written_bytes"] > 0 and t["failed"] is False,
