@@ -300,6 +300,8 @@ void engine_op_finish(struct daemon *d, struct dop *op)
 		return;
 	}
 	f = op->reg->file;
+	if (op->home_sync)
+		tiers_sync_done(f, op->sync_gen, f->wb_err ? f->wb_err : (int)op->result);
 	/* A failed write-back reaches the program by the file's next fsync
 	 * or barrier (close, fstat), as the kernel's write-back errors do;
 	 * it happened first, so it goes before the sync's own error (the
@@ -378,6 +380,7 @@ static int op_submit_io(struct daemon *d, struct dop *op)
 			return 0;
 		}
 		buf = op->s->ring.data + op->data_off + op->done;
+		op->reg->file->home_mods++;
 		io_uring_prep_write(sqe, fd, buf, (unsigned)(op->len - op->done), op->foff + op->done);
 		if (d->noappend)
 			sqe->rw_flags = RWF_NOAPPEND;
@@ -400,12 +403,24 @@ static int op_submit_io(struct daemon *d, struct dop *op)
 		break;
 	case IOSD_OP_FSYNC:
 	case IOSD_OP_FDATASYNC:
+		if (op->reg->file->tier) {
+			op->home_sync = true;
+			if (tiers_sync_start(op->reg->file, &op->sync_gen)) {
+				/* Only sizes a tier's durable records restore changed
+				 * since the last one: the file's dirty pages, no
+				 * journal commit (tiers.c). */
+				op->reg->file->dev->syncs_covered++;
+				io_uring_prep_sync_file_range(sqe, fd, 0, 0, SFR_ALL);
+				break;
+			}
+		}
 		io_uring_prep_fsync(sqe, fd, op->op == IOSD_OP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
 		break;
 	case IOSD_OP_SYNC_RANGE:
 		io_uring_prep_sync_file_range(sqe, fd, (unsigned)op->len, op->foff, (int)op->aux);
 		break;
 	case IOSD_OP_FALLOCATE:
+		op->reg->file->home_mods++;
 		io_uring_prep_fallocate(sqe, fd, (int)op->aux, op->foff, op->len);
 		break;
 	default:
@@ -449,6 +464,8 @@ static int group_submit(struct daemon *d, struct dop **ops, unsigned n)
 	g->n = n;
 	g->err = 0;
 	g->done = 0;
+	if (data && !read)
+		first->reg->file->home_mods++;
 	for (unsigned i = 0; i < n; i++) {
 		g->op[i] = ops[i];
 		if (data) {
@@ -802,6 +819,7 @@ static void admit(struct daemon *d, struct dop *op)
 		 * (Not trusted for the file's end: an APPEND looks at the
 		 * file's size, which that write made.) */
 		op->done = op->len;
+		f->home_mods++;
 		cached(d, op);
 		return;
 	}
@@ -1223,6 +1241,7 @@ static void start(struct daemon *d, struct dop *op)
 		engine_op_finish(d, op);
 		return;
 	case IOSD_OP_TRUNCATE:
+		f->home_mods++;
 		op->result = ftruncate(op->reg->fd, (off_t)op->foff) < 0 ? -errno : 0;
 		reshaped(op);
 		engine_op_finish(d, op);

@@ -78,6 +78,7 @@ struct ddev {
 	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
 	uint64_t writes_home_cached; /* tier policy writes home at submit (home_now()) */
+	uint64_t syncs_covered;    /* fsyncs of tiered files the tier's records covered */
 	struct pol_hist lat;       /* arrival to completion of every request (ns) */
 };
 
@@ -117,6 +118,8 @@ struct dfile {
 	struct policy_list wb_waiters; /* ops waiting for its write-backs (blink): fsync, close */
 	struct dextmap map;
 	struct tfile *tier;        /* its copies in a tier (tiers.c), NULL = no tier */
+	uint64_t home_mods;        /* changes of the file the daemon made (writes, truncates,
+	                              fallocates; a tier's writes home), for tiers_sync_covered() */
 };
 
 /* A session's registration of a file under a handle. */
@@ -164,6 +167,8 @@ struct dop {
 	struct dop *head;          /* policy command: its head (chain) */
 	unsigned members_left;     /* head: chain members not done yet */
 	uint64_t queued_ns;        /* when it went to the policy */
+	uint64_t sync_gen;         /* fsync, fdatasync of a tiered file: tiers_sync_start()'s */
+	bool home_sync;            /* ... which it went through */
 };
 
 /* One client process. */

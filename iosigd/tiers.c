@@ -226,6 +226,12 @@ struct tfile {
 	unsigned busy;                     /* commands in flight touching it */
 	uint64_t wgen;                     /* writes issued to it (a load older than one is stale) */
 	uint64_t rec_epoch;                /* store epoch of its newest DATA, HOME or FENCE record */
+	/* The home file as a completed fsync left it, grown by extend_home()
+	 * only since (tiers_sync_start()): valid while f->home_mods is
+	 * known_mods.  pend_*: taken as the newest full fsync started. */
+	bool known;
+	uint64_t known_mods, pend_mods, pend_gen;
+	struct stat known_st, pend_st;
 };
 
 /* An op waiting for a sync round of its device. */
@@ -825,17 +831,30 @@ bool tiers_file_release(struct daemon *d, struct dfile *f)
 	return true;
 }
 
+/* Whether the home file is as it was when known_st was taken (what a
+ * change by anyone changes: size, blocks, ctime). */
+static bool home_as_known(struct tfile *tf, const struct stat *st)
+{
+	return st->st_size == tf->known_st.st_size && st->st_blocks == tf->known_st.st_blocks &&
+	       st->st_ctim.tv_sec == tf->known_st.st_ctim.tv_sec &&
+	       st->st_ctim.tv_nsec == tf->known_st.st_ctim.tv_nsec;
+}
+
 /* The file's size at home grows to at least end (a tier write past it):
- * fallocate never shrinks, whatever other writes do meanwhile. */
+ * fallocate never shrinks, whatever other writes do meanwhile.  Not a
+ * change an fsync must commit: the write's DATA record, durable before
+ * the fsync completes, restores it (tiers_sync_covered()). */
 static void extend_home(struct tfile *tf, uint64_t end)
 {
 	int fd = tf->wfd >= 0 ? tf->wfd : tf->f->fd;
+	struct stat st;
+	bool known;
 
 	if (end <= tf->home_size)
 		return;
+	known = tf->known && tf->known_mods == tf->f->home_mods && fstat(fd, &st) == 0 &&
+		home_as_known(tf, &st);
 	if (fallocate(fd, 0, (off_t)end - 1, 1) < 0) {
-		struct stat st;
-
 		/* No fallocate here: extend with ftruncate only if it is still
 		 * shorter (the engine's own writes complete before it is read). */
 		if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < end && ftruncate(fd, (off_t)end) < 0)
@@ -843,6 +862,8 @@ static void extend_home(struct tfile *tf, uint64_t end)
 			     tf->f->dev->name, end, strerror(errno));
 	}
 	tf->home_size = end;
+	/* Still as the last fsync left it but for this: known again. */
+	tf->known = known && fstat(fd, &tf->known_st) == 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -869,6 +890,7 @@ static int home_pwrite(struct daemon *d, struct tfile *tf, const void *buf, uint
 		p += n;
 		len -= (uint64_t)n;
 		off += (uint64_t)n;
+		tf->f->home_mods++;
 	}
 	if (off > tf->home_size)
 		tf->home_size = off;
@@ -2146,11 +2168,16 @@ static void round_start(struct daemon *d, struct dtiers *td)
 	for (struct policy_list *l = td->waits.next; l != &td->waits; l = l->next)
 		if (pol_container_of(l, struct twait, link)->kind == W_CONTINUE)
 			td->round_durable = true;   /* an fsync */
-	/* Every file that wants it: fsync'ed (writes done before now). */
+	/* Every file that wants it: fsync'ed (writes done before now) when
+	 * the round's end writes a HOME or FENCE for what went home - the
+	 * ranges `due`, a flush.  An fsync waiting for the round alone gets
+	 * its own after it (tiers_sync_start()). */
 	for (struct policy_list *l = td->files.next; l != &td->files; l = l->next) {
 		struct tfile *tf = pol_container_of(l, struct tfile, link);
 
 		if (!tf->round_for || tf->round_for >= td->round)
+			continue;
+		if (!tf->flush && !pol_extmap_first(&tf->due, 0, 0, UINT64_MAX))
 			continue;
 		td->round_pending += sub_fsync(d, td, TAG_ROUND, tf->wfd >= 0 ? tf->wfd : tf->f->fd,
 					       true);
@@ -2491,6 +2518,58 @@ static bool needs_round(struct tfile *tf)
 	return pol_extmap_first(&tf->loc, 0, 0, UINT64_MAX) ||
 	       pol_extmap_first(&tf->due, 0, 0, UINT64_MAX) || tf->flush || tf->stuck ||
 	       tf->round_for || (tf->logged_gen == t->st->sb.generation && tf->rec_epoch > t->synced);
+}
+
+/*
+ * The home file of an fsync's file changed since the last fsync that
+ * completed only by extend_home() (the daemon's other changes count in
+ * f->home_mods; anyone's change moves its size, blocks or ctime): every
+ * write before the fsync is in its page cache (written back by the
+ * SYNC_FILE_RANGE that replaces the fsync) or in a durable record - its
+ * round saw to that - whose recovery restores the size too.  The fsync's
+ * journal commit would only wait, behind whatever other writers of the
+ * file system have dirty: on ext4 with data=ordered their data
+ * (bench_tiers bid: each small writer's fdatasync behind the bulky
+ * writers').  Never with a volatile or failed tier (its records do not
+ * last).  What a change by another program between the daemon's own
+ * change and its look at the file (microseconds, one thread) would still
+ * need is the commit; docs/tiers.md.
+ */
+bool tiers_sync_start(struct dfile *f, uint64_t *gen)
+{
+	struct tfile *tf = f->tier;
+	struct dtier *t = tf->td->t;
+	struct stat st;
+
+	*gen = 0;
+	if (fstat(f->fd, &st) < 0) {
+		tf->known = false;
+		return false;
+	}
+	if (tf->known && tf->known_mods == f->home_mods && !t->is_volatile && !t->failed &&
+	    home_as_known(tf, &st))
+		return true;
+	/* A full one: what it commits is the file as it is now. */
+	tf->pend_st = st;
+	tf->pend_mods = f->home_mods;
+	*gen = ++tf->pend_gen;
+	return false;
+}
+
+void tiers_sync_done(struct dfile *f, uint64_t gen, int result)
+{
+	struct tfile *tf = f->tier;
+
+	if (result < 0) {
+		tf->known = false;
+		return;
+	}
+	/* The newest full one, and nothing of ours came while it ran. */
+	if (gen && gen == tf->pend_gen && tf->pend_mods == f->home_mods) {
+		tf->known = true;
+		tf->known_mods = tf->pend_mods;
+		tf->known_st = tf->pend_st;
+	}
 }
 
 bool tiers_prestart(struct daemon *d, struct dop *op)

@@ -68,6 +68,16 @@ bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_
  * may have changed the file all the same): its clean copies and loads
  * are of the file as it was. */
 void tiers_file_reshaped(struct dfile *f);
+/*
+ * An fsync or fdatasync of f (a file with a tier) starts, its round (if
+ * it needed one) done: true when every change of the home file since the
+ * last one completed is a size the tier's durable records restore, so
+ * that writing the file's dirty pages is all that is left - no journal
+ * commit behind other writers' data.  *gen is for tiers_sync_done(), when
+ * it completed with result.
+ */
+bool tiers_sync_start(struct dfile *f, uint64_t *gen);
+void tiers_sync_done(struct dfile *f, uint64_t gen, int result);
 /* io_uring user_data tags (low 3 bits) that are tiers': engine.c hands
  * their completions to tiers_cqe() with the whole user_data. */
 #define TIERS_TAG_MIN 5u
