@@ -116,7 +116,7 @@ static const struct {
 static const struct {
 	const char *policy, *opts;
 } policy_defaults[] = {
-	{ "bid-hybrid", "migrate_at=0.5,migrate_idle=1s,bulky_home=1" },
+	{ "bid-hybrid", "migrate_at=0.5,migrate_idle=1s,bulky_home=1,max_merge=4MiB" },
 	{ "nvcache", "seq_bypass=1MiB" },
 };
 
