@@ -1309,7 +1309,7 @@ def test_fallback():
             st = Setup(s, "full-" + policy, policy, tier_size="8MiB", journal="64KiB")
             d = daemon_for(s, st, "d-full-" + policy)
             work = os.path.join(st.home, "full")
-            p = records(d, work, 4.0, 31, mib=40)
+            p = records(d, work, 6.0, 31, mib=80)
             c = collect(p, "%s, tier full: dwork records" % policy)
             t = st.tier(d.status())
             print("fallback %s: %s" % (policy, json.dumps(t)))
