@@ -20,6 +20,10 @@
  *            with defer_close (the last close does not write the tier's
  *            data home); bursty small writers (bursts of 8 x 4 KiB write +
  *            fdatasync)
+ *   miosq    as mios with 16 bursty writers and the slowed SSD at a quarter
+ *            of --ssd-iops: its queue builds, which MIOS's steering needs
+ *            (it redirects a write only while the SSD has more than L
+ *            requests in its queue; 4 writers rarely queue any)
  *   nvcache  home hdd, tier ram: noop, nvcache; closed-loop readers (4 KiB
  *            pread at random in 64 MiB files written before) and writers
  *            (4 KiB pwrite at random, one fsync at the end)
@@ -108,6 +112,7 @@ struct scenario {
 	struct mode modes[MODES_MAX];
 	unsigned nmodes;
 	const char *counters[4]; /* policy counters reported */
+	unsigned ssd_div;        /* the slowed SSD at --ssd-iops / this (0: 1) */
 };
 
 static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md, unsigned round)
@@ -271,6 +276,10 @@ static void print_scenario(struct json_writer *w, const struct opts *o, struct s
 	json_str(w, "what", sc->what);
 	json_str(w, "home", sc->home->name);
 	json_str(w, "home_class", sc->home_cls);
+	if (sc->ssd_div) {
+		json_uint(w, "slowssd_bps", o->ssd_bps / sc->ssd_div);
+		json_uint(w, "slowssd_iops", o->ssd_iops / sc->ssd_div ? o->ssd_iops / sc->ssd_div : 1);
+	}
 	json_arr_begin(w, "roles");
 	for (unsigned r = 0; r < sc->nroles; r++) {
 		json_obj_begin(w, NULL);
@@ -365,7 +374,7 @@ static void usage(FILE *fp)
 }
 
 /* The scenarios --scenarios knows, in the order they run. */
-static const char *const scenario_names[] = { "bid", "mios", "nvcache", "nvseq", "useless" };
+static const char *const scenario_names[] = { "bid", "mios", "miosq", "nvcache", "nvseq", "useless" };
 #define NSCENARIOS (sizeof(scenario_names) / sizeof(scenario_names[0]))
 
 static bool wanted(const struct opts *o, const char *name)
@@ -381,7 +390,7 @@ static bool wanted(const struct opts *o, const char *name)
 int main(int argc, char **argv)
 {
 	struct opts o = { .size = 1, .rounds = 1, .hdd_bps = 150 * MiB, .hdd_iops = 150, .ssd_bps = 200 * MiB,
-			  .ssd_iops = 2000, .scenarios = "bid,mios,nvcache,nvseq,useless", .dir = "/var/tmp" };
+			  .ssd_iops = 2000, .scenarios = "bid,mios,miosq,nvcache,nvseq,useless", .dir = "/var/tmp" };
 	struct scenario sc[NSCENARIOS];
 	unsigned nsc = 0;
 	uint64_t unit;
@@ -459,7 +468,7 @@ int main(int argc, char **argv)
 		sc[nsc++] = (struct scenario){
 			.name = "mios", .home = &slowssd, .home_cls = "ssd",
 			.what = "bursty small writes on the slowed SSD, the HDD as MIOS's log",
-			.roles = { { "burst", 4, 4096, unit * 64 * 4096, 20000, "random size_per_io(4*KiB)" } },
+			.roles = { { "burst", 16, 4096, unit * 64 * 4096, 20000, "random size_per_io(4*KiB)" } },
 			.nroles = 1,
 			.modes = { { .policy = "noop" },
 				   { .policy = "mios-d", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
@@ -468,6 +477,19 @@ int main(int argc, char **argv)
 				     .tier_cls = "hdd", .tier_size = "640MiB" } },
 			.nmodes = 4,
 			.counters = { "redirected_writes", "padding_bytes" } };
+	if (wanted(&o, "miosq"))
+		sc[nsc++] = (struct scenario){
+			.name = "miosq", .home = &slowssd, .home_cls = "ssd",
+			.what = "bursty small writes of 16 processes on the slowed SSD at a quarter of its IOPS, the HDD as MIOS's log",
+			.roles = { { "burst", 16, 4096, unit * 64 * 4096, 20000, "random size_per_io(4*KiB)" } },
+			.nroles = 1,
+			.modes = { { .policy = "noop" },
+				   { .policy = "mios-d", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
+				   { .policy = "mios-e", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
+				   { .policy = "mios-d", .label = "mios-d+defer_close", .defer = true, .tier = &hdd,
+				     .tier_cls = "hdd", .tier_size = "640MiB" } },
+			.nmodes = 4,
+			.counters = { "redirected_writes", "padding_bytes" }, .ssd_div = 4 };
 	if (wanted(&o, "nvcache"))
 		sc[nsc++] = (struct scenario){
 			.name = "nvcache", .home = &hdd, .home_cls = "hdd",
@@ -517,12 +539,15 @@ int main(int argc, char **argv)
 	rig_throttle(hdd.devno, o.hdd_bps, o.hdd_iops);
 	ssd.devno = rig_loop("ssd", 1ull << 30, ssd.mnt, ssd.path, sizeof(ssd.path));
 	slowssd.devno = rig_loop("slowssd", 256 * MiB, slowssd.mnt, slowssd.path, sizeof(slowssd.path));
-	rig_throttle(slowssd.devno, o.ssd_bps, o.ssd_iops);
 	rig_tmpfs("ram", 256 * MiB, ram.mnt);
-	for (unsigned s = 0; s < nsc; s++)
+	for (unsigned s = 0; s < nsc; s++) {
+		unsigned div = sc[s].ssd_div ? sc[s].ssd_div : 1;
+
+		rig_throttle(slowssd.devno, o.ssd_bps / div, o.ssd_iops / div ? o.ssd_iops / div : 1);
 		for (unsigned r = 0; r < o.rounds; r++)
 			for (unsigned m = 0; m < sc[s].nmodes; m++)
 				run_mode(&o, &sc[s], &sc[s].modes[(m + r) % sc[s].nmodes], r);
+	}
 	json_init(&w, stdout, true);
 	json_obj_begin(&w, NULL);
 	json_str(&w, "bench", "tiers");

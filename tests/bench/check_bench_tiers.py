@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 MODES = {"bid": ["noop", "bid-hdd", "bid-hybrid"], "mios": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
+         "miosq": ["noop", "mios-d", "mios-e", "mios-d+defer_close"],
          "nvcache": ["noop", "nvcache"], "nvseq": ["noop", "nvcache"],
          "useless": ["noop", "bid-hdd", "bid-hybrid", "nvcache"]}
 # Where a tier must have been written (the tier's own count of bytes):
@@ -42,6 +43,9 @@ def check(r, need):
     scen = {s.get("scenario"): s for s in r.get("scenarios", [])}
     need(sorted(scen) == sorted(MODES), "scenarios %s (got %s)" % (sorted(MODES), sorted(scen)))
     for name, s in scen.items():
+        if name == "miosq":
+            need(s.get("slowssd_iops") == r.get("devices", {}).get("slowssd_iops", 0) // 4,
+                 "miosq: the slowed SSD at a quarter of its IOPS (%s)" % s.get("slowssd_iops"))
         modes = {m.get("mode"): m for m in s.get("modes", [])}
         need(sorted(modes) == sorted(MODES.get(name, [])), "%s: modes %s" % (name, sorted(modes)))
         roles = [ro.get("role") for ro in s.get("roles", [])]
