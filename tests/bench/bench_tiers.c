@@ -374,6 +374,25 @@ static void usage(FILE *fp)
 }
 
 /* The scenarios --scenarios knows, in the order they run. */
+/* mios and miosq: bursty writers on the slowed SSD (at --ssd-iops / ssd_div),
+ * SSD only against MIOS with the HDD as its log. */
+static struct scenario mios_scenario(const char *name, const char *what, unsigned writers, uint64_t unit,
+				     unsigned ssd_div)
+{
+	return (struct scenario){
+		.name = name, .home = &slowssd, .home_cls = "ssd", .what = what,
+		.roles = { { "burst", writers, 4096, unit * 64 * 4096, 20000, "random size_per_io(4*KiB)" } },
+		.nroles = 1,
+		.modes = { { .policy = "noop" },
+			   { .policy = "mios-d", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
+			   { .policy = "mios-e", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
+			   { .policy = "mios-d", .label = "mios-d+defer_close", .defer = true, .tier = &hdd,
+			     .tier_cls = "hdd", .tier_size = "640MiB" } },
+		.nmodes = 4,
+		.counters = { "redirected_writes", "padding_bytes" },
+		.ssd_div = ssd_div };
+}
+
 static const char *const scenario_names[] = { "bid", "mios", "miosq", "nvcache", "nvseq", "useless" };
 #define NSCENARIOS (sizeof(scenario_names) / sizeof(scenario_names[0]))
 
@@ -465,31 +484,11 @@ int main(int argc, char **argv)
 			.nmodes = 3,
 			.counters = { "tiered_queues", "bulky_queues", "migrated_bytes", "homed_late_writes" } };
 	if (wanted(&o, "mios"))
-		sc[nsc++] = (struct scenario){
-			.name = "mios", .home = &slowssd, .home_cls = "ssd",
-			.what = "bursty small writes on the slowed SSD, the HDD as MIOS's log",
-			.roles = { { "burst", 16, 4096, unit * 64 * 4096, 20000, "random size_per_io(4*KiB)" } },
-			.nroles = 1,
-			.modes = { { .policy = "noop" },
-				   { .policy = "mios-d", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
-				   { .policy = "mios-e", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
-				   { .policy = "mios-d", .label = "mios-d+defer_close", .defer = true, .tier = &hdd,
-				     .tier_cls = "hdd", .tier_size = "640MiB" } },
-			.nmodes = 4,
-			.counters = { "redirected_writes", "padding_bytes" } };
+		sc[nsc++] = mios_scenario("mios", "bursty small writes on the slowed SSD, the HDD as MIOS's log",
+					  4, unit, 0);
 	if (wanted(&o, "miosq"))
-		sc[nsc++] = (struct scenario){
-			.name = "miosq", .home = &slowssd, .home_cls = "ssd",
-			.what = "bursty small writes of 16 processes on the slowed SSD at a quarter of its IOPS, the HDD as MIOS's log",
-			.roles = { { "burst", 16, 4096, unit * 64 * 4096, 20000, "random size_per_io(4*KiB)" } },
-			.nroles = 1,
-			.modes = { { .policy = "noop" },
-				   { .policy = "mios-d", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
-				   { .policy = "mios-e", .tier = &hdd, .tier_cls = "hdd", .tier_size = "640MiB" },
-				   { .policy = "mios-d", .label = "mios-d+defer_close", .defer = true, .tier = &hdd,
-				     .tier_cls = "hdd", .tier_size = "640MiB" } },
-			.nmodes = 4,
-			.counters = { "redirected_writes", "padding_bytes" }, .ssd_div = 4 };
+		sc[nsc++] = mios_scenario("miosq", "bursty small writes of 16 processes on the slowed SSD at a "
+					  "quarter of its IOPS, the HDD as MIOS's log", 16, unit, 4);
 	if (wanted(&o, "nvcache"))
 		sc[nsc++] = (struct scenario){
 			.name = "nvcache", .home = &hdd, .home_cls = "hdd",
