@@ -344,31 +344,57 @@ def test_faults():
 # ---------------------------------------------------------------------------
 
 # The workload: records (16 bytes of header + payload) in files, fsync'ed
-# every 40 records; then it prints what is acknowledged (also after the
-# fsync number `early`, when not 0, and goes on).  Then it writes on (never
-# fsync'ed), prints the versions it wrote last and waits to be killed.
+# every 40 records; before each fsync a helper process (forked before the
+# files are open, so it holds none of them but its own p0) writes a 256 KiB
+# chunk into p0 past the records (a bulky stream of its own: its write goes
+# home, so that p0's fsync must commit, not only write the dirty pages as
+# when tier records alone changed the file - p1 and p2's do); then it prints
+# what is acknowledged, records and chunks (also after the fsync number
+# `early`, when not 0, and goes on).  Then it writes on (never fsync'ed),
+# prints the versions it wrote last and waits to be killed.
+POWER_CHUNK, POWER_CHUNKS_AT = 256 * 1024, 1 << 20
 POWER_WORKLOAD = r'''
 import os, sys, struct, random, hashlib, time
 d, seed, n, early = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+CHUNK, CHUNKS_AT = %d, %d
 rng = random.Random(seed)
-files = [os.open(os.path.join(d, "p%d" % i), os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644) for i in range(3)]
+def chunk(k):
+    return hashlib.sha256(b"chunk %%d %%d" %% (seed, k)).digest() * (CHUNK // 32)
+ask, done = os.pipe(), os.pipe()
+if os.fork() == 0:
+    # The helper: writes chunk k when asked, says so; ends with the workload.
+    fd = None
+    while True:
+        b = os.read(ask[0], 4)
+        if len(b) < 4:
+            os._exit(0)
+        k = struct.unpack("<I", b)[0]
+        fd = fd if fd is not None else os.open(os.path.join(d, "p0"), os.O_RDWR)
+        os.pwrite(fd, chunk(k), CHUNKS_AT + k * CHUNK)
+        os.write(done[1], b"k")
+files = [os.open(os.path.join(d, "p%%d" %% i), os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644) for i in range(3)]
 ver = {}
 def rec(f, slot, v):
-    body = hashlib.sha256(b"%d %d %d %d" % (seed, f, slot, v)).digest() * 64
+    body = hashlib.sha256(b"%%d %%d %%d %%d" %% (seed, f, slot, v)).digest() * 64
     return struct.pack("<IIII", 0x52434431, f, slot, v) + body[:2032]
-acked = {}
+def acked_line():
+    return "ACKED " + " ".join("%%d:%%d:%%d" %% (f, s, v) for (f, s), v in sorted(acked.items())) + " chunks=%%d" %% chunks
+acked, chunks = {}, 0
 for i in range(n):
     f, slot = rng.randrange(3), rng.randrange(256)
     v = ver.get((f, slot), 0) + 1
     ver[(f, slot)] = v
     os.pwrite(files[f], rec(f, slot, v), slot * 2048)
-    if i % 40 == 39:
+    if i %% 40 == 39:
+        k = i // 40
+        os.write(ask[1], struct.pack("<I", k))
+        os.read(done[0], 1)
         for fd in files:
             os.fsync(fd)
-        acked = dict(ver)
+        acked, chunks = dict(ver), k + 1
         if i // 40 + 1 == early:
-            print("ACKED " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(acked.items())), flush=True)
-print("ACKED " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(acked.items())), flush=True)
+            print(acked_line(), flush=True)
+print(acked_line(), flush=True)
 print("MORE", flush=True)
 later = {}
 for i in range(n // 2):
@@ -377,18 +403,34 @@ for i in range(n // 2):
     ver[(f, slot)] = v
     later[(f, slot)] = v
     os.pwrite(files[f], rec(f, slot, v), slot * 2048)
-print("WRITTEN " + " ".join("%d:%d:%d" % (f, s, v) for (f, s), v in sorted(later.items())), flush=True)
+print("WRITTEN " + " ".join("%%d:%%d:%%d" %% (f, s, v) for (f, s), v in sorted(later.items())), flush=True)
 time.sleep(600)
-'''
+''' % (POWER_CHUNK, POWER_CHUNKS_AT)
 
 
 def power_versions(line, word):
     """{(file, slot): version} of a workload's `word` line."""
     out = {}
     for item in line.split()[1:] if line.startswith(word) else []:
+        if item.startswith("chunks="):
+            continue
         f, slot, v = map(int, item.split(":"))
         out[(f, slot)] = v
     return out
+
+
+def check_chunks(home, line, seed, what):
+    """The chunks an ACKED line counts, each whole in p0."""
+    m = re.search(r" chunks=(\d+)", line)
+    n = int(m.group(1)) if m else -1
+    bad = 0
+    with open(os.path.join(home, "p0"), "rb") as fp:
+        for k in range(max(n, 0)):
+            fp.seek(POWER_CHUNKS_AT + k * POWER_CHUNK)
+            if fp.read(POWER_CHUNK) != hashlib.sha256(b"chunk %d %d" % (seed, k)).digest() * (POWER_CHUNK // 32):
+                bad += 1
+    check(n > 0 and bad == 0, "%s: every fsync-acknowledged chunk the other process wrote is home (%d bad of %d)"
+          % (what, bad, n))
 
 
 def power_record(home, f, slot, seed):
@@ -644,6 +686,7 @@ def test_powerloss():
                 rejected += rec.get("torn or corrupt stretches", 0) + rec.get("torn sectors", 0)
                 what = "%s round %d" % (policy, r)
                 check_power(work, acked, seed, what)
+                check_chunks(work, line, seed, what)
                 check(rec.get("records of files not found", 0) == 0,
                       "%s: recovery found every file on the image's filesystem (%r)" % (what, rec))
                 # Did the power loss drop anything?  Records written after
