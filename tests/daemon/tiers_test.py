@@ -362,7 +362,10 @@ def chunk(k):
     return hashlib.sha256(b"chunk %%d %%d" %% (seed, k)).digest() * (CHUNK // 32)
 ask, done = os.pipe(), os.pipe()
 if os.fork() == 0:
-    # The helper: writes chunk k when asked, says so; ends with the workload.
+    # The helper: writes chunk k when asked, says so; ends with the workload
+    # (the pipe's end: it holds no write end of it).
+    os.close(ask[1])
+    os.close(done[0])
     fd = None
     while True:
         b = os.read(ask[0], 4)
@@ -372,6 +375,8 @@ if os.fork() == 0:
         fd = fd if fd is not None else os.open(os.path.join(d, "p0"), os.O_RDWR)
         os.pwrite(fd, chunk(k), CHUNKS_AT + k * CHUNK)
         os.write(done[1], b"k")
+os.close(ask[0])
+os.close(done[1])
 files = [os.open(os.path.join(d, "p%%d" %% i), os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644) for i in range(3)]
 ver = {}
 def rec(f, slot, v):
