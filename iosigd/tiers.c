@@ -846,7 +846,7 @@ static bool home_as_known(struct tfile *tf, const struct stat *st)
 /* The file's size at home grows to at least end (a tier write past it):
  * fallocate never shrinks, whatever other writes do meanwhile.  Not a
  * change an fsync must commit: the write's DATA record, durable before
- * the fsync completes, restores it (tiers_sync_covered()). */
+ * the fsync completes, restores it (tiers_sync_start()). */
 static void extend_home(struct tfile *tf, uint64_t end)
 {
 	int fd = tf->wfd >= 0 ? tf->wfd : tf->f->fd;
