@@ -119,7 +119,7 @@ struct dfile {
 	struct dextmap map;
 	struct tfile *tier;        /* its copies in a tier (tiers.c), NULL = no tier */
 	uint64_t home_mods;        /* changes of the file the daemon made (writes, truncates,
-	                              fallocates; a tier's writes home), for tiers_sync_covered() */
+	                              fallocates; a tier's writes home), for tiers_sync_start() */
 };
 
 /* A session's registration of a file under a handle. */
