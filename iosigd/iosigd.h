@@ -78,6 +78,7 @@ struct ddev {
 	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
 	uint64_t writes_home_cached; /* tier policy writes home at submit (home_now()) */
+	uint64_t writes_direct;    /* tiered: WRITTEN entries (a client's own writes, IOSD_R2_HOME) */
 	uint64_t syncs_covered;    /* fsyncs of tiered files the tier's records covered */
 	struct pol_hist lat;       /* arrival to completion of every request (ns) */
 };
@@ -133,6 +134,10 @@ struct dreg {
 	uint8_t pattern;
 	unsigned outstanding;      /* ops not finished */
 	bool unregistered;         /* the client forgot it: free when idle */
+	bool home_grant;           /* tiered: its newest done WRITE/APPEND in ring order
+	                              (grant_pos) said IOSD_R2_HOME: WRITTEN is allowed */
+	bool granted_any;          /* grant_pos is set */
+	uint32_t grant_pos;
 	char *sig;
 };
 
@@ -169,6 +174,7 @@ struct dop {
 	uint64_t queued_ns;        /* when it went to the policy */
 	uint64_t sync_gen;         /* fsync, fdatasync of a tiered file: tiers_sync_start()'s */
 	bool home_sync;            /* ... which it went through */
+	bool r2_home;              /* WRITE: completes with IOSD_R2_HOME (home_now()) */
 };
 
 /* One client process. */

@@ -233,8 +233,8 @@ static void refuse(struct daemon *d, struct dsession *s, const struct iosd_msg *
 }
 
 /*
- * Another session has f registered too: both rings say so (IOSD_RING_SHARED,
- * for good), before s hears REGISTERED.  A client writes large writes
+ * Another session has f registered too (or s has a tiered f twice): both
+ * rings say so (IOSD_RING_SHARED, for good), before s hears REGISTERED.  A client writes large writes
  * itself (WRITTEN) only while its ring does not say so: the ring orders
  * one process's writes, and a write of another process it was told about
  * may still be in that process's ring (docs/daemon.md "The ring").
@@ -243,8 +243,13 @@ static void mark_shared(struct daemon *d, struct dsession *s, struct dfile *f)
 {
 	bool shared = false;
 
-	if (f->refs <= 1)
+	if (f->refs - f->nwb <= 1)
 		return;   /* only this registration holds it */
+	/* A tiered file twice in one session (the new registration is in
+	 * s->regs already): a grant of one handle (IOSD_R2_HOME) would not
+	 * see the other's tier writes. */
+	for (unsigned h = 0, n = 0; f->tier && h < s->nregs_cap && !shared; h++)
+		shared = s->regs[h] && s->regs[h]->file == f && ++n > 1;
 	for (struct policy_list *l = d->sessions.next; l != &d->sessions; l = l->next) {
 		struct dsession *o = pol_container_of(l, struct dsession, link);
 
@@ -556,11 +561,11 @@ bool session_ingest(struct daemon *d, struct dsession *s, struct policy_list *ro
 			break;
 		}
 		/* A tiered device's writes go to its policy with their data
-		 * (REGISTERED said IOSD_REG_TIERED): one the client wrote home
-		 * itself would bypass the tier's location table. */
-		if (e.op == IOSD_OP_WRITTEN && reg->file->dev->tiers) {
+		 * (REGISTERED said IOSD_REG_TIERED) - but while the handle's
+		 * newest done write said IOSD_R2_HOME (engine.c, home_now()). */
+		if (e.op == IOSD_OP_WRITTEN && reg->file->dev->tiers && !reg->home_grant) {
 			session_fail(d, s, -EBADMSG,
-				     "ring entry %u (WRITTEN) names handle %u, whose device keeps data in a tier: its writes must carry their data",
+				     "ring entry %u (WRITTEN) names handle %u, whose device keeps data in a tier: its writes must carry their data (no IOSD_R2_HOME)",
 				     s->head, e.handle);
 			break;
 		}
@@ -600,7 +605,16 @@ void session_op_done(struct daemon *d, struct dop *op)
 	struct dreg *reg = op->reg;
 
 	iosd_ring_complete(&s->ring, op->pos, op->result,
-			   op->op == IOSD_OP_APPEND ? op->foff : 0);
+			   op->op == IOSD_OP_APPEND ? op->foff : op->r2_home ? IOSD_R2_HOME : 0);
+	/* What the client knows of the handle's grant: its newest done write
+	 * in ring order (not seq: waited entries are admitted after the
+	 * others of their round). */
+	if ((op->op == IOSD_OP_WRITE || op->op == IOSD_OP_APPEND) &&
+	    (!reg->granted_any || (int32_t)(op->pos - reg->grant_pos) > 0)) {
+		reg->granted_any = true;
+		reg->grant_pos = op->pos;
+		reg->home_grant = op->r2_home && op->result >= 0;
+	}
 	s->notify = true;
 	s->completed++;
 	if (op->op == IOSD_OP_WRITE || op->op == IOSD_OP_APPEND || op->op == IOSD_OP_READ)

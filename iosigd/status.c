@@ -97,6 +97,7 @@ char *status_json(struct daemon *d)
 		json_uint(&w, "bytes_written", dv->bytes_written);
 		json_uint(&w, "expedited", dv->expedited);
 		json_uint(&w, "writes_home_cached", dv->writes_home_cached);
+		json_uint(&w, "writes_direct", dv->writes_direct);
 		json_uint(&w, "syncs_covered", dv->syncs_covered);
 		json_num(&w, "mean_latency_ms", pol_hist_mean(&dv->lat) / 1e6);
 		json_num(&w, "p50_latency_ms", pol_hist_percentile(&dv->lat, 50) / 1e6);

@@ -1532,6 +1532,40 @@ bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_
 	return true;
 }
 
+static bool needs_round(struct tfile *tf, bool sync);
+
+/* Nothing of f in the tier, nothing of it on its way there or home. */
+bool tiers_holds_nothing(struct dfile *f)
+{
+	return f->tier && f->tier->wfd >= 0 && !needs_round(f->tier, false) && !f->tier->busy;
+}
+
+/*
+ * A client wrote [foff, +len) of f into the page cache itself (WRITTEN,
+ * under IOSD_R2_HOME: the tier held nothing of f when it was granted).  As
+ * for a write home of ours: clean copies of the range go, loads of it are
+ * stale.  Should a copy with a record be there after all (another process
+ * wrote the file through the tier in the microseconds between the client's
+ * look at its ring and its write), it is older than home now: retired with
+ * a HOME record at the next round, as write_home() does - until that round
+ * a recovery would still apply it (docs/tiers.md).
+ */
+void tiers_written(struct dfile *f, uint64_t foff, uint64_t len)
+{
+	struct tfile *tf = f->tier;
+	bool rec = covers_records(tf, foff, len);
+
+	tf->wgen++;
+	cache_drop(tf->td, tf, foff, len, 0, 0);
+	retire_copies(tf, foff, len, OC_PEND_HOME);
+	if (foff + len > tf->home_size)
+		tf->home_size = foff + len;
+	if (!rec)
+		return;
+	pol_extmap_put(&tf->due, 0, foff, len, 0, 0, ++tf->td->home_writes);
+	want_round(tf);
+}
+
 /* A workload write (or a piece of one) issued to the tier. */
 static void write_to_tier(struct daemon *d, struct tcmd *c, struct tmember *m, uint64_t loc)
 {

@@ -64,6 +64,12 @@ bool tiers_prestart(struct daemon *d, struct dop *op);
  * and loads go.  true when written. */
 bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_t foff,
 		     uint64_t len);
+/* Nothing of f in its tier nor on its way (a client may then write it
+ * itself: IOSD_R2_HOME). */
+bool tiers_holds_nothing(struct dfile *f);
+/* A client wrote [foff, +len) of f itself (WRITTEN): the tier's copies of
+ * the range and loads of it are stale. */
+void tiers_written(struct dfile *f, uint64_t foff, uint64_t len);
 /* A truncate or fallocate of a file with tiers was done (or failed: it
  * may have changed the file all the same): its clean copies and loads
  * are of the file as it was. */

@@ -56,8 +56,9 @@
 #define IOSD_RING_HOME 2u                 /* the daemon stopped with everything of this session's
                                              files at home: no recovery to wait for */
 #define IOSD_RING_SHARED 4u               /* another session has (had) one of this session's files
-                                             registered: writes go through the ring, none as
-                                             WRITTEN (set before that session's REGISTERED) */
+                                             registered, or this one a tiered file twice: writes go
+                                             through the ring, none as WRITTEN (set before that
+                                             session's REGISTERED) */
 
 enum iosd_op {
 	IOSD_OP_WRITE = 1,        /* length bytes of data at offset */
@@ -70,9 +71,17 @@ enum iosd_op {
 	IOSD_OP_FALLOCATE = 8,    /* fallocate(aux, offset, length) after every earlier one */
 	IOSD_OP_BARRIER = 9,      /* done when every earlier write of the file is done */
 	IOSD_OP_WRITTEN = 10,     /* the client wrote length bytes at offset itself (no data
-				   * here): schedule their write-back; done at once */
+				   * here): schedule their write-back; done at once.  On a
+				   * tiered registration only under IOSD_R2_HOME */
 	IOSD_OP_MAX = 10
 };
+
+/* result2 of a done WRITE (set by the daemon): it went into the page cache
+ * as it is, and the daemon's tier holds nothing of the file - the client
+ * may write the handle's next large writes itself (WRITTEN) while this is
+ * the newest done WRITE or APPEND of the handle and nothing of its own is
+ * pending; otherwise not on a tiered registration (docs/daemon.md). */
+#define IOSD_R2_HOME 1ull
 
 /* Entry flags (set by the client). */
 #define IOSD_EF_WAITED 1u        /* a thread waits for this entry: finish it soon */

@@ -464,6 +464,7 @@ bool client_register(int fd, int flags, const struct iosig_sig *sig)
 	f->refs = 1;
 	f->nfds = 1;
 	f->tiered = m.u.registered.flags & IOSD_REG_TIERED;
+	f->since = s->prod.tail;
 	s->files[h] = f;
 	C.host->set(f->priv, CL_INTERNAL);
 	if (C.host->set(fd, f) < 0) {
@@ -515,6 +516,25 @@ void cl_file_put(struct cl_file *f)
  * the producer
  * ---------------------------------------------------------------------- */
 
+/*
+ * A done entry seen (reclaimed, or passed by change_pending(), whichever
+ * comes first): a tiered handle's newest done write in ring order says
+ * whether its large writes may go into the page cache here (IOSD_R2_HOME;
+ * the daemon keeps the same and refuses a WRITTEN entry otherwise).
+ */
+void cl_note_done(struct cl_session *s, const struct iosd_entry *e)
+{
+	struct cl_file *f;
+
+	if ((e->op != IOSD_OP_WRITE && e->op != IOSD_OP_APPEND) || e->handle >= s->nfiles_cap ||
+	    !(f = s->files[e->handle]) || !f->tiered || (int32_t)(e->seq - f->since) < 0 ||
+	    (f->home_seen && (int32_t)(e->seq - f->home_pos) <= 0))
+		return;
+	f->home_seen = true;
+	f->home_pos = e->seq;
+	f->home = e->op == IOSD_OP_WRITE && e->result >= 0 && (e->result2 & IOSD_R2_HOME);
+}
+
 /* A write's error, seen when its entry is reclaimed, waits for the file's
  * next fsync or close. */
 static void on_reclaim(void *ctx, const struct iosd_entry *e)
@@ -522,6 +542,7 @@ static void on_reclaim(void *ctx, const struct iosd_entry *e)
 	struct cl_session *s = ctx;
 	struct cl_file *f;
 
+	cl_note_done(s, e);
 	if (e->result >= 0 || (e->op != IOSD_OP_WRITE && e->op != IOSD_OP_APPEND))
 		return;
 	f = e->handle < s->nfiles_cap ? s->files[e->handle] : NULL;

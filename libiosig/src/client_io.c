@@ -182,7 +182,9 @@ static int64_t round_trip(struct cl_file *f, uint16_t op, uint64_t off, uint64_t
  * resumes where the last one stopped (s->change_scan: every entry before
  * it is no change, or a done one, which stays done until reclaimed), so a
  * stream of large writes costs one look per entry, not a walk of every
- * entry not reclaimed yet at each call. */
+ * entry not reclaimed yet at each call.  It passes each done write once,
+ * in ring order: a tiered handle's newest one says whether the handle may
+ * write itself (IOSD_R2_HOME; the daemon tracks the same). */
 static bool change_pending(struct cl_session *s)
 {
 	uint32_t p = s->change_scan;
@@ -195,9 +197,32 @@ static bool change_pending(struct cl_session *s)
 		if ((e->op == IOSD_OP_WRITE || e->op == IOSD_OP_APPEND || e->op == IOSD_OP_TRUNCATE ||
 		     e->op == IOSD_OP_FALLOCATE) && iosd_entry_state(e) != IOSD_ST_DONE)
 			break;
+		cl_note_done(s, e);
 	}
 	s->change_scan = p;
 	return p != s->prod.tail;
+}
+
+/*
+ * Whether a large write of tiered f may go into the page cache here: the
+ * newest of its writes done so far said IOSD_R2_HOME.  Its writes are
+ * published faster than the daemon completes them, so one is nearly always
+ * pending; while the grant stands the call waits for them (their policy
+ * sent them home at once: a short wait, once), and the writes after it go
+ * straight into the page cache with nothing pending (lock held, released
+ * while waiting).
+ */
+static bool home_settled(struct cl_session *s, struct cl_file *f)
+{
+	change_pending(s);   /* (brings f->home up to date) */
+	while (!s->dead && f->home && change_pending(s)) {
+		uint32_t pos = s->change_scan;
+
+		cl_unlock();
+		cl_wait(s, pos, IOSD_ST_DONE);
+		cl_lock();
+	}
+	return !s->dead && f->home && !f->gone;
 }
 
 /*
@@ -270,12 +295,14 @@ static bool op_write(void *fv, int fd, const struct iovec *iov, int cnt, off_t o
 		}
 		off = end - (off_t)total;
 	}
-	/* (Never on a tiered device: there the policy places every write;
-	 * nor when another process has one of our files registered: a write
-	 * of its it told us about may still be in its ring.) */
-	if (!append && !f->tiered && total >= IOSD_WRITTEN_MIN && cnt <= 64 &&
+	/* (Not on a tiered device, where the policy places every write -
+	 * unless the daemon said that the handle's writes go home as they
+	 * are (IOSD_R2_HOME, looked at by change_pending()); nor when another
+	 * process has one of our files registered: a write of its it told us
+	 * about may still be in its ring.) */
+	if (!append && total >= IOSD_WRITTEN_MIN && cnt <= 64 &&
 	    !(atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) & IOSD_RING_SHARED) &&
-	    !change_pending(s)) {
+	    (f->tiered ? home_settled(s, f) : !change_pending(s))) {
 		ssize_t r = write_direct(f, fd, iov, cnt, off, kind, total);
 		int saved = errno;
 

@@ -187,6 +187,10 @@ static void run_mode(const struct opts *o, struct scenario *sc, struct mode *md,
 	close(ready[0]);
 	if (got < total)
 		rig_fail("%s: a writer failed to start", name);
+	/* Nothing of the set-up (the tier's store, the files removed after
+	 * the mode before) still on its way to a disk: the loop devices share
+	 * the machine's. */
+	sync();
 	rig_throttled(sc->home->devno, &ios0, &thr0);
 	h0 = rig_dev_written(sc->home->devno);
 	t0w = md->tier && md->tier->devno ? rig_dev_written(md->tier->devno) : 0;
@@ -532,7 +536,7 @@ int main(int argc, char **argv)
 				   { .policy = "bid-hybrid", .tier = &ssd, .tier_cls = "ssd", .tier_size = "512MiB" },
 				   { .policy = "nvcache", .tier = &ram, .tier_cls = "ram", .tier_size = "128MiB" } },
 			.nmodes = 4,
-			.counters = { "tiered_queues", "writes_cached", "writes_bypassed" } };
+			.counters = { "tiered_queues", "writes_cached", "writes_bypassed", "homed_late_writes" } };
 	rig_setup(o.dir);
 	hdd.devno = rig_loop("hdd", 2ull << 30, hdd.mnt, hdd.path, sizeof(hdd.path));
 	rig_throttle(hdd.devno, o.hdd_bps, o.hdd_iops);

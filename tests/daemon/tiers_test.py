@@ -198,39 +198,47 @@ def test_programs():
             check("session closed" not in d.log(), "%s: no client's session was closed (%s)"
                   % (policy, [x for x in d.log().splitlines() if "session closed" in x][:3]))
             if policy == "nvcache":
-                # 8 MiB in 1 MiB writes: past seq_bypass from the first one.
-                before = (device_of(d.status(), st.home) or {}).get("writes_home_cached", 0)
-                args = ["dd", "if=/dev/zero", "of=big.out", "bs=1M", "count=8", "status=none"]
+                # 32 MiB in 1 MiB writes: past seq_bypass from the first one.
+                dv0 = device_of(d.status(), st.home) or {}
+                args = ["dd", "if=/dev/zero", "of=big.out", "bs=1M", "count=32", "status=none"]
                 r1, o1, e1 = redirected(d, work, args, cwd=work)
                 r2, o2, e2 = run(args, cwd=plain)
-                check(r1 == r2 == 0, "%s: dd of 8 MiB in 1 MiB writes (%r)" % (policy, e1))
+                check(r1 == r2 == 0, "%s: dd of 32 MiB in 1 MiB writes (%r)" % (policy, e1))
             if policy == "bid-hybrid":
                 # A new file in 256 KiB writes: its first staging queue is
                 # found bulky, and its writes then go into the page cache
-                # (env->home); contiguous in the file, they are contiguous
-                # at the policy too (addresses of a file with no extent
-                # yet), so BID merges them.
-                c0 = (device_of(d.status(), st.home) or {}).get("counters", {})
+                # (env->home), the next ones by dd itself (IOSD_R2_HOME);
+                # contiguous in the file, they are contiguous at the policy
+                # too (addresses of a file with no extent yet), so BID
+                # merges their write-backs.
+                dv0 = device_of(d.status(), st.home) or {}
+                c0 = dv0.get("counters", {})
                 args = ["dd", "if=/dev/zero", "of=bulky.out", "bs=256K", "count=32", "status=none"]
                 r1, o1, e1 = redirected(d, work, args, cwd=work)
                 r2, o2, e2 = run(args, cwd=plain)
                 check(r1 == r2 == 0, "%s: dd of 8 MiB in 256 KiB writes (%r)" % (policy, e1))
-                c1 = (device_of(d.status(), st.home) or {}).get("counters", {})
+                dv1 = device_of(d.status(), st.home) or {}
+                c1 = dv1.get("counters", {})
                 late = c1.get("homed_late_writes", 0) - c0.get("homed_late_writes", 0)
                 merged = c1.get("merged_requests", 0) - c0.get("merged_requests", 0)
-                check(late >= 1 and merged >= 1,
-                      "%s: a new file's bulky writes went home once judged (homed_late_writes +%d) "
-                      "and were merged (merged_requests +%d)" % (policy, late, merged))
+                direct = dv1.get("writes_direct", 0) - dv0.get("writes_direct", 0)
+                check(late >= 1 and merged >= 1 and direct >= 1,
+                      "%s: a new file's bulky writes went home once judged (homed_late_writes +%d), "
+                      "the next ones written by dd itself (writes_direct +%d), their write-backs "
+                      "merged (merged_requests +%d)" % (policy, late, direct, merged))
             stat = d.status()
             t = st.tier(stat)
             check(t is not None and t["written_bytes"] > 0 and t["failed"] is False,
                   "%s: data went through the tier (%s)" % (policy, json.dumps(t)))
             if policy == "nvcache":
                 # Sent home by the policy (POLICY_REQ_HOME): into the page
-                # cache at submit.
-                n = (device_of(stat, st.home) or {}).get("writes_home_cached", 0) - before
-                check(n >= 4, "%s: dd's writes, which its policy sends home, went into the page cache at "
-                      "once (writes_home_cached: %d of its 8)" % (policy, n))
+                # cache at submit, then (IOSD_R2_HOME) by dd itself.
+                dv1 = device_of(stat, st.home) or {}
+                n = dv1.get("writes_home_cached", 0) - dv0.get("writes_home_cached", 0)
+                k = dv1.get("writes_direct", 0) - dv0.get("writes_direct", 0)
+                check(n >= 1 and k >= 1 and n + k >= 16,
+                      "%s: dd's writes, which its policy sends home, went into the page cache at "
+                      "once (writes_home_cached: %d, then writes_direct: %d, of its 32)" % (policy, n, k))
             rc = d.stop()
             check(rc == 0, "%s: iosigd exits 0 on SIGTERM (%r)" % (policy, rc))
             d2 = daemon_for(s, st, "d2-" + policy)
