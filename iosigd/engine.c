@@ -114,7 +114,7 @@ static int op_fd(const struct dop *op)
  * its write-back (op->wb) goes to the policy. */
 static bool write_via_policy(const struct dop *op)
 {
-	return !op->wb && op_file(op)->dev->tiers;
+	return !op->wb && !op->taken && op_file(op)->dev->tiers;
 }
 
 int engine_watch(struct daemon *d, int fd, struct dwatch *w, uint32_t events)
@@ -640,7 +640,7 @@ static void env_finish(struct policy_env *env, struct policy_req *req, int statu
 	engine_op_finish(dv->d, op);
 }
 
-static void env_home(struct policy_env *env, struct policy_req *req);
+static bool env_home(struct policy_env *env, struct policy_req *req);
 
 static void env_wake_at(struct policy_env *env, uint64_t when)
 {
@@ -997,18 +997,55 @@ static void home_now(struct daemon *d, struct dop *op)
 	wb_track(d, f, op);
 }
 
-/* env->home(): a policy marked a write it holds POLICY_REQ_HOME after its
- * submit (policy.h). */
-static void env_home(struct policy_env *env, struct policy_req *req)
+/*
+ * env->home(): the policy will send req, a workload write it is submitting
+ * or holds, home as it is.  The daemon takes it back: it becomes a write
+ * into the page cache (run_taken(), once the policy's callback returned),
+ * whose write-back reaches the policy later, at the kernel's moments
+ * (cached()) - as on a device without a tier.  A write the policy kept has
+ * its write-back at the policy from the start, which starts it while the
+ * writers still write: with several large sequential writers their files
+ * went to the device interleaved, each writer done near the end
+ * (docs/results.md, the useless tier).  Not a write a program waits for
+ * (the policy serves those), nor one over data a tier record holds
+ * (tiers_home_write()).
+ */
+static bool env_home(struct policy_env *env, struct policy_req *req)
 {
 	struct ddev *dv = env_dev(env);
+	struct daemon *d = dv->d;
 	struct dop *op;
 
-	if (!dv->tiers || req->engine_data != dv->d || (req->flags & POLICY_REQ_INTERNAL))
-		return;
+	if (!dv->tiers || req->engine_data != d ||
+	    (req->flags & (POLICY_REQ_INTERNAL | POLICY_REQ_SYNC)) || req->op != POLICY_OP_WRITE)
+		return false;
 	op = pol_container_of(req, struct dop, req);
-	if (!op->wb)
-		home_now(dv->d, op);
+	if (op->wb || op->state != OP_QUEUED || !tiers_home_write(op->reg->file, op->foff, op->len))
+		return false;
+	op->taken = true;
+	op->state = OP_ISSUED;   /* (the policy has it no more) */
+	pol_list_add_tail(&d->taken, &op->blink);
+	return true;
+}
+
+/* Writes taken back from their policies (env_home()) go into the page
+ * cache, through io_uring as every write there; on_cqe() then hands them
+ * to cached(). */
+static void run_taken(struct daemon *d)
+{
+	while (!pol_list_empty(&d->taken)) {
+		struct dop *op = pol_container_of(d->taken.next, struct dop, blink);
+		int r;
+
+		pol_list_del(&op->blink);
+		op->reg->file->dev->writes_home_cached++;
+		op->done = 0;
+		r = op_submit_io(d, op);
+		if (r < 0) {
+			op->err = r;
+			cached(d, op);
+		}
+	}
 }
 
 /* Hands a read or a write-back to its device's policy. */
@@ -1067,6 +1104,10 @@ static void cached(struct daemon *d, struct dop *op)
 	struct dfile *f = op->reg->file;
 	struct dop *wb = f->wb_open;
 
+	/* A write taken back from its policy: the handle's next ones may be
+	 * written by the client (IOSD_R2_HOME, home_only()). */
+	if (op->taken)
+		op->r2_home = op->op == IOSD_OP_WRITE && !op->err && home_only(f, op);
 	op->result = op->err ? op->err : (int64_t)op->len;
 	if (!op->err)
 		f->dev->bytes_written += op->len;
@@ -1549,6 +1590,7 @@ int engine_init(struct daemon *d)
 	pol_list_init(&d->files);
 	pol_list_init(&d->ready);
 	pol_list_init(&d->failed);
+	pol_list_init(&d->taken);
 	pol_list_init(&d->free_ops);
 	pol_list_init(&d->writeback);
 	pol_list_init(&d->wb_pending);
@@ -1762,7 +1804,8 @@ static void expedite_all(struct daemon *d)
  * new behind it. */
 static bool prepare_sleep(struct daemon *d)
 {
-	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || io_uring_cq_ready(&d->uring) ||
+	if (!pol_list_empty(&d->ready) || !pol_list_empty(&d->failed) || !pol_list_empty(&d->taken) ||
+	    io_uring_cq_ready(&d->uring) ||
 	    !tiers_idle(d))
 		return false;
 	/* A completion after the dispatch (tiers_run()) made a device's
@@ -1879,6 +1922,7 @@ int engine_run(struct daemon *d)
 		}
 		run_failed(d);
 		tiers_run(d);
+		run_taken(d);
 		/* A dispatch may have finished ops (refusals) and made others
 		 * ready; they start in the next turn, which comes at once. */
 		if (d->uring_pending) {

@@ -77,7 +77,8 @@ struct ddev {
 	/* counters for status */
 	uint64_t passed_through;   /* registrations refused as passthrough */
 	uint64_t requests, bytes_read, bytes_written, commands, expedited;
-	uint64_t writes_home_cached; /* tier policy writes home at submit (home_now()) */
+	uint64_t writes_home_cached; /* tier policy's writes sent home into the page cache at once
+	                               (home_now(), env_home()) */
 	uint64_t writes_direct;    /* tiered: WRITTEN entries (a client's own writes, IOSD_R2_HOME) */
 	uint64_t syncs_covered;    /* fsyncs of tiered files the tier's records covered */
 	struct pol_hist lat;       /* arrival to completion of every request (ns) */
@@ -155,6 +156,8 @@ struct dop {
 	struct dreg *reg;          /* NULL in write-back */
 	struct dfile *file;        /* write-back: its file (holds a reference) */
 	bool wb;                   /* a write in the page cache: its write-back */
+	bool taken;                /* a write its tier policy gave back (env_home()):
+	                              into the page cache, as without a tier */
 	uint64_t seq;              /* global ingest order */
 	uint64_t dep_seq;          /* ready when no op of the file with seq <= this is left */
 	uint32_t pos;              /* ring position */
@@ -235,6 +238,7 @@ struct daemon {
 	struct policy_list files;
 	struct policy_list ready;   /* ops whose turn came (blink) */
 	struct policy_list failed;  /* requests whose issue failed (blink) */
+	struct policy_list taken;   /* writes taken back from their policies (blink) */
 	struct policy_list free_ops;
 	struct policy_list writeback; /* write-backs, started or not (slink) */
 	unsigned wb_ops;           /* how many (at most DAEMON_WB_OPS_MAX) */

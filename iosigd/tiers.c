@@ -1508,14 +1508,37 @@ static uint64_t write_home(struct daemon *d, struct tcmd *c, struct tfile *tf, c
 }
 
 /*
- * A workload write its policy will issue home unchanged (POLICY_REQ_HOME),
- * at its submit: into the page cache at once, as on a device without a
- * tier, and the request it stands for becomes its write-back (engine.c,
- * home_now()).  Not where a byte of it has data whose latest record is
- * DATA: such a write home needs its HOME record before it completes
- * (write_home()), so it goes the long way.  A clean copy of the range goes
- * (retire_copies() frees it at once), loads of it are stale (wgen).
+ * A workload write goes into the home file's page cache now, past the
+ * tier: its policy sends it home as it is (POLICY_REQ_HOME).  Not where a
+ * byte of it has data whose latest record is DATA: such a write home needs
+ * its HOME record before it completes (write_home()), so it goes the long
+ * way.  A clean copy of the range goes (retire_copies() frees it at once),
+ * loads of it are stale (wgen).  The write itself is the caller's
+ * (tiers_write_now(), or the engine's io_uring write: env_home()), at
+ * once: until it completes it is an op of the file in flight
+ * (write_in_flight()).
  */
+static void home_changed(struct tfile *tf, uint64_t foff, uint64_t len)
+{
+	tf->wgen++;
+	cache_drop(tf->td, tf, foff, len, 0, 0);
+	retire_copies(tf, foff, len, OC_PEND_HOME);
+	if (foff + len > tf->home_size)
+		tf->home_size = foff + len;
+}
+
+bool tiers_home_write(struct dfile *f, uint64_t foff, uint64_t len)
+{
+	struct tfile *tf = f->tier;
+
+	if (!tf || tf->wfd < 0 || covers_records(tf, foff, len))
+		return false;
+	home_changed(tf, foff, len);
+	return true;
+}
+
+/* ... written here (POLICY_REQ_HOME at submit: home_now() in engine.c,
+ * which lets the request stand for its write-back). */
 bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_t foff,
 		     uint64_t len)
 {
@@ -1526,9 +1549,7 @@ bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_
 	/* (Failed: the long way writes it again and reports the error.) */
 	if (home_pwrite(d, tf, buf, len, foff) < 0)
 		return false;
-	tf->wgen++;
-	cache_drop(tf->td, tf, foff, len, 0, 0);
-	retire_copies(tf, foff, len, OC_PEND_HOME);
+	home_changed(tf, foff, len);
 	return true;
 }
 
@@ -1555,11 +1576,7 @@ void tiers_written(struct dfile *f, uint64_t foff, uint64_t len)
 	struct tfile *tf = f->tier;
 	bool rec = covers_records(tf, foff, len);
 
-	tf->wgen++;
-	cache_drop(tf->td, tf, foff, len, 0, 0);
-	retire_copies(tf, foff, len, OC_PEND_HOME);
-	if (foff + len > tf->home_size)
-		tf->home_size = foff + len;
+	home_changed(tf, foff, len);
 	if (!rec)
 		return;
 	pol_extmap_put(&tf->due, 0, foff, len, 0, 0, ++tf->td->home_writes);

@@ -58,10 +58,12 @@ bool tiers_is_store(struct daemon *d, dev_t dev, ino_t ino);
  * fallocate): true when tiers took it; it calls engine_op_continue() or
  * finishes it itself. */
 bool tiers_prestart(struct daemon *d, struct dop *op);
-/* A workload write its policy sends home as it is (POLICY_REQ_HOME):
- * written into the home file's page cache now when nothing of the range
+/* A workload write its policy sends home as it is (POLICY_REQ_HOME) goes
+ * into the home file's page cache now - true when nothing of the range
  * waits for a record (a DIRTY copy, a HOME not written); its clean copies
- * and loads go.  true when written. */
+ * and loads go.  tiers_home_write(): the caller writes it, at once;
+ * tiers_write_now() writes it. */
+bool tiers_home_write(struct dfile *f, uint64_t foff, uint64_t len);
 bool tiers_write_now(struct daemon *d, struct dfile *f, const void *buf, uint64_t foff,
 		     uint64_t len);
 /* Nothing of f in its tier nor on its way (a client may then write it

@@ -98,6 +98,7 @@ struct hyb {
 	uint64_t ssd_writes, split_reads, hinted_light, hinted_bulky, tier_full;
 	uint64_t migrated_bytes, migrations, recycles;
 	uint64_t homed_late;           /* writes of a queue found bulky marked HOME then */
+	uint64_t given_home;           /* writes the engine took back (env->home) */
 };
 
 static const struct policy_opt hyb_opts[] = {
@@ -244,6 +245,21 @@ static struct wrun *note_run(struct hyb *y, struct policy_req *req)
 	return w;
 }
 
+/*
+ * A write marked POLICY_REQ_HOME, not in a queue: offered to the engine
+ * (env->home), which may write it itself and hand its write-back over
+ * later.  Taken, it is the engine's: copies of the range on the SSD are
+ * stale, as at the mark of a bulky queue.
+ */
+static bool give_home(struct hyb *y, struct policy_req *r)
+{
+	if (!y->env->home || !y->env->home(y->env, r))
+		return false;
+	pol_extmap_clear(&y->loc, r->dev, r->offset, r->len);
+	y->given_home++;
+	return true;
+}
+
 /* bulky_home: whether the stream's next writes go home as they are. */
 static void remember_bulky(struct hyb *y, uint32_t stream, bool bulky)
 {
@@ -285,17 +301,19 @@ static void hyb_on_mark(struct bid *b, struct bid_sq *sq)
 	y->bulky_queues++;
 	remember_bulky(y, sq->stream, true);
 	/* The data goes to the HDD: older copies on the SSD are stale now.
-	 * With bulky_home its writes go there as they are from now on (the
-	 * engine may put them in the page cache: env->home). */
-	for (r = bid_sq_first(sq); r; r = bid_sq_next(sq, r)) {
+	 * With bulky_home its writes go there as they are from now on, and
+	 * the engine may take them back (env->home). */
+	for (r = bid_sq_first(sq); r; r = next) {
+		next = bid_sq_next(sq, r);
 		if (r->op != POLICY_OP_WRITE)
 			continue;
 		pol_extmap_clear(&y->loc, r->dev, r->offset, r->len);
 		if (y->o.bulky_home && !(r->flags & POLICY_REQ_HOME)) {
 			r->flags |= POLICY_REQ_HOME;
 			y->homed_late++;
-			if (y->env->home)
-				y->env->home(y->env, r);
+			bid_sq_take(sq, r);
+			if (!give_home(y, r))
+				bid_sq_add(sq, r);
 		}
 	}
 }
@@ -441,8 +459,11 @@ static int hyb_submit(struct policy *pol, struct policy_req *req)
 		 * or with bulky_home its last queue's) goes to the HDD as it
 		 * is: hyb_on_mark() never tiers a queue of a V_BULKY stream,
 		 * nor a write marked so. */
-		if (v == V_BULKY || (sq && sq->marked && !sq->tiered) || (w && w->bulky))
+		if (v == V_BULKY || (sq && sq->marked && !sq->tiered) || (w && w->bulky)) {
 			req->flags |= POLICY_REQ_HOME;
+			if (give_home(y, req))
+				return 0;
+		}
 	}
 	return bid_core_stage(&y->bid, req);
 }
@@ -637,6 +658,7 @@ static void hyb_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "migrated_bytes", (double)y->migrated_bytes);
 	emit(ctx, "recycles", (double)y->recycles);
 	emit(ctx, "homed_late_writes", (double)y->homed_late);
+	emit(ctx, "writes_given_home", (double)y->given_home);
 }
 
 static void hyb_fini(struct policy *pol)

@@ -136,6 +136,7 @@ struct nv {
 	uint64_t parked_reads, write_cached, write_cached_bytes, write_through;
 	uint64_t write_through_bytes, wb_bytes, wb_cmds, evicted_bytes;
 	uint64_t write_bypass, write_bypass_bytes, fill_cmds, fill_bytes;
+	uint64_t given_home;       /* bypassed writes the engine took back (env->home) */
 	uint64_t write_expedited;  /* block-device writes moved to sync_q */
 };
 
@@ -808,6 +809,12 @@ static int nv_submit(struct policy *pol, struct policy_req *req)
 		c->write_bypass++;
 		c->write_bypass_bytes += req->len;
 		req->flags |= POLICY_REQ_HOME;
+		/* The engine may write it itself (env->home): its write-back
+		 * comes back later as a write of its own. */
+		if (c->env->home && c->env->home(c->env, req)) {
+			c->given_home++;
+			return 0;
+		}
 		pol_list_add_tail(&c->blk_q, &req->link);
 		return 0;
 	}
@@ -1046,6 +1053,7 @@ static void nv_report(struct policy *pol, policy_report_fn emit, void *ctx)
 	emit(ctx, "writes_through", (double)c->write_through);
 	emit(ctx, "write_through_bytes", (double)c->write_through_bytes);
 	emit(ctx, "writes_bypassed", (double)c->write_bypass);
+	emit(ctx, "writes_given_home", (double)c->given_home);
 	emit(ctx, "write_bypass_bytes", (double)c->write_bypass_bytes);
 	emit(ctx, "write_expedited", (double)c->write_expedited);
 	emit(ctx, "writeback_bytes", (double)c->wb_bytes);

@@ -42,8 +42,9 @@
  * table changes incompatibly.  Registration rejects any other value.
  * 2: the optional expedite hook.  3: policy_req.parent (pieces). */
 #define POLICY_OPS_VERSION 3
-/* Version of struct policy_env; policy_create() rejects any other value. */
-#define POLICY_ENV_VERSION 1
+/* Version of struct policy_env; policy_create() rejects any other value.
+ * 2: env->home returns whether the engine took the request back. */
+#define POLICY_ENV_VERSION 2
 
 #define POLICY_NS_PER_US 1000ull
 #define POLICY_NS_PER_MS 1000000ull
@@ -61,7 +62,7 @@ enum policy_req_flag {
 	                                  not a workload request: no latency sample */
 	POLICY_REQ_PAD = 1u << 2,     /* padding: non-user bytes written to keep a device in a
 	                                  known state (BCW); always also INTERNAL */
-	POLICY_REQ_HOME = 1u << 3,    /* set by submit() (or later, then env->home()) on a
+	POLICY_REQ_HOME = 1u << 3,    /* set by submit() (or later, with env->home()) on a
 	                                  write it will issue to the
 	                                  request's own device as it is - not split, not to
 	                                  another device - and of whose bytes it keeps no copy
@@ -222,15 +223,17 @@ struct policy_env {
 	 */
 	void (*wake_at)(struct policy_env *env, uint64_t when_ns);
 	/*
-	 * Optional (NULL: the engine has nothing to do).  A workload write the
-	 * policy holds, not issued yet, got POLICY_REQ_HOME after its submit():
-	 * the policy decided later that it goes to its own device as it is
-	 * (BID-Hybrid: its staging queue was found bulky).  The engine may now
-	 * do what the flag allows at submit - put the data in the page cache
-	 * and let req stand for its write-back; req stays the policy's to
-	 * issue.  Called from the policy's own callbacks.
+	 * Optional (NULL: as if it returned false).  The policy will send req,
+	 * a workload write with POLICY_REQ_HOME that it is submitting or holds
+	 * (not issued), to its own device as it is.  The engine may take it
+	 * back: true = req is the engine's again - the policy must not hold it
+	 * when it calls (in submit(): not staged yet, submit() returns 0;
+	 * later: unlinked first) and forgets it; the engine writes it itself
+	 * and may submit its data's write-back later as a new request.  false
+	 * = the policy keeps req and issues it.  Called from the policy's own
+	 * callbacks; the engine calls none of the policy's hooks from it.
 	 */
-	void (*home)(struct policy_env *env, struct policy_req *req);
+	bool (*home)(struct policy_env *env, struct policy_req *req);
 };
 
 /* ---- options ---- */

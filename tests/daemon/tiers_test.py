@@ -56,8 +56,9 @@ Groups (tiers_test.py GROUP):
              changes no home file (bid-hybrid, mios-d, mios-e)
   protocol   REGISTERED says IOSD_REG_TIERED for a file on a tiered device;
              large writes there go through the ring (the policy places
-             them), never as WRITTEN entries; a client that sends a WRITTEN
-             entry for such a file anyway has its session closed
+             them) until a write's completion says IOSD_R2_HOME, then as
+             WRITTEN entries; a client that sends a WRITTEN entry for such
+             a file without that has its session closed
 
 Every group runs in a private mount namespace (it re-executes itself under
 unshare) with its own loop mounts, daemons and configurations.  Exit 77 =
@@ -65,6 +66,7 @@ skipped, with the reason printed.
 """
 import hashlib
 import json
+import mmap
 import os
 import random
 import re
@@ -205,27 +207,37 @@ def test_programs():
                 r2, o2, e2 = run(args, cwd=plain)
                 check(r1 == r2 == 0, "%s: dd of 32 MiB in 1 MiB writes (%r)" % (policy, e1))
             if policy == "bid-hybrid":
-                # A new file in 256 KiB writes: its first staging queue is
-                # found bulky, and its writes then go into the page cache
-                # (env->home), the next ones by dd itself (IOSD_R2_HOME);
-                # contiguous in the file, they are contiguous at the policy
-                # too (addresses of a file with no extent yet), so BID
-                # merges their write-backs.
+                # A new file in 256 KiB writes, each pair swapped: its
+                # first staging queue is found bulky, and the daemon takes
+                # its writes back then (env->home), the next ones are
+                # written by the program itself (IOSD_R2_HOME): into the
+                # page cache, their write-backs handed to BID at the close -
+                # runs of 256 KiB (each not contiguous with the one before
+                # it).  Contiguous in the file, they are contiguous at the
+                # policy too (addresses of a file with no extent yet), so
+                # BID merges them.
                 dv0 = device_of(d.status(), st.home) or {}
                 c0 = dv0.get("counters", {})
-                args = ["dd", "if=/dev/zero", "of=bulky.out", "bs=256K", "count=32", "status=none"]
+                args = [sys.executable, "-c",
+                        "import os\n"
+                        "fd = os.open('bulky.out', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\n"
+                        "for i in range(64):\n"
+                        "    os.pwrite(fd, bytes([i]) * 262144, (i ^ 1) * 262144)\n"
+                        "os.close(fd)\n"]
                 r1, o1, e1 = redirected(d, work, args, cwd=work)
                 r2, o2, e2 = run(args, cwd=plain)
-                check(r1 == r2 == 0, "%s: dd of 8 MiB in 256 KiB writes (%r)" % (policy, e1))
+                check(r1 == r2 == 0, "%s: 16 MiB in 256 KiB writes (%r)" % (policy, e1))
                 dv1 = device_of(d.status(), st.home) or {}
                 c1 = dv1.get("counters", {})
                 late = c1.get("homed_late_writes", 0) - c0.get("homed_late_writes", 0)
                 merged = c1.get("merged_requests", 0) - c0.get("merged_requests", 0)
                 direct = dv1.get("writes_direct", 0) - dv0.get("writes_direct", 0)
-                check(late >= 1 and merged >= 1 and direct >= 1,
-                      "%s: a new file's bulky writes went home once judged (homed_late_writes +%d), "
-                      "the next ones written by dd itself (writes_direct +%d), their write-backs "
-                      "merged (merged_requests +%d)" % (policy, late, direct, merged))
+                given = c1.get("writes_given_home", 0) - c0.get("writes_given_home", 0)
+                check(late >= 1 and given >= late and direct >= 1 and merged >= 1,
+                      "%s: a new file's bulky writes went home once judged (homed_late_writes +%d, "
+                      "writes_given_home +%d), the next ones written by the program itself "
+                      "(writes_direct +%d), their write-backs merged (merged_requests +%d)"
+                      % (policy, late, given, direct, merged))
             stat = d.status()
             t = st.tier(stat)
             check(t is not None and t["written_bytes"] > 0 and t["failed"] is False,
@@ -1628,6 +1640,55 @@ def test_overwrite():
 # protocol: a tiered registration's writes carry their data
 # ---------------------------------------------------------------------------
 
+def granted_written(d, st, policy):
+    """A client by hand: a 1 MiB write its policy sends home as it is
+    completes with IOSD_R2_HOME, a WRITTEN entry after it is taken (and
+    counted), the file is as written; a second registration of the file
+    marks the ring shared (no WRITTEN then)."""
+    data_bytes, data_off = 4 << 20, 4096
+    size = data_off + data_bytes
+    target = os.path.join(st.home, "granted")
+    before = (device_of(d.status(), st.home) or {}).get("writes_direct", 0)
+    mark = len(d.log())
+    h = Hostile(d)
+    try:
+        h.hello(memfd=h.ring(size), data=data_bytes, nbytes=size)
+        h.register(target)
+        mm = mmap.mmap(h.memfd, size)
+        one, two = os.urandom(1 << 20), os.urandom(1 << 20)
+
+        def put(pos, e):
+            mm[256 + 64 * pos:256 + 64 * (pos + 1)] = e
+            mm[64:68] = struct.pack("<I", pos + 1)
+            os.eventfd_write(h.kick, 1)
+            deadline = time.time() + 5
+            while struct.unpack_from("<I", mm, 256 + 64 * pos + 56)[0] != 3 and time.time() < deadline:
+                time.sleep(0.005)
+            return struct.unpack_from("<qQI", mm, 256 + 64 * pos + 24)
+
+        mm[data_off:data_off + len(one)] = one
+        res, r2, _ = put(0, entry(off=0, length=len(one), doff=0, seq=0, op=1))
+        check(res == len(one) and r2 == 1, "%s: a 1 MiB write its policy sends home completes with "
+              "IOSD_R2_HOME (result %d, result2 %d)" % (policy, res, r2))
+        with open(target, "r+b") as f:
+            f.seek(1 << 20)
+            f.write(two)
+        res, _, _ = put(1, entry(off=1 << 20, length=len(two), seq=1, op=10))
+        direct = (device_of(d.status(), st.home) or {}).get("writes_direct", 0) - before
+        check(res == len(two) and direct == 1 and "session closed" not in d.log()[mark:],
+              "%s: a WRITTEN entry after it is taken (result %d, writes_direct +%d)" % (policy, res, direct))
+        h.register(target, handle=1)
+        flags = struct.unpack_from("<I", mm, 132)[0]
+        check(flags & 4, "%s: a second registration of the file marks the ring shared (flags %#x)"
+              % (policy, flags))
+        mm.close()
+    finally:
+        h.close()
+    with open(target, "rb") as f:
+        got = f.read()
+    check(got == one + two, "%s: the file is as written (%d bytes)" % (policy, len(got)))
+
+
 def test_protocol():
     need_root()
     s = Scratch("iosigd-tproto.")
@@ -1636,7 +1697,8 @@ def test_protocol():
             st = Setup(s, "proto-" + policy, policy)
             d = daemon_for(s, st, "d-proto-" + policy)
             # Large writes (dd bs=1M, pwrite of 256 KiB) of a tagged program:
-            # through the ring, so the policy decides where each goes.
+            # through the ring, so the policy decides where each goes - and
+            # once it sends them home as they are, written by dd itself.
             work = os.path.join(st.home, "work")
             os.makedirs(work)
             with open(os.path.join(work, "input"), "wb") as f:
@@ -1648,8 +1710,10 @@ def test_protocol():
                     for x in ("big.out", "pw.out")]
             check(r == r2 == 0 and all(same), "%s: dd of 1 MiB and 256 KiB blocks: exit 0, output identical (%r %r)"
                   % (policy, e[-200:], e2[-200:]))
-            check("session closed" not in d.log() and "WRITTEN" not in d.log(),
-                  "%s: no WRITTEN entry reached the daemon, no session closed" % policy)
+            direct = (device_of(d.status(), st.home) or {}).get("writes_direct", 0)
+            check("session closed" not in d.log() and "WRITTEN" not in d.log() and direct > 0,
+                  "%s: dd's WRITTEN entries were taken (writes_direct: %d), no session closed"
+                  % (policy, direct))
             # A client that sends WRITTEN for a tiered registration anyway.
             target = os.path.join(st.home, "hostile")
             h = Hostile(d)
@@ -1670,6 +1734,7 @@ def test_protocol():
                   "%s: a WRITTEN entry on a tiered registration closes the session (%s)"
                   % (policy, log.strip()[-300:]))
             check(d.alive(), "%s: the daemon survives it" % policy)
+            granted_written(d, st, policy)
             collect(records(d, os.path.join(st.home, "honest"), 1.0, 5), "%s: an honest client after it" % policy)
             check(d.stop() == 0, "%s: iosigd exits 0" % policy)
     finally:

@@ -51,6 +51,7 @@ struct hx {
 	uint64_t wake;           /* pending wake-up, UINT64_MAX = none */
 	unsigned ticks;
 	bool started;            /* hx_run() was called: requests must not move */
+	uint64_t take_until;     /* env->home takes writes back before this time */
 	const char *rep_key;
 	double rep_val;
 };
@@ -157,8 +158,10 @@ static int cb_issue(struct policy_env *env, struct policy_req *req, unsigned dev
 		r->issued_off = o;
 		r->issue_ns = h->now;
 		o += r->len;
-		if (!(r->flags & POLICY_REQ_INTERNAL))
+		if (!(r->flags & POLICY_REQ_INTERNAL)) {
+			assert(!hx_of(r)->taken);   /* the engine's since env->home */
 			hx_of(r)->issued = true;
+		}
 	}
 	c.t = h->now;
 	c.dev = dev;
@@ -224,17 +227,29 @@ static void cb_wake_at(struct policy_env *env, uint64_t t)
 	}
 }
 
-/* env->home: the contract's conditions, counted. */
-static void cb_home(struct policy_env *env, struct policy_req *req)
+/* env->home: the contract's conditions, counted; before hx_take_home()'s
+ * time the harness takes the write back (an engine writing it itself). */
+static bool cb_home(struct policy_env *env, struct policy_req *req)
 {
+	struct hx *h = env_hx(env);
 	struct hx_req *x;
 
-	(void)env;
 	assert(!(req->flags & POLICY_REQ_INTERNAL) && (req->flags & POLICY_REQ_HOME) &&
 	       req->op == POLICY_OP_WRITE);
 	x = hx_of(req);
-	assert(x->submitted && !x->issued && x->done_t == UINT64_MAX);
+	assert(x->submitted && !x->issued && !x->taken && x->done_t == UINT64_MAX);
 	x->homed++;
+	if (h->now >= h->take_until)
+		return false;
+	x->taken = true;
+	x->done_t = h->now;
+	x->status = 0;
+	return true;
+}
+
+void hx_take_home(struct hx *h, uint64_t until)
+{
+	h->take_until = until;
 }
 
 struct hx *hx_new(unsigned ndev, const struct policy_dev_info *info, const struct hx_model *model)

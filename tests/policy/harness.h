@@ -65,6 +65,7 @@ struct hx_req {
 	bool issued;         /* the policy issued it */
 	bool expedited;      /* hx_expedite() found it held and expedited it */
 	unsigned homed;      /* env->home() calls for it (held, not issued, HOME set) */
+	bool taken;          /* env->home() took it back (hx_take_home()): done then */
 };
 
 struct hx;
@@ -95,6 +96,9 @@ unsigned hx_nreq(const struct hx *h);
 unsigned hx_ncmd(const struct hx *h);
 const struct hx_cmd *hx_cmd(const struct hx *h, unsigned i);
 unsigned hx_ticks(const struct hx *h);
+/* env->home() takes the writes offered before time `until` back (done at
+ * once, as an engine that writes them itself; default: none). */
+void hx_take_home(struct hx *h, uint64_t until);
 /* Forces a device's in-flight count as seen by the policy (fake queue
  * pressure); -1 = use the real count. */
 void hx_fake_inflight(struct hx *h, unsigned dev, int n);

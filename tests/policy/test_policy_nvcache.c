@@ -591,6 +591,44 @@ static void test_nvcache_home_and_expedite(void **state)
 	hx_free(h);
 }
 
+/*
+ * env->home taking bypassed writes back (an engine with a page cache writes
+ * them itself, their write-backs come later as writes of their own): they
+ * are neither issued nor finished by the policy, a cached copy of their
+ * range is gone (a read of it goes to the block device), a cached write is
+ * not offered, and a bypassed write the engine keeps is issued as before.
+ */
+static void test_nvcache_take_back(void **state)
+{
+	struct hx *h = mk("nvcache:seq_bypass=64KiB,ra_size=0", 0);
+	unsigned a[4], small, later, rd;
+
+	(void)state;
+	hx_take_home(h, 1 * MS);
+	small = hx_add(h, 0, 2, 0, POLICY_OP_WRITE, 1 * GiB + 64 * KiB, 4 * KiB, 0);
+	for (unsigned i = 0; i < 4; i++)
+		a[i] = hx_add(h, 500 * US + i * US, 1, 0, POLICY_OP_WRITE, 1 * GiB + i * 64 * KiB,
+			      64 * KiB, 0);
+	later = hx_add(h, 2 * MS, 1, 0, POLICY_OP_WRITE, 1 * GiB + 4 * 64 * KiB, 64 * KiB, 0);
+	rd = hx_add(h, 3 * MS, 3, 0, POLICY_OP_READ, 1 * GiB + 64 * KiB, 4 * KiB, POLICY_REQ_SYNC);
+	hx_run(h, UINT64_MAX);
+	assert_int_equal(hx_outstanding(h), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_true(hx_r(h, a[i])->taken);
+		assert_false(hx_r(h, a[i])->issued);
+	}
+	assert_false(hx_r(h, small)->taken);
+	assert_int_equal(hx_r(h, small)->homed, 0);
+	assert_int_equal(hx_r(h, small)->r.issued_dev, 1);
+	assert_int_equal(hx_r(h, later)->homed, 1);
+	assert_false(hx_r(h, later)->taken);
+	assert_int_equal(hx_r(h, later)->r.issued_dev, 0);
+	assert_int_equal(hx_r(h, rd)->r.issued_dev, 0);
+	assert_int_equal(hx_report(h, "writes_given_home"), 4);
+	assert_int_equal(hx_report(h, "writes_bypassed"), 5);
+	hx_free(h);
+}
+
 static void test_nvcache_setup_errors(void **state)
 {
 	struct hx *h = hx_new(1, devs, models);
@@ -625,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_nvcache_multi_line_write_one_set),
 		cmocka_unit_test(test_nvcache_seq_bypass),
 		cmocka_unit_test(test_nvcache_home_and_expedite),
+		cmocka_unit_test(test_nvcache_take_back),
 		cmocka_unit_test(test_nvcache_setup_errors),
 	};
 

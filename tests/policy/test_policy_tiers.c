@@ -310,7 +310,8 @@ static void test_bid_hybrid_home(void **state)
 			assert_int_equal(hx_r(h, first[i])->homed, opt);
 			assert_false(hx_r(h, light[i])->r.flags & POLICY_REQ_HOME);
 			assert_int_equal(hx_r(h, light[i])->homed, 0);
-			assert_int_equal(hx_r(h, later[i])->homed, 0);   /* marked at submit */
+			/* Marked at submit: offered to the engine then. */
+			assert_int_equal(hx_r(h, later[i])->homed, opt);
 			assert_int_equal(hx_r(h, light[i])->r.issued_dev, 1);
 			assert_int_equal(hx_r(h, first[i])->r.issued_dev, 0);
 			marked_later &= !!(hx_r(h, later[i])->r.flags & POLICY_REQ_HOME);
@@ -336,9 +337,65 @@ static void test_bid_hybrid_home(void **state)
 		hx_run(h, UINT64_MAX);
 		all_done(h);
 		assert_true(hx_r(h, hinted)->r.flags & POLICY_REQ_HOME);
+		assert_int_equal(hx_r(h, hinted)->homed, 1);
 		assert_int_equal(hx_r(h, hinted)->r.issued_dev, 0);
 		hx_free(h);
 	}
+}
+
+/*
+ * env->home taking writes back: an engine with a page cache writes a
+ * bulky stream's writes itself and hands their write-backs over later.
+ * The writes of the queue found bulky are taken at its mark, the stream's
+ * next ones at their submit; none of them is issued or finished by the
+ * policy, a light stream's writes still go to the SSD, the write-backs
+ * submitted afterwards (not taken) go home - and a taken write leaves no
+ * SSD copy of its range behind: a read of it is served home.
+ */
+static void test_bid_hybrid_take_back(void **state)
+{
+	struct hx *h = mk(2, hyb_devs, hyb_models, "bid-hybrid:bulky_home=1,max_merge=4MiB");
+	unsigned first[8], next[8], light[8], wb[4], over, rd;
+
+	(void)state;
+	hx_take_home(h, 1000 * MS);
+	for (unsigned i = 0; i < 8; i++) {
+		first[i] = hx_add(h, i * 100 * US, 1, 0, POLICY_OP_WRITE, 1 * GiB + i * MiB, MiB, 0);
+		light[i] = hx_add(h, i * 100 * US + 10 * US, 2, 0, POLICY_OP_WRITE,
+				  (200 + i * 37) * MiB, 4 * KiB, 0);
+	}
+	for (unsigned i = 0; i < 8; i++)
+		next[i] = hx_add(h, 100 * MS + i * 100 * US, 1, 0, POLICY_OP_WRITE,
+				 1 * GiB + (8 + i) * MiB, MiB, 0);
+	/* The stream now writes over a light write's range (on the SSD). */
+	over = hx_add(h, 200 * MS, 1, 0, POLICY_OP_WRITE, 200 * MiB, MiB, 0);
+	/* The write-backs of the taken data, in the engine's 4 MiB runs. */
+	for (unsigned i = 0; i < 4; i++)
+		wb[i] = hx_add(h, 1500 * MS + i * 10 * US, 1, 0, POLICY_OP_WRITE,
+			       1 * GiB + i * 4 * MiB, 4 * MiB, 0);
+	rd = hx_add(h, 3000 * MS, 3, 0, POLICY_OP_READ, 200 * MiB, 4 * KiB, 0);
+	hx_run(h, UINT64_MAX);
+	all_done(h);
+	for (unsigned i = 0; i < 8; i++) {
+		assert_true(hx_r(h, first[i])->taken);
+		assert_true(hx_r(h, next[i])->taken);
+		assert_false(hx_r(h, first[i])->issued);
+		assert_false(hx_r(h, next[i])->issued);
+		assert_false(hx_r(h, light[i])->taken);
+		assert_int_equal(hx_r(h, light[i])->homed, 0);
+		assert_int_equal(hx_r(h, light[i])->r.issued_dev, 1);
+	}
+	assert_true(hx_r(h, over)->taken);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_false(hx_r(h, wb[i])->taken);
+		assert_int_equal(hx_r(h, wb[i])->homed, 1);
+		assert_true(hx_r(h, wb[i])->issued);
+		assert_int_equal(hx_r(h, wb[i])->r.issued_dev, 0);
+	}
+	assert_int_equal(hx_r(h, rd)->r.issued_dev, 0);
+	assert_int_equal(hx_report(h, "writes_given_home"), 17);
+	assert_int_equal(hx_report(h, "homed_late_writes"), 8);
+	hx_free(h);
 }
 
 /* ---- mios ---- */
@@ -436,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_bid_hybrid_migration),
 		cmocka_unit_test(test_bid_hybrid_rewrite_during_migration),
 		cmocka_unit_test(test_bid_hybrid_home),
+		cmocka_unit_test(test_bid_hybrid_take_back),
 		cmocka_unit_test(test_contract_mios),
 		cmocka_unit_test(test_contract_nvcache),
 	};
