@@ -565,11 +565,24 @@ static void kick(struct cl_session *s)
 	s->unkicked_bytes = 0;
 }
 
+/* Waits for completions after `seen` (read before the caller looked), the
+ * daemon expediting what its policies hold of ours (lock held, released
+ * while waiting). */
+static void wait_expedited(struct cl_session *s, uint32_t seen)
+{
+	atomic_fetch_add(&s->ring.hdr->space_waiters, 1);
+	kick(s);
+	cl_unlock();
+	cl_wait_seq(s, seen);
+	cl_lock();
+	atomic_fetch_sub(&s->ring.hdr->space_waiters, 1);
+}
+
 int cl_reserve(struct cl_session *s, uint64_t len, struct iosd_entry **ret_entry,
 	       uint64_t *ret_data_off)
 {
 	for (;;) {
-		uint32_t seen;
+		uint32_t seen = iosd_ring_cq_seq(&s->ring);
 		int r;
 
 		if (s->dead)
@@ -579,13 +592,7 @@ int cl_reserve(struct cl_session *s, uint64_t len, struct iosd_entry **ret_entry
 		if (r != -EAGAIN)
 			return r;
 		/* Full: the daemon expedites what its policies hold of ours. */
-		seen = iosd_ring_cq_seq(&s->ring);
-		atomic_fetch_add(&s->ring.hdr->space_waiters, 1);
-		kick(s);
-		cl_unlock();
-		cl_wait_seq(s, seen);
-		cl_lock();
-		atomic_fetch_sub(&s->ring.hdr->space_waiters, 1);
+		wait_expedited(s, seen);
 	}
 }
 

@@ -208,21 +208,22 @@ static bool change_pending(struct cl_session *s)
  * newest of its writes done so far said IOSD_R2_HOME.  Its writes are
  * published faster than the daemon completes them, so one is nearly always
  * pending; while the grant stands the call waits for them (their policy
- * sent them home at once: a short wait, once), and the writes after it go
- * straight into the page cache with nothing pending (lock held, released
- * while waiting).
+ * sends them home at once: a short wait, once - not expedited, which would
+ * make them writes a program waits for, which the daemon leaves to the
+ * policy), and the writes after it go straight into the page cache with
+ * nothing pending (lock held, released while waiting).
  */
 static bool home_settled(struct cl_session *s, struct cl_file *f)
 {
-	change_pending(s);   /* (brings f->home up to date) */
-	while (!s->dead && f->home && change_pending(s)) {
+	/* (change_pending() brings f->home up to date.) */
+	while (change_pending(s) && !s->dead && f->home) {
 		uint32_t pos = s->change_scan;
 
 		cl_unlock();
 		cl_wait(s, pos, IOSD_ST_DONE);
 		cl_lock();
 	}
-	return !s->dead && f->home && !f->gone;
+	return !s->dead && !f->gone && f->home && !change_pending(s);
 }
 
 /*
