@@ -135,6 +135,10 @@ static void run_mode(const struct opts *o, struct mode *md, unsigned round)
 	close(ready[0]);
 	if (got < total)
 		rig_fail("%s: a writer failed to start", md->name);
+	/* Fresh limits: a throttle idle since the mode before lets a burst
+	 * through at the start, in some rounds and not in others
+	 * (docs/results.md, real devices). */
+	rig_throttle(devno, o->bps, o->iops);
 	rig_throttled(devno, &ios0, &bytes0);
 	t0 = bench_now();
 	close(go[1]);
