@@ -608,9 +608,11 @@ void session_op_done(struct daemon *d, struct dop *op)
 			   op->op == IOSD_OP_APPEND ? op->foff : op->r2_home ? IOSD_R2_HOME : 0);
 	/* What the client knows of the handle's grant: its newest done write
 	 * in ring order (not seq: waited entries are admitted after the
-	 * others of their round). */
+	 * others of their round; a grant_pos out of the ring's window is
+	 * older than any entry in it). */
 	if ((op->op == IOSD_OP_WRITE || op->op == IOSD_OP_APPEND) &&
-	    (!reg->granted_any || (int32_t)(op->pos - reg->grant_pos) > 0)) {
+	    (!reg->granted_any || s->head - reg->grant_pos > s->ring.mask + 1 ||
+	     (int32_t)(op->pos - reg->grant_pos) > 0)) {
 		reg->granted_any = true;
 		reg->grant_pos = op->pos;
 		reg->home_grant = op->r2_home && op->result >= 0;

@@ -517,21 +517,18 @@ void cl_file_put(struct cl_file *f)
  * ---------------------------------------------------------------------- */
 
 /*
- * A done entry seen (reclaimed, or passed by change_pending(), whichever
- * comes first): a tiered handle's newest done write in ring order says
- * whether its large writes may go into the page cache here (IOSD_R2_HOME;
- * the daemon keeps the same and refuses a WRITTEN entry otherwise).
+ * An entry reclaimed (each once, in ring order): a tiered handle's newest
+ * write says whether its large writes may go into the page cache here
+ * (IOSD_R2_HOME; the daemon keeps the same and refuses a WRITTEN entry
+ * otherwise).  Entries before the handle's registration were another's.
  */
-void cl_note_done(struct cl_session *s, const struct iosd_entry *e)
+static void note_done(struct cl_session *s, const struct iosd_entry *e)
 {
 	struct cl_file *f;
 
 	if ((e->op != IOSD_OP_WRITE && e->op != IOSD_OP_APPEND) || e->handle >= s->nfiles_cap ||
-	    !(f = s->files[e->handle]) || !f->tiered || (int32_t)(e->seq - f->since) < 0 ||
-	    (f->home_seen && (int32_t)(e->seq - f->home_pos) <= 0))
+	    !(f = s->files[e->handle]) || !f->tiered || e->seq - f->since >= s->prod.tail - f->since)
 		return;
-	f->home_seen = true;
-	f->home_pos = e->seq;
 	f->home = e->op == IOSD_OP_WRITE && e->result >= 0 && (e->result2 & IOSD_R2_HOME);
 }
 
@@ -542,7 +539,7 @@ static void on_reclaim(void *ctx, const struct iosd_entry *e)
 	struct cl_session *s = ctx;
 	struct cl_file *f;
 
-	cl_note_done(s, e);
+	note_done(s, e);
 	if (e->result >= 0 || (e->op != IOSD_OP_WRITE && e->op != IOSD_OP_APPEND))
 		return;
 	f = e->handle < s->nfiles_cap ? s->files[e->handle] : NULL;

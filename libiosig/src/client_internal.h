@@ -28,9 +28,7 @@ struct cl_file {
 	int err;               /* errno of a failed write, for the next fsync/close */
 	bool gone;             /* unregistered, detached or taken over: plain */
 	bool tiered;           /* its device keeps data in a tier (IOSD_REG_TIERED) */
-	bool home;             /* tiered: its newest done WRITE/APPEND said IOSD_R2_HOME */
-	bool home_seen;        /* home_pos is set */
-	uint32_t home_pos;     /* ring position of that entry */
+	bool home;             /* tiered: its newest reclaimed WRITE/APPEND said IOSD_R2_HOME */
 	uint32_t since;        /* ring position at its registration (older entries: another
 	                          registration's with the same handle) */
 };
@@ -87,8 +85,6 @@ void cl_file_put(struct cl_file *f);
 void cl_file_forget(struct cl_file *f);
 /* Reclaims done entries (lock held). */
 void cl_reclaim(struct cl_session *s);
-/* A done entry seen: a tiered handle's IOSD_R2_HOME (client.c). */
-void cl_note_done(struct cl_session *s, const struct iosd_entry *e);
 /* Reserves an entry and data, waiting for space (the lock is released
  * while waiting).  0, -ENOTCONN (the session died), -EINVAL (too long). */
 int cl_reserve(struct cl_session *s, uint64_t len, struct iosd_entry **ret_entry,

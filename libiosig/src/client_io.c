@@ -182,9 +182,7 @@ static int64_t round_trip(struct cl_file *f, uint16_t op, uint64_t off, uint64_t
  * resumes where the last one stopped (s->change_scan: every entry before
  * it is no change, or a done one, which stays done until reclaimed), so a
  * stream of large writes costs one look per entry, not a walk of every
- * entry not reclaimed yet at each call.  It passes each done write once,
- * in ring order: a tiered handle's newest one says whether the handle may
- * write itself (IOSD_R2_HOME; the daemon tracks the same). */
+ * entry not reclaimed yet at each call. */
 static bool change_pending(struct cl_session *s)
 {
 	uint32_t p = s->change_scan;
@@ -197,7 +195,6 @@ static bool change_pending(struct cl_session *s)
 		if ((e->op == IOSD_OP_WRITE || e->op == IOSD_OP_APPEND || e->op == IOSD_OP_TRUNCATE ||
 		     e->op == IOSD_OP_FALLOCATE) && iosd_entry_state(e) != IOSD_ST_DONE)
 			break;
-		cl_note_done(s, e);
 	}
 	s->change_scan = p;
 	return p != s->prod.tail;
@@ -205,46 +202,100 @@ static bool change_pending(struct cl_session *s)
 
 /*
  * Whether a large write of tiered f may go into the page cache here: the
- * newest of its writes done so far said IOSD_R2_HOME.  Its writes are
- * published faster than the daemon completes them, so one is nearly always
- * pending; while the grant stands the call waits for them (their policy
- * sends them home at once: a short wait, once - not expedited, which would
- * make them writes a program waits for, which the daemon leaves to the
- * policy), and the writes after it go straight into the page cache with
- * nothing pending (lock held, released while waiting).
+ * newest of f's writes said IOSD_R2_HOME, and nothing of the process but
+ * f's own WRITTEN entries is pending (done entries of other files wait to
+ * be reclaimed behind pending ones: no matter).  f->home is the newest reclaimed
+ * write's (note_done() in client.c); the entries not reclaimed yet are looked at
+ * here, in ring order, as the daemon does (session_op_done()).  Its writes
+ * are published faster than the daemon completes them, so one is nearly
+ * always pending: while the grant stands and what is pending is f's own
+ * writes (their policy sends them home at once: a short wait), the call
+ * waits for them; behind anything else it goes through the ring.  Lock
+ * held, released while waiting.
  */
 static bool home_settled(struct cl_session *s, struct cl_file *f)
 {
-	/* (change_pending() brings f->home up to date.) */
-	while (change_pending(s) && !s->dead && f->home) {
-		uint32_t pos = s->change_scan;
+	for (;;) {
+		uint32_t seen = iosd_ring_cq_seq(&s->ring), mine = s->prod.tail - f->since;
+		bool home, pending = false;
 
+		cl_reclaim(s);
+		home = f->home;
+		for (uint32_t p = s->prod.reclaim; p != s->prod.tail; p++) {
+			const struct iosd_entry *e = iosd_ring_entry(&s->ring, p);
+			bool done = iosd_entry_state(e) == IOSD_ST_DONE;
+
+			if (e->handle != f->handle || p - f->since >= mine) {
+				if (!done)
+					return false;   /* another file's, or another registration's */
+			} else if (e->op == IOSD_OP_WRITE && !done) {
+				pending = true;
+			} else if (e->op == IOSD_OP_WRITE || e->op == IOSD_OP_APPEND) {
+				home = e->op == IOSD_OP_WRITE && e->result >= 0 && (e->result2 & IOSD_R2_HOME);
+			} else if (e->op != IOSD_OP_WRITTEN && !done) {
+				return false;
+			}
+		}
+		if (s->dead || f->gone || !home)
+			return false;   /* (no grant yet: a wait would hold the writer) */
+		if (!pending)
+			return true;
 		cl_unlock();
-		cl_wait(s, pos, IOSD_ST_DONE);
+		cl_wait_seq(s, seen);
 		cl_lock();
 	}
-	return !s->dead && !f->gone && f->home && !change_pending(s);
+}
+
+/*
+ * home_settled(), the ring not shared (looked at after the wait: another
+ * process may have registered a file of ours meanwhile), and the WRITTEN
+ * entry reserved before the write: no entry of another thread (a write of
+ * the handle that goes to the tier) can come between the data and its
+ * entry in ring order, which the daemon takes for their order.  One entry:
+ * at most IOSD_WRITTEN_MAX.
+ */
+static bool direct_home(struct cl_session *s, struct cl_file *f, size_t total,
+			struct iosd_entry **ret_entry)
+{
+	uint64_t doff;
+
+	return total <= IOSD_WRITTEN_MAX && home_settled(s, f) &&
+	       !(atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) & IOSD_RING_SHARED) &&
+	       iosd_prod_reserve(&s->prod, 0, ret_entry, &doff) == 0;
 }
 
 /*
  * A large write at a known offset with nothing of ours pending that it
  * could overtake: the call itself puts the data into the page cache (one
  * copy, as a plain write), then a WRITTEN entry hands its write-back to
- * the daemon.  Returns what write() returns (errno set on -1).
+ * the daemon (pre: its entry, reserved already - direct_home(); a failed
+ * write publishes it as a BARRIER, which changes nothing).  Returns what
+ * write() returns (errno set on -1).
  */
 static ssize_t write_direct(struct cl_file *f, int fd, const struct iovec *iov, int cnt, off_t off,
-			    enum cl_kind kind, size_t total)
+			    enum cl_kind kind, size_t total, struct iosd_entry *pre)
 {
 	struct cl_session *s = f->s;
 	ssize_t r = plain_rest(fd, iov, cnt, 0, off, true);
 	int saved = errno;
 
+	if (pre && r <= 0) {
+		pre->op = IOSD_OP_BARRIER;
+		pre->offset = 0;
+		pre->length = 0;
+		pre->data_off = 0;
+		pre->flags = 0;
+		pre->handle = f->handle;
+		pre->aux = 0;
+		cl_publish_lazy(s, 0);
+	}
 	for (uint64_t done = 0; r > 0 && done < (uint64_t)r;) {
 		uint64_t n = (uint64_t)r - done < IOSD_WRITTEN_MAX ? (uint64_t)r - done : IOSD_WRITTEN_MAX;
-		struct iosd_entry *e;
+		struct iosd_entry *e = pre;
 		uint64_t doff;
 
-		if (cl_reserve(s, 0, &e, &doff) < 0)
+		pre = NULL;
+		if (!e && cl_reserve(s, 0, &e, &doff) < 0)
 			break;   /* the session died: the data is in the file */
 		e->op = IOSD_OP_WRITTEN;
 		e->flags = 0;
@@ -268,6 +319,7 @@ static bool op_write(void *fv, int fd, const struct iovec *iov, int cnt, off_t o
 {
 	struct cl_file *f;
 	struct cl_session *s;
+	struct iosd_entry *pre = NULL;
 	bool bad, append, waited;
 	size_t total = iov_total(iov, cnt, &bad), done = 0, chunk;
 	uint64_t max;
@@ -302,9 +354,10 @@ static bool op_write(void *fv, int fd, const struct iovec *iov, int cnt, off_t o
 	 * process has one of our files registered: a write of its it told us
 	 * about may still be in its ring.) */
 	if (!append && total >= IOSD_WRITTEN_MIN && cnt <= 64 &&
-	    !(atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) & IOSD_RING_SHARED) &&
-	    (f->tiered ? home_settled(s, f) : !change_pending(s))) {
-		ssize_t r = write_direct(f, fd, iov, cnt, off, kind, total);
+	    (f->tiered ? direct_home(s, f, total, &pre) :
+			 !(atomic_load_explicit(&s->ring.hdr->flags, memory_order_acquire) &
+			   IOSD_RING_SHARED) && !change_pending(s))) {
+		ssize_t r = write_direct(f, fd, iov, cnt, off, kind, total, pre);
 		int saved = errno;
 
 		leave(f);

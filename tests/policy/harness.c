@@ -239,7 +239,8 @@ static bool cb_home(struct policy_env *env, struct policy_req *req)
 	x = hx_of(req);
 	assert(x->submitted && !x->issued && !x->taken && x->done_t == UINT64_MAX);
 	x->homed++;
-	if (h->now >= h->take_until)
+	/* (iosigd leaves a write a program waits for to its policy.) */
+	if (h->now >= h->take_until || (req->flags & POLICY_REQ_SYNC))
 		return false;
 	x->taken = true;
 	x->done_t = h->now;
