@@ -822,9 +822,18 @@ static void admit(struct daemon *d, struct dop *op)
 		f->home_mods++;
 		if (f->tier) {
 			/* Under IOSD_R2_HOME (session.c): its clean copies and
-			 * loads go, as for a write home of ours. */
+			 * loads go, as for a write home of ours; the file's end
+			 * is the reads' end there (tiers.c serves them), up to
+			 * what the kernel says the file has. */
 			tiers_written(f, op->foff, op->len);
 			f->dev->writes_direct++;
+			if (op->foff + op->len > f->logical_end && fstat(f->fd, &st) == 0) {
+				uint64_t end = (uint64_t)st.st_size < op->foff + op->len ?
+					       (uint64_t)st.st_size : op->foff + op->len;
+
+				if (end > f->logical_end)
+					f->logical_end = end;
+			}
 		}
 		cached(d, op);
 		return;

@@ -1677,6 +1677,12 @@ def granted_written(d, st, policy):
         direct = (device_of(d.status(), st.home) or {}).get("writes_direct", 0) - before
         check(res == len(two) and direct == 1 and "session closed" not in d.log()[mark:],
               "%s: a WRITTEN entry after it is taken (result %d, writes_direct +%d)" % (policy, res, direct))
+        # Read back through the daemon (its policy serves reads on a tiered
+        # device, to the file's end as the daemon knows it).
+        mm[data_off:data_off + len(two)] = bytes(len(two))
+        res, _, _ = put(2, entry(off=1 << 20, length=len(two), doff=0, seq=2, op=3))
+        check(res == len(two) and mm[data_off:data_off + len(two)] == two,
+              "%s: a read of the range a WRITTEN entry wrote gets its bytes (result %d)" % (policy, res))
         h.register(target, handle=1)
         flags = struct.unpack_from("<I", mm, 132)[0]
         check(flags & 4, "%s: a second registration of the file marks the ring shared (flags %#x)"
