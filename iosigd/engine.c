@@ -951,11 +951,11 @@ static void wb_track(struct daemon *d, struct dfile *f, struct dop *wb)
  * one registration (with two, the other's writes may go to the tier; a
  * second one later marks the ring shared: mark_shared()), no change of it
  * published before op is outstanding (one after it completes after it for
- * the client too, and decides then), and the tier holds nothing of it.  Its policy still
- * gets every write-back and decides when the device does the work; what
- * such a write costs is a copy into the page cache, as without the daemon
- * - through the ring it went to the daemon's one thread first (bench_tiers
- * useless: the tier's writers about 10 % slower than noop's).
+ * the client too, and decides then), and the tier holds nothing of it.
+ * Its policy still gets every write-back and decides when the device does
+ * the work; such a write costs a copy into the page cache, as without the
+ * daemon - through the ring it went to the daemon's one thread first
+ * (docs/results.md, the useless tier).
  */
 static bool home_only(struct dfile *f, const struct dop *op)
 {
