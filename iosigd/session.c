@@ -236,9 +236,9 @@ static void refuse(struct daemon *d, struct dsession *s, const struct iosd_msg *
  * Another session has f registered too (or s has a tiered f twice): both
  * rings say so (IOSD_RING_SHARED, for good), before s hears REGISTERED.  A
  * client writes large writes itself (WRITTEN) only while its ring does not
- * say so: the ring orders
- * one process's writes, and a write of another process it was told about
- * may still be in that process's ring (docs/daemon.md "The ring").
+ * say so: the ring orders one process's writes, and a write of another
+ * process it was told about may still be in that process's ring
+ * (docs/daemon.md "The ring").
  */
 static void mark_shared(struct daemon *d, struct dsession *s, struct dfile *f)
 {
