@@ -614,10 +614,6 @@ int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
 		else
 			p = buf ? (const uint8_t *)buf + (sec * TIER_SECTOR - loc) : zeros;
 		s->crcs[sec - s0] = tier_crc32c(0, p, TIER_SECTOR);
-		if (sec < s->nsec) {
-			s->sec_crc[sec] = s->crcs[sec - s0];
-			s->sec_known[sec / 64] |= 1ull << (sec % 64);
-		}
 	}
 	/* The record first, then the payload (tier_store.h). */
 	e = append_rec(s, &r);
@@ -626,7 +622,23 @@ int tstore_log_data(struct tstore *s, uint64_t seq, uint16_t type, uint32_t fid,
 		if (e == 0)
 			s->ordered++;
 	}
-	return e < 0 ? e : write_payload(s, buf, len, loc);
+	if (e < 0)
+		return e;   /* the data area as it was, its sums too */
+	e = write_payload(s, buf, len, loc);
+	/* The sectors' sums as the store holds them now: the new ones; after a
+	 * payload write that failed, maybe part way, none - an edge sector
+	 * holds an older record's bytes either way, and checked against the
+	 * new sum they read as lost (tiers_test.py tiererror, fill: the tier's
+	 * filesystem went read-only under the write after a record's). */
+	for (uint64_t sec = s0; sec <= s1 && sec < s->nsec; sec++) {
+		if (e == 0) {
+			s->sec_crc[sec] = s->crcs[sec - s0];
+			s->sec_known[sec / 64] |= 1ull << (sec % 64);
+		} else {
+			s->sec_known[sec / 64] &= ~(1ull << (sec % 64));
+		}
+	}
+	return e;
 }
 
 int tstore_pwrite(struct tstore *s, const void *buf, size_t len, uint64_t loc)

@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,12 +85,19 @@
 #define TAG_ROUND 6u               /* user_data: a device's sync round (struct dtiers) */
 #define TAG_STORE 7u               /* user_data: a sync of a store for a struct tcmd (a
                                       command's, or a round's): its error fails the tier */
-#define SFR_WRITE_WAIT (SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER)
+/* A range's pages written and waited for - those under write-back already
+ * too (without WAIT_BEFORE a page dirtied again during an earlier write-back
+ * of it, a record next to another in one page, is skipped). */
+#define SFR_WRITE_WAIT (SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
+			SYNC_FILE_RANGE_WAIT_AFTER)
 #define CACHE_MAX 64               /* internal reads kept for the write after them */
 #define CHUNK (1u << 20)
 #define DRAIN_AT 2                 /* journal more than 1/DRAIN_AT full: drain the tier */
 
 enum { ST_DIRTY = 0, ST_CLEAN = 1 };
+
+/* Descriptions of a store kept for commands' syncs (more are opened). */
+#define SYNC_FDS 16
 enum { OC_LIVE = 0, OC_PEND_SYNC = 1, OC_PEND_HOME = 2, OC_CLEAN = 3 };
 
 /* What each tier policy needs of its two devices: the policies pick their
@@ -138,6 +146,8 @@ struct dtier {
 	struct pol_extmap pins;    /* places being read (tag = readers): not to be written */
 	unsigned pin_over;         /* commands pinning more than they could note: no writes */
 	uint64_t unsynced;         /* records since the last sync started */
+	int sync_fds[SYNC_FDS];    /* descriptions of the store free for commands (cmd_store_fd()) */
+	unsigned nsync_fds;
 	/* counters */
 	uint64_t written, read, homed, fallbacks, conflicts, pads, fills, resets, drains, errors;
 	uint64_t lost;             /* bytes only it held that could not be read back home */
@@ -244,6 +254,16 @@ struct twait {
 
 enum { W_FINISH, W_CONTINUE };
 
+/* A copy a command moved within the store (GC), kept until the move's sync
+ * is done: if the sync fails, it goes home from here (rescue()). */
+struct tmove {
+	struct tmove *next;
+	uint32_t fid;
+	uint64_t foff, len;
+	uint64_t tag;                      /* its tf->loc tag: DATA record seq << 1 */
+	uint8_t data[];
+};
+
 /* One command a tier policy issued (a chain of up to MEMBERS requests). */
 struct tmember {
 	struct policy_req *r;
@@ -264,6 +284,8 @@ struct tcmd {
 	uint64_t pin_loc[8], pin_len[8];   /* store places its reads pin */
 	unsigned npins;
 	bool pin_over;                     /* more places than pin_loc holds: none can be written */
+	int sfd;                           /* its description of the store, -1 (cmd_store_fd()) */
+	struct tmove *moves;               /* copies it moved within the store */
 	uint32_t buf_fid;                  /* a home read of one file's range, all of it (fid) */
 	bool buf_raced;                    /* a write of it was in flight: not a fill's source */
 	uint64_t buf_foff;
@@ -581,6 +603,8 @@ void tiers_close(struct daemon *d)
 	for (size_t i = 0; i < ts->n || i < d->cfg.ntiers; i++) {
 		if (i >= d->cfg.ntiers)
 			break;
+		while (ts->t[i].nsync_fds)
+			close(ts->t[i].sync_fds[--ts->t[i].nsync_fds]);
 		tstore_close(ts->t[i].st);
 		pol_extmap_free(&ts->t[i].occ);
 		pol_extmap_free(&ts->t[i].pins);
@@ -1100,8 +1124,61 @@ static struct tcmd *cmd_new(struct dtiers *td, unsigned dev, unsigned n)
 		return NULL;
 	c->td = td;
 	c->dev = dev;
+	c->sfd = -1;
 	pol_list_init(&c->link);
 	return c;
+}
+
+/*
+ * The command's own description of the store, for the syncs of what it
+ * writes there; -1 when none can be had (the caller writes home instead).
+ * The kernel reports a write-back error of a file once per open file
+ * description (errseq): with one description for all, a sync that checks
+ * first takes the error of another's write - a round's fsync, which then
+ * waits for the journal a while (traced in tiers_test.py tiererror, fill:
+ * it completed with EIO after a write's sync_file_range had returned 0) -
+ * and the write would be acknowledged with its data in pages the device
+ * refused.  A description taken before the command writes sees every
+ * error from then on.  Recycled: once its syncs are done it has seen
+ * every error up to then, and reports the later ones to the next command.
+ */
+static int cmd_store_fd(struct tcmd *c)
+{
+	struct dtier *t = c->td->t;
+	char path[40];
+
+	if (c->sfd >= 0)
+		return c->sfd;
+	if (t->nsync_fds) {
+		c->sfd = t->sync_fds[--t->nsync_fds];
+		return c->sfd;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", t->st->fd);
+	c->sfd = open(path, O_RDWR | O_CLOEXEC);
+	if (c->sfd < 0)
+		dlog(DLOG_WARN, "tier %s: cannot open %s again for a sync (%s): writes go home",
+		     t->cfg->name, t->st->path, strerror(errno));
+	return c->sfd;
+}
+
+/* The command is done with its store description (and its moves). */
+static void cmd_release(struct tcmd *c)
+{
+	struct dtier *t = c->td->t;
+
+	if (c->sfd >= 0) {
+		if (t->nsync_fds < SYNC_FDS)
+			t->sync_fds[t->nsync_fds++] = c->sfd;
+		else
+			close(c->sfd);
+		c->sfd = -1;
+	}
+	while (c->moves) {
+		struct tmove *mv = c->moves;
+
+		c->moves = mv->next;
+		free(mv);
+	}
 }
 
 static unsigned *inflight_of(struct dtiers *td, unsigned dev)
@@ -1118,16 +1195,28 @@ static struct io_uring_sqe *sqe_for(struct daemon *d, void *obj, unsigned tag)
 	return sqe;
 }
 
+static void store_synced(struct daemon *d, struct tcmd *c, int res);
+
 /* The device works on [off, +len) of fd now: a write's data reaches it
- * when the policy said, not at the kernel's write-back.  The store's
- * error is the tier's (TAG_STORE): the request's data is still in memory,
- * and goes home. */
+ * when the policy said, not at the kernel's write-back.  The store's (fd
+ * is the command's description of it, cmd_store_fd()) error is the
+ * tier's (TAG_STORE): the request's data is still in memory, and goes
+ * home. */
 static void sub_sync_range(struct daemon *d, struct tcmd *c, int fd, uint64_t off, uint64_t len)
 {
-	struct io_uring_sqe *sqe = sqe_for(d, c, fd == c->td->t->st->fd ? TAG_STORE : TAG_CMD);
+	bool store = fd == c->sfd && fd >= 0;
+	struct io_uring_sqe *sqe = sqe_for(d, c, store ? TAG_STORE : TAG_CMD);
 
-	if (!sqe)
-		return;   /* no room at all: the data is in the page cache, timing aside */
+	if (!sqe) {
+		/* No room at all: here and now. */
+		int r = sync_file_range(fd, (off_t)off, (off_t)len, SFR_WRITE_WAIT) < 0 ? -errno : 0;
+
+		if (store)
+			store_synced(d, c, r);
+		else if (r < 0 && !c->m[0].err)
+			c->m[0].err = r;
+		return;
+	}
 	io_uring_prep_sync_file_range(sqe, fd, (unsigned)len, off, SFR_WRITE_WAIT);
 	c->pending++;
 }
@@ -1274,6 +1363,7 @@ static void cmd_done(struct daemon *d, struct tcmd *c)
 		}
 		c->buf = NULL;
 	}
+	cmd_release(c);
 	free(c);
 }
 
@@ -1288,11 +1378,12 @@ static void cmd_submitted(struct daemon *d, struct tcmd *c)
 /*
  * The store's sync of a command's writes failed: its workload writes to
  * the tier go home too, from their data - still in the clients' rings, as
- * the writes are not complete - before they complete.  Their pages in the
- * store failed their write-back, and the kernel may drop such pages before
- * the failed tier's data is copied home (evacuate()): read back then, they
- * are zeros (caught by the sector sums: `lost_bytes`, EIO to the program;
- * seen once in tiers_test.py tiererror, fill, mios-e: 59728 bytes).
+ * the writes are not complete - before they complete, and what it moved
+ * within the store goes home from the copy it kept, where that copy is
+ * still the newest.  Their pages in the store failed their write-back,
+ * and the kernel may drop such pages before the failed tier's data is
+ * copied home (evacuate()): read back then, they are zeros (caught by the
+ * sector sums: `lost_bytes`, EIO to the program).
  */
 static struct tfile *file_of(struct daemon *d, struct policy_req *r, uint64_t *ret_foff,
 			     uint8_t **ret_data);
@@ -1319,9 +1410,53 @@ static void rescue(struct daemon *d, struct tcmd *c)
 			n++;
 		}
 	}
+	for (struct tmove *mv = c->moves; mv; mv = mv->next) {
+		struct tfile *tf = NULL;
+		int err = 0;
+
+		for (struct policy_list *l = c->td->files.next; l != &c->td->files && !tf; l = l->next)
+			if (pol_container_of(l, struct tfile, link)->fid == mv->fid)
+				tf = pol_container_of(l, struct tfile, link);
+		for (uint64_t at = mv->foff, end = mv->foff + mv->len; tf && at < end;) {
+			struct pol_ext *e = pol_extmap_first(&tf->loc, 0, at, end - at);
+			uint64_t s, k;
+
+			if (!e)
+				break;
+			s = pol_ext_off(e) > at ? pol_ext_off(e) : at;
+			k = (pol_ext_off(e) + e->len < end ? pol_ext_off(e) + e->len : end) - s;
+			at = s + k;
+			if (e->tag != mv->tag)
+				continue;   /* written again since */
+			write_home(d, c, tf, mv->data + (s - mv->foff), s, k, &err);
+			n++;
+		}
+		mv->len = 0;   /* (once) */
+	}
 	if (n)
 		dlog(DLOG_WARN, "device %s: %u writes whose sync to tier %s failed written home",
 		     c->td->dv->name, n, c->td->t->cfg->name);
+}
+
+/*
+ * A sync of what c wrote to the store returned res.  Its writes are in the
+ * store only if it succeeded, the tier has not failed meanwhile (another
+ * sync may have seen an error first: a round's, on its own description),
+ * and the store's filesystem is still writable (ext4 that aborted its
+ * journal fails the conversion of the extents just written, and says so
+ * only in the kernel log).  Otherwise they go home before they complete.
+ */
+static void store_synced(struct daemon *d, struct tcmd *c, int res)
+{
+	struct dtier *t = c->td->t;
+	struct statvfs sv;
+
+	if (res < 0 && res != -ECANCELED)
+		tier_fail(t, "a sync", res);
+	else if (!t->failed && fstatvfs(t->st->fd, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		tier_fail(t, "a sync (its filesystem is read-only now)", -EROFS);
+	if (t->failed)
+		rescue(d, c);
 }
 
 void tiers_cqe(struct daemon *d, void *obj, int res)
@@ -1334,10 +1469,7 @@ void tiers_cqe(struct daemon *d, void *obj, int res)
 		struct tcmd *c = obj;
 		struct dtiers *td = c->td;
 
-		if (res < 0 && res != -ECANCELED) {
-			tier_fail(td->t, "a sync", res);
-			rescue(d, c);
-		}
+		store_synced(d, c, res);
 		if (--c->pending)
 			return;
 		if (c->round) {
@@ -1597,12 +1729,13 @@ static void write_to_tier(struct daemon *d, struct tcmd *c, struct tmember *m, u
 		m->err = -EINVAL;
 		return;
 	}
-	e = tier_put(d, tf, TIER_REC_DATA, data, foff, r->len, loc, r->offset);
+	e = !td->t->is_volatile && cmd_store_fd(c) < 0 ? -ENOSPC :
+	    tier_put(d, tf, TIER_REC_DATA, data, foff, r->len, loc, r->offset);
 	if (e == 0) {
 		m->in_tier = true;
 		extend_home(tf, foff + r->len);
 		if (!td->t->is_volatile)
-			sub_sync_range(d, c, td->t->st->fd, tstore_data_pos(td->t->st, loc), r->len);
+			sub_sync_range(d, c, c->sfd, tstore_data_pos(td->t->st, loc), r->len);
 		return;
 	}
 	/* The tier cannot take it: home, as if the policy had sent it there. */
@@ -1794,8 +1927,22 @@ static void move_to_tier(struct daemon *d, void *vctx, struct tfile *tf, uint64_
 	if (len > CHUNK)
 		return;
 	if (tier_data(td, tf, foff, len, x->tmp) == 0) {
-		if (tier_put(d, tf, TIER_REC_DATA, x->tmp, foff, len, loc, addr) == 0)
-			x->moved += len;
+		/* Kept until the move's sync is done (rescue()). */
+		struct tmove *mv = td->t->is_volatile ? NULL : malloc(sizeof(*mv) + len);
+
+		if (!td->t->is_volatile && !mv)
+			return;   /* out of memory: not moved */
+		if (tier_put(d, tf, TIER_REC_DATA, x->tmp, foff, len, loc, addr) < 0) {
+			free(mv);
+			return;
+		}
+		x->moved += len;
+		if (mv) {
+			*mv = (struct tmove){ .next = x->c->moves, .fid = tf->fid, .foff = foff, .len = len,
+					      .tag = pol_extmap_first(&tf->loc, 0, foff, len)->tag };
+			memcpy(mv->data, x->tmp, len);
+			x->c->moves = mv;
+		}
 		return;
 	}
 	/*
@@ -1884,7 +2031,8 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 		 * sectors' states); over live data it is skipped. */
 		if (dev != 1 || td->t->failed || !journal_room(td->t) ||
 		    place_ok(td->t, 0, 0, off, r->len, &ordered) < 0 ||
-		    pol_extmap_first(&td->t->occ, 0, off, r->len))
+		    pol_extmap_first(&td->t->occ, 0, off, r->len) ||
+		    (!td->t->is_volatile && cmd_store_fd(c) < 0))
 			return;
 		e = tstore_log_data(td->t->st, next_seq(d), TIER_REC_PAD, 0, 0, NULL, r->len, off,
 				    ordered);
@@ -1900,7 +2048,7 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 				td->t->epoch++;
 			}
 			if (!td->t->is_volatile)
-				sub_sync_range(d, c, td->t->st->fd, tstore_data_pos(td->t->st, off), r->len);
+				sub_sync_range(d, c, c->sfd, tstore_data_pos(td->t->st, off), r->len);
 		}
 		return;
 	}
@@ -1939,10 +2087,10 @@ static void internal_request(struct daemon *d, struct tcmd *c, struct tmember *m
 			return;
 		if (dev == 0)
 			resolve(d, td, r->offset, r->len, false, move_home, &x);
-		else
+		else if (td->t->is_volatile || cmd_store_fd(c) >= 0)
 			resolve(d, td, r->offset, r->len, true, move_to_tier, &x);
 		if (dev == 1 && x.moved && !td->t->is_volatile)
-			sub_sync_range(d, c, td->t->st->fd, tstore_data_pos(td->t->st, off), r->len);
+			sub_sync_range(d, c, c->sfd, tstore_data_pos(td->t->st, off), r->len);
 		free(x.tmp);
 	}
 }
