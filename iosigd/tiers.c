@@ -93,11 +93,9 @@
 #define CACHE_MAX 64               /* internal reads kept for the write after them */
 #define CHUNK (1u << 20)
 #define DRAIN_AT 2                 /* journal more than 1/DRAIN_AT full: drain the tier */
+#define SYNC_FDS 16                /* descriptions of a store kept for commands' syncs */
 
 enum { ST_DIRTY = 0, ST_CLEAN = 1 };
-
-/* Descriptions of a store kept for commands' syncs (more are opened). */
-#define SYNC_FDS 16
 enum { OC_LIVE = 0, OC_PEND_SYNC = 1, OC_PEND_HOME = 2, OC_CLEAN = 3 };
 
 /* What each tier policy needs of its two devices: the policies pick their
@@ -1410,9 +1408,12 @@ static void rescue(struct daemon *d, struct tcmd *c)
 			n++;
 		}
 	}
-	for (struct tmove *mv = c->moves; mv; mv = mv->next) {
+	while (c->moves) {
+		struct tmove *mv = c->moves;
 		struct tfile *tf = NULL;
 		int err = 0;
+
+		c->moves = mv->next;
 
 		for (struct policy_list *l = c->td->files.next; l != &c->td->files && !tf; l = l->next)
 			if (pol_container_of(l, struct tfile, link)->fid == mv->fid)
@@ -1431,7 +1432,7 @@ static void rescue(struct daemon *d, struct tcmd *c)
 			write_home(d, c, tf, mv->data + (s - mv->foff), s, k, &err);
 			n++;
 		}
-		mv->len = 0;   /* (once) */
+		free(mv);
 	}
 	if (n)
 		dlog(DLOG_WARN, "device %s: %u writes whose sync to tier %s failed written home",

@@ -738,7 +738,7 @@ def test_clients():
                 # is done (a killed client's writes are still written): a
                 # leak is a descriptor still held seconds later.
                 for _ in range(50):
-                    fds = d.quiet_fds(timeout=5)
+                    fds = d.quiet_fds(timeout=0.1)
                     if len(fds) == base_fds:
                         break
                     time.sleep(0.1)
